@@ -1,0 +1,201 @@
+package swarm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+)
+
+// maxEvidenceFiles bounds how many files under .swarm/evidence are listed.
+const maxEvidenceFiles = 20000
+
+// taskIDPattern is the task id form the plugin's tools enforce.
+var taskIDPattern = regexp.MustCompile(`^\d+(\.\d+)+$`)
+
+// Evidence is what .swarm/evidence/ holds. For now the per-task gate files
+// ({taskId}.json, the plugin's src/gate-evidence.ts) are parsed; every other
+// file is listed by path.
+type Evidence struct {
+	// DirErr is set when the evidence folder exists but cannot be listed.
+	DirErr error
+	// Files is every regular file under .swarm/evidence, repository-relative,
+	// sorted.
+	Files []string
+	// TaskGates maps a task id to its parsed .swarm/evidence/{taskId}.json.
+	TaskGates map[string]*TaskGates
+	// Broken maps the path of an evidence file that could not be read or
+	// parsed to why.
+	Broken map[string]error
+}
+
+// TaskGates is a per-task gate evidence file: {taskId, required_gates,
+// gates:{<gate>:{sessionId, timestamp, agent, ...}}} (task_id is accepted for
+// taskId), or the legacy flat form {task_id, type, ...} that records one
+// gate.
+type TaskGates struct {
+	Path          string
+	TaskID        string
+	RequiredGates []string
+	Gates         []GateRecord // in file order
+	Legacy        bool
+}
+
+// GateRecord is one entry of a gate evidence file's gates object.
+type GateRecord struct {
+	Name      string
+	Agent     string
+	SessionID string
+	Timestamp string
+	Value     *jsjson.Value
+}
+
+// Has reports whether gate has a record.
+func (t *TaskGates) Has(gate string) bool {
+	for _, g := range t.Gates {
+		if g.Name == gate {
+			return true
+		}
+	}
+	return false
+}
+
+// TaskGateFile returns the gate evidence of a task: the parsed file, or the
+// error that kept it from being read, or (nil, nil) when there is none.
+func (e *Evidence) TaskGateFile(taskID string) (*TaskGates, error) {
+	p := EvidenceDir + "/" + taskID + ".json"
+	if err, ok := e.Broken[p]; ok {
+		return nil, err
+	}
+	return e.TaskGates[taskID], nil
+}
+
+func loadEvidence(fsys fs.FS) *Evidence {
+	e := &Evidence{TaskGates: map[string]*TaskGates{}, Broken: map[string]error{}}
+	err := fs.WalkDir(fsys, EvidenceDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == EvidenceDir {
+				return err
+			}
+			e.Broken[p] = &ArtifactError{Path: p, Err: err}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if len(e.Files) >= maxEvidenceFiles {
+			return fmt.Errorf("more than %d files; refusing to list them all", maxEvidenceFiles)
+		}
+		e.Files = append(e.Files, p)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		e.DirErr = &ArtifactError{Path: EvidenceDir, Err: err}
+	}
+	sort.Strings(e.Files)
+	for _, p := range e.Files {
+		name := strings.TrimPrefix(p, EvidenceDir+"/")
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || strings.Contains(id, "/") || !taskIDPattern.MatchString(id) {
+			continue
+		}
+		data, err := readArtifact(fsys, p)
+		if err != nil {
+			e.Broken[p] = err
+			continue
+		}
+		tg, err := ParseTaskGates(p, data)
+		if err != nil {
+			e.Broken[p] = err
+			continue
+		}
+		e.TaskGates[id] = tg
+	}
+	return e
+}
+
+// ParseTaskGates parses a per-task gate evidence file. The task id inside
+// must match the file name ({taskId}.json). Errors are *ArtifactError.
+func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
+	data = trimBOM(data)
+	v, err := jsjson.Parse(data)
+	if err != nil {
+		var se *jsjson.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
+		}
+		return nil, &ArtifactError{Path: name, Err: err}
+	}
+	fail := func(v *jsjson.Value, format string, args ...any) error {
+		line := 0
+		if v != nil {
+			line = jsjson.Line(data, v.Offset)
+		}
+		return &ArtifactError{Path: name, Line: line, Err: fmt.Errorf(format, args...)}
+	}
+	if v.Kind != jsjson.Object {
+		return nil, fail(v, "want a JSON object, found %s", v.Kind)
+	}
+	base := strings.TrimSuffix(name[strings.LastIndex(name, "/")+1:], ".json")
+	tg := &TaskGates{Path: name}
+	switch {
+	case v.Has("gates") || v.Has("required_gates"):
+		// The plugin writes "taskId"; files written by hand or by other
+		// tools use "task_id".
+		idv := v.Get("taskId")
+		if idv == nil {
+			idv = v.Get("task_id")
+		}
+		id, ok := idv.AsString()
+		if !ok {
+			return nil, fail(v, `"taskId" must be a string`)
+		}
+		tg.TaskID = id
+		if rg := v.Get("required_gates"); rg != nil {
+			if rg.Kind != jsjson.Array {
+				return nil, fail(rg, `"required_gates" must be an array of strings, found %s`, rg.Kind)
+			}
+			for _, el := range rg.Elems {
+				s, ok := el.AsString()
+				if !ok {
+					return nil, fail(el, `"required_gates" must hold strings, found %s`, el.Kind)
+				}
+				tg.RequiredGates = append(tg.RequiredGates, s)
+			}
+		}
+		if gv := v.Get("gates"); gv != nil {
+			if gv.Kind != jsjson.Object {
+				return nil, fail(gv, `"gates" must be an object, found %s`, gv.Kind)
+			}
+			for _, m := range gv.Members {
+				if m.Value.Kind != jsjson.Object {
+					return nil, fail(m.Value, "gate %q must be an object, found %s", m.Key, m.Value.Kind)
+				}
+				g := GateRecord{Name: m.Key, Value: m.Value}
+				g.Agent, _ = m.Value.Get("agent").AsString()
+				g.SessionID, _ = m.Value.Get("sessionId").AsString()
+				g.Timestamp, _ = m.Value.Get("timestamp").AsString()
+				tg.Gates = append(tg.Gates, g)
+			}
+		}
+	case v.Has("task_id") && v.Has("type"):
+		tg.Legacy = true
+		tg.TaskID, _ = v.Get("task_id").AsString()
+		t, ok := v.Get("type").AsString()
+		if !ok {
+			return nil, fail(v.Get("type"), `"type" must be a string`)
+		}
+		agent, _ := v.Get("agent").AsString()
+		tg.Gates = []GateRecord{{Name: t, Agent: agent, Value: v}}
+	default:
+		return nil, fail(v, "neither gate evidence {taskId, required_gates, gates} nor legacy evidence {task_id, type}")
+	}
+	if tg.TaskID != base {
+		return nil, fail(v, "task id %q does not match the file name %s.json", tg.TaskID, base)
+	}
+	return tg, nil
+}

@@ -1,0 +1,57 @@
+package swarm
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+)
+
+// jsonLine is one non-empty line of a JSONL file, parsed.
+type jsonLine struct {
+	Line  int
+	Raw   []byte // the line's bytes without "\n" and without a trailing "\r"
+	Value *jsjson.Value
+}
+
+// forEachJSONLine parses data as JSON Lines: one JSON object per line, "\n"
+// separated, a trailing "\r" tolerated, a final newline optional. An empty
+// line in the middle of the file, a line that is not valid JSON, or a value
+// that is not an object stops the walk with an *ArtifactError for that line.
+func forEachJSONLine(name string, data []byte, fn func(jsonLine) error) error {
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		raw, rest, found := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		raw = bytes.TrimSuffix(raw, []byte{'\r'})
+		if lineNo == 1 {
+			raw = trimBOM(raw)
+		}
+		if len(raw) == 0 {
+			if !found && len(data) == 0 {
+				break
+			}
+			return &ArtifactError{Path: name, Line: lineNo, Err: errors.New("empty line (each line must hold one JSON object)")}
+		}
+		v, err := jsjson.Parse(raw)
+		if err != nil {
+			var se *jsjson.SyntaxError
+			if errors.As(err, &se) {
+				if se.Offset >= len(raw) {
+					err = errors.New(se.Msg + " (the line is truncated)")
+				} else {
+					err = errors.New(se.Msg + " at column " + itoa(se.Column))
+				}
+			}
+			return &ArtifactError{Path: name, Line: lineNo, Err: err}
+		}
+		if v.Kind != jsjson.Object {
+			return &ArtifactError{Path: name, Line: lineNo, Err: errors.New("want a JSON object, found " + v.Kind.String())}
+		}
+		if err := fn(jsonLine{Line: lineNo, Raw: raw, Value: v}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

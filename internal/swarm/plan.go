@@ -1,0 +1,195 @@
+package swarm
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+)
+
+// Plan is a parsed .swarm/plan.json (the plugin's Plan from
+// src/config/plan-schema.ts), or a plan embedded in a ledger event.
+type Plan struct {
+	SchemaVersion   string
+	Title           string
+	Swarm           string
+	CurrentPhase    int // 0 when absent
+	MigrationStatus string
+	Phases          []Phase
+
+	// Digests are the plugin's ledger and structure hashes of this plan.
+	Digests planhash.Digests
+	// Value is the parsed JSON the digests were computed from.
+	Value *jsjson.Value
+}
+
+// Phase is one plan phase.
+type Phase struct {
+	ID             int
+	Name           string
+	Status         string // pending, in_progress, complete, completed, blocked, closed
+	Type           string // "code", "non-code" or ""
+	RequiredAgents []string
+	Tasks          []Task
+	Line           int // line of the phase object in the file it came from
+}
+
+// Task is one plan task.
+type Task struct {
+	ID            string
+	Phase         int
+	Status        string // pending, in_progress, completed, blocked, closed
+	Size          string
+	Description   string
+	Depends       []string
+	Acceptance    string
+	FilesTouched  []string
+	EvidencePath  string
+	BlockedReason string
+	FRRefs        []string
+	Line          int // line of the task object in the file it came from
+}
+
+// ID is the plan id the plugin derives from swarm and title.
+func (p *Plan) ID() string { return planhash.PlanID(p.Swarm, p.Title) }
+
+// FindPhase returns the phase with the given id, or nil.
+func (p *Plan) FindPhase(id int) *Phase {
+	for i := range p.Phases {
+		if p.Phases[i].ID == id {
+			return &p.Phases[i]
+		}
+	}
+	return nil
+}
+
+// FindTask returns the task with the given id and its phase, or nils.
+func (p *Plan) FindTask(id string) (*Task, *Phase) {
+	for i := range p.Phases {
+		for j := range p.Phases[i].Tasks {
+			if p.Phases[i].Tasks[j].ID == id {
+				return &p.Phases[i].Tasks[j], &p.Phases[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// ParsePlan parses plan.json content. Errors are *ArtifactError with the
+// line of the offending value.
+func ParsePlan(name string, data []byte) (*Plan, error) {
+	data = trimBOM(data)
+	v, err := jsjson.Parse(data)
+	if err != nil {
+		var se *jsjson.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
+		}
+		return nil, &ArtifactError{Path: name, Err: err}
+	}
+	p, err := PlanFromValue(v, func(off int) int { return jsjson.Line(data, off) })
+	if err != nil {
+		var fe *planhash.FieldError
+		line := 0
+		if errors.As(err, &fe) && fe.Offset >= 0 {
+			line = jsjson.Line(data, fe.Offset)
+		}
+		return nil, &ArtifactError{Path: name, Line: line, Err: err}
+	}
+	return p, nil
+}
+
+// PlanFromValue builds a Plan from parsed JSON; lineOf maps a byte offset to
+// a line number (nil gives line 0). Errors are *planhash.FieldError.
+func PlanFromValue(v *jsjson.Value, lineOf func(int) int) (*Plan, error) {
+	if lineOf == nil {
+		lineOf = func(int) int { return 0 }
+	}
+	digests, err := planhash.Compute(v)
+	if err != nil {
+		return nil, err
+	}
+	// Compute has validated every hashed field's type; what remains are the
+	// unhashed fields (phase type, fr_refs).
+	p := &Plan{Digests: digests, Value: v}
+	p.SchemaVersion, _ = v.Get("schema_version").AsString()
+	p.Title, _ = v.Get("title").AsString()
+	p.Swarm, _ = v.Get("swarm").AsString()
+	p.CurrentPhase, _ = v.Get("current_phase").AsInt()
+	p.MigrationStatus, _ = v.Get("migration_status").AsString()
+	for i, ph := range v.Get("phases").Elems {
+		phase := Phase{Line: lineOf(ph.Offset), Status: "pending"}
+		phase.ID, _ = ph.Get("id").AsInt()
+		phase.Name, _ = ph.Get("name").AsString()
+		if s, ok := ph.Get("status").AsString(); ok {
+			phase.Status = s
+		}
+		if t := ph.Get("type"); t != nil {
+			s, ok := t.AsString()
+			if !ok {
+				return nil, &planhash.FieldError{Field: fmt.Sprintf("phases[%d].type", i), Offset: t.Offset, Msg: "want string, found " + t.Kind.String()}
+			}
+			phase.Type = s
+		}
+		phase.RequiredAgents = stringList(ph.Get("required_agents"))
+		if tasks := ph.Get("tasks"); tasks != nil {
+			for j, tv := range tasks.Elems {
+				t, err := taskFromValue(tv, lineOf, "phases["+strconv.Itoa(i)+"].tasks["+strconv.Itoa(j)+"]")
+				if err != nil {
+					return nil, err
+				}
+				phase.Tasks = append(phase.Tasks, t)
+			}
+		}
+		p.Phases = append(p.Phases, phase)
+	}
+	return p, nil
+}
+
+func taskFromValue(tv *jsjson.Value, lineOf func(int) int, path string) (Task, error) {
+	t := Task{Line: lineOf(tv.Offset), Status: "pending", Size: "small"}
+	t.ID, _ = tv.Get("id").AsString()
+	t.Phase, _ = tv.Get("phase").AsInt()
+	if s, ok := tv.Get("status").AsString(); ok {
+		t.Status = s
+	}
+	if s, ok := tv.Get("size").AsString(); ok {
+		t.Size = s
+	}
+	t.Description, _ = tv.Get("description").AsString()
+	t.Depends = stringList(tv.Get("depends"))
+	t.Acceptance, _ = tv.Get("acceptance").AsString()
+	t.FilesTouched = stringList(tv.Get("files_touched"))
+	t.EvidencePath, _ = tv.Get("evidence_path").AsString()
+	t.BlockedReason, _ = tv.Get("blocked_reason").AsString()
+	if fr := tv.Get("fr_refs"); fr != nil {
+		if fr.Kind != jsjson.Array {
+			return t, &planhash.FieldError{Field: path + ".fr_refs", Offset: fr.Offset, Msg: "want array of strings, found " + fr.Kind.String()}
+		}
+		for k, el := range fr.Elems {
+			s, ok := el.AsString()
+			if !ok {
+				return t, &planhash.FieldError{Field: path + ".fr_refs[" + strconv.Itoa(k) + "]", Offset: el.Offset, Msg: "want string, found " + el.Kind.String()}
+			}
+			t.FRRefs = append(t.FRRefs, s)
+		}
+	}
+	return t, nil
+}
+
+// stringList returns the elements of a string array already type-checked by
+// planhash.Compute, in file order.
+func stringList(v *jsjson.Value) []string {
+	if v == nil || v.Kind != jsjson.Array {
+		return nil
+	}
+	out := make([]string, 0, len(v.Elems))
+	for _, el := range v.Elems {
+		if s, ok := el.AsString(); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
