@@ -1,0 +1,86 @@
+// Package changeset describes what a pull request changes, file by file and
+// added line by added line, and parses git's unified diff text into that form.
+package changeset
+
+import "sort"
+
+// Status is how a file changed between the merge base and the head commit,
+// in git's own terms (the letters of `git diff --name-status`).
+type Status string
+
+// The statuses a File can have.
+const (
+	Added    Status = "added"    // A: the file exists only at head
+	Modified Status = "modified" // M: content and/or mode changed, same path
+	Deleted  Status = "deleted"  // D: the file exists only at the merge base
+	Renamed  Status = "renamed"  // R: OldPath moved to NewPath (content may also change)
+	Copied   Status = "copied"   // C: NewPath was created as a copy of OldPath, which still exists
+)
+
+// AddedLine is one line the change adds, as the head file has it.
+type AddedLine struct {
+	// Line is the 1-based line number in the head version of the file.
+	Line int `json:"line"`
+	// Text is the line without its terminator: a trailing "\n" or "\r\n" is
+	// removed, everything else (including a lone "\r" inside the line and
+	// invalid UTF-8) is kept byte for byte.
+	Text string `json:"text"`
+}
+
+// File is one changed path. Paths are repository-relative, '/'-separated,
+// unquoted and decoded (no "a/" or "b/" prefix, no C-style escapes); a path
+// that does not exist on one side is "".
+type File struct {
+	Status  Status `json:"status"`
+	OldPath string `json:"old_path,omitempty"` // "" when Status is Added
+	NewPath string `json:"new_path,omitempty"` // "" when Status is Deleted
+	// OldMode and NewMode are git file modes (0o100644, 0o100755, 0o120000
+	// symlink, 0o160000 submodule, ...); 0 when that side does not exist or
+	// the source did not report it.
+	OldMode uint32 `json:"old_mode,omitempty"`
+	NewMode uint32 `json:"new_mode,omitempty"`
+	// Binary is true when git treats either side as binary; a binary file
+	// has no Added lines.
+	Binary bool `json:"binary,omitempty"`
+	// Similarity is git's similarity index (0..100) for renames and copies.
+	Similarity int `json:"similarity,omitempty"`
+	// Added holds the added lines in ascending Line order.
+	Added []AddedLine `json:"added,omitempty"`
+}
+
+// Path is the path the file has at head, or its old path when deleted.
+func (f *File) Path() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// ModeChanged reports whether both sides exist and their modes differ.
+func (f *File) ModeChanged() bool {
+	return f.OldMode != 0 && f.NewMode != 0 && f.OldMode != f.NewMode
+}
+
+// ChangeSet is every file changed from the merge base to the head commit,
+// sorted by Path.
+type ChangeSet struct {
+	Files []File `json:"files"`
+}
+
+// AddedLineCount is the number of added lines over all files.
+func (c *ChangeSet) AddedLineCount() int {
+	n := 0
+	for i := range c.Files {
+		n += len(c.Files[i].Added)
+	}
+	return n
+}
+
+// Sort orders Files by Path. Files with the same path (git lists a file whose
+// type changed, such as a regular file replaced by a symlink, as a deletion
+// and an addition) keep their relative order.
+func (c *ChangeSet) Sort() {
+	sort.SliceStable(c.Files, func(i, j int) bool {
+		return c.Files[i].Path() < c.Files[j].Path()
+	})
+}

@@ -1,0 +1,145 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// DiffEngine chooses what computes a ChangeSet.
+type DiffEngine string
+
+// The diff engines.
+const (
+	// DiffEngineAuto uses the git CLI when it is on PATH and falls back to
+	// go-git when it is not, or when running it fails (for example "dubious
+	// ownership" in a container), logging the fallback at Info.
+	DiffEngineAuto DiffEngine = "auto"
+	// DiffEngineGit runs `git diff` and parses its output; an error if git
+	// is not on PATH or fails.
+	DiffEngineGit DiffEngine = "git"
+	// DiffEngineGoGit diffs the trees with go-git, in process.
+	DiffEngineGoGit DiffEngine = "go-git"
+)
+
+// ChangeSet returns every file changed from commit from to commit to, with
+// added lines numbered in to's version, sorted by path. Pass the merge base
+// as from and the pull request's head as to (see MergeBase).
+//
+// The git engine runs `git diff -M -C --full-index -U1` with every option a
+// user's config or the environment could change pinned, against an empty
+// work tree and index, so that a .gitattributes in the checked-out head
+// cannot mark the pull request's own files binary and hide their lines.
+//
+// Renames and copies are detected as `git diff -M -C` does: a copy's source
+// must be a file changed or deleted in the same diff. The go-git engine
+// finds renames with go-git's detector (similarity 50%), plus exact renames
+// whose mode also changed, drops renames that git would score under 50%, and
+// reports git's similarity index; it finds exact copies only. Both engines
+// give the same ChangeSet for ordinary changes; they can differ where git's
+// and go-git's line diff or inexact rename choices differ, and git honours
+// .git/info/attributes (binary) while go-git does not. Files bigger than 512
+// MiB count as binary, as git's core.bigFileThreshold does.
+//
+// Errors name the commits and the engine; ctx cancels the work.
+func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset.ChangeSet, error) {
+	what := fmt.Sprintf("diffing %s..%s", short(from), short(to))
+	_, fromTree, err := g.commitTree(from)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	_, toTree, err := g.commitTree(to)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+
+	engine := g.Engine
+	if engine == "" {
+		engine = DiffEngineAuto
+	}
+	switch engine {
+	case DiffEngineGoGit:
+		return g.goGitChangeSet(ctx, what, fromTree, toTree)
+	case DiffEngineGit:
+		gitPath, err := exec.LookPath("git")
+		if err != nil {
+			return nil, fmt.Errorf("%s with the git CLI: %w; install git or use the go-git engine", what, err)
+		}
+		if g.gitDir == "" {
+			return nil, fmt.Errorf("%s with the git CLI: the repository is not on disk; use the go-git engine", what)
+		}
+		return g.gitCLIChangeSet(ctx, what, gitPath, from, to, fromTree, toTree)
+	case DiffEngineAuto:
+		gitPath, err := exec.LookPath("git")
+		if err != nil || g.gitDir == "" {
+			return g.goGitChangeSet(ctx, what, fromTree, toTree)
+		}
+		cs, err := g.gitCLIChangeSet(ctx, what, gitPath, from, to, fromTree, toTree)
+		var cliErr *gitCLIError
+		if errors.As(err, &cliErr) && ctx.Err() == nil {
+			g.logger().LogAttrs(ctx, slog.LevelInfo, "git CLI failed; diffing with go-git instead",
+				slog.String("from", from.String()), slog.String("to", to.String()), slog.String("error", err.Error()))
+			return g.goGitChangeSet(ctx, what, fromTree, toTree)
+		}
+		return cs, err
+	default:
+		return nil, fmt.Errorf("%s: unknown diff engine %q (want %q, %q or %q)", what, engine, DiffEngineAuto, DiffEngineGit, DiffEngineGoGit)
+	}
+}
+
+func (g *Git) logger() *slog.Logger {
+	if g.Logger != nil {
+		return g.Logger
+	}
+	return slog.Default()
+}
+
+// fillModes sets the modes the diff text did not report (git prints no mode
+// for a pure rename or copy) from the trees.
+func fillModes(cs *changeset.ChangeSet, fromTree, toTree *object.Tree) error {
+	for i := range cs.Files {
+		f := &cs.Files[i]
+		if f.OldPath != "" && f.OldMode == 0 {
+			m, err := entryMode(fromTree, f.OldPath)
+			if err != nil {
+				return err
+			}
+			f.OldMode = m
+		}
+		if f.NewPath != "" && f.NewMode == 0 {
+			m, err := entryMode(toTree, f.NewPath)
+			if err != nil {
+				return err
+			}
+			f.NewMode = m
+		}
+	}
+	return nil
+}
+
+func entryMode(t *object.Tree, path string) (uint32, error) {
+	e, err := t.FindEntry(path)
+	if err != nil {
+		return 0, fmt.Errorf("looking up %q in tree %s: %w", path, short(t.Hash), err)
+	}
+	return uint32(e.Mode), nil
+}
+
+// modeKind groups git modes the way git decides a "type change": regular
+// files (with or without the executable bit) are one kind.
+func modeKind(m filemode.FileMode) filemode.FileMode {
+	switch m {
+	case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		return filemode.Regular
+	default:
+		return m
+	}
+}

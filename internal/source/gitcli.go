@@ -1,0 +1,148 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// gitCLIError is a failure to run the git CLI (as opposed to a failure to
+// parse what it printed); the auto engine falls back to go-git on it.
+type gitCLIError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitCLIError) Error() string {
+	msg := fmt.Sprintf("running git %s: %v", strings.Join(e.args, " "), e.err)
+	if s := strings.TrimSpace(e.stderr); s != "" {
+		msg += ": " + s
+	}
+	return msg
+}
+
+func (e *gitCLIError) Unwrap() error { return e.err }
+
+// gitDiffArgs are the arguments of the `git diff` the git engine runs. The
+// -c settings and flags pin every option a user's config could change
+// (prefixes, quoting of non-ASCII paths, colour, external diff and textconv
+// drivers, relative paths, diff algorithm, submodule hiding), so the output
+// is the same everywhere. One line of context (-U1, not -U0) keeps a hunk
+// from ending with a removed line starting with "--" directly followed by an
+// added line starting with "++" and the next hunk's header, which go-diff
+// would take for a new file's "---"/"+++" header (changeset.Parse then
+// fails).
+func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
+	return []string{
+		"--git-dir=" + gitDir,
+		// An empty work tree and index: git reads .gitattributes from the
+		// work tree (or the index), and a pull request's head checkout must
+		// not be able to mark its own files binary ("-diff") and hide its
+		// added lines.
+		"--work-tree=" + emptyDir,
+		"-c", "core.quotePath=false",
+		"-c", "diff.noprefix=false",
+		"-c", "diff.mnemonicPrefix=false",
+		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
+		"-M", "-C", "--full-index", "-U1",
+		"--src-prefix=a/", "--dst-prefix=b/",
+		"--diff-algorithm=myers", "--ignore-submodules=none",
+		from.String(), to.String(), "--",
+	}
+}
+
+// gitEnv is the environment for the git CLI: the caller's, without the
+// variables that would point git at another repository, index or object
+// store or change its diff output, and with an empty index.
+func gitEnv(emptyDir string) []string {
+	drop := map[string]bool{
+		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_COMMON_DIR": true,
+		"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_NAMESPACE": true,
+		"GIT_EXTERNAL_DIFF": true, "GIT_DIFF_OPTS": true, "GIT_ATTR_SOURCE": true,
+		"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"GIT_INDEX_FILE="+filepath.Join(emptyDir, "index"), // does not exist: an empty index
+		"GIT_NO_REPLACE_OBJECTS=1",                         // go-git ignores refs/replace too
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0",
+		"LC_ALL=C",
+	)
+}
+
+// gitCLIChangeSet runs `git diff` and streams its output into
+// changeset.Parse. A failure to run git is a *gitCLIError.
+func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, to plumbing.Hash, fromTree, toTree *object.Tree) (*changeset.ChangeSet, error) {
+	emptyDir, err := os.MkdirTemp("", "swarm-gate-git-")
+	if err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: making an empty work tree: %w", what, err)
+	}
+	defer os.RemoveAll(emptyDir)
+
+	args := gitDiffArgs(g.gitDir, emptyDir, from, to)
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = emptyDir
+	cmd.Env = gitEnv(emptyDir)
+	stderr := &limitedBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
+	}
+	cs, parseErr := changeset.Parse(stdout)
+	if parseErr != nil {
+		_, _ = io.Copy(io.Discard, stdout) // let git finish writing, to learn how it exited
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err, stderr: stderr.String()})
+	}
+	if parseErr != nil {
+		return nil, fmt.Errorf("%s with the git CLI: reading the output of git diff: %w", what, parseErr)
+	}
+	if err := fillModes(cs, fromTree, toTree); err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+	}
+	return cs, nil
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	max       int
+	buf       []byte
+	truncated bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	n := min(len(p), b.max-len(b.buf))
+	b.buf = append(b.buf, p[:n]...)
+	b.truncated = b.truncated || n < len(p)
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	if b.truncated {
+		return string(b.buf) + " [...]"
+	}
+	return string(b.buf)
+}

@@ -1,0 +1,407 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// ErrSymlink is wrapped by the error for opening, reading or stating a path
+// that is a symlink or goes through one. Snapshots never follow symlinks: a
+// target can point outside the commit, or at a file the scope rules would
+// not allow.
+var ErrSymlink = errors.New("is a symlink, and swarm-gate does not follow symlinks")
+
+// ErrSubmodule is wrapped by the error for opening, reading or stating a path
+// that is a git submodule or inside one: a submodule is a commit of another
+// repository, whose files are not in this commit's tree.
+var ErrSubmodule = errors.New("is a git submodule, whose files are not part of this repository's commit")
+
+// Snapshot returns the file tree of a commit as an fs.FS, read from git
+// objects (never from the working directory). It implements fs.FS,
+// fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS.
+//
+// Names are slash-separated paths relative to the repository root, checked
+// with fs.ValidPath ("." is the root). Missing paths give errors satisfying
+// errors.Is(err, fs.ErrNotExist), invalid names fs.ErrInvalid. A symlink
+// (mode 120000), or a path through one, gives an error wrapping ErrSymlink
+// from Open, ReadFile and Stat; ReadDir lists it with fs.ModeSymlink, Lstat
+// describes it and ReadLink returns its target without following it. A
+// submodule (mode 160000) gives an error wrapping ErrSubmodule from Open,
+// ReadFile and Stat, and is listed by ReadDir with fs.ModeIrregular.
+//
+// File sizes come from the object headers, so Stat does not read file
+// contents. Modes are 0o644 for files, 0o755 for executables and directories
+// and 0o777 for symlinks; ModTime is the commit's committer time; Sys returns
+// the object.TreeEntry (its hash and git mode), or nil for the root. The
+// returned fs.FS may be used by one goroutine at a time.
+func (g *Git) Snapshot(commit plumbing.Hash) (fs.FS, error) {
+	c, tree, err := g.commitTree(commit)
+	if err != nil {
+		return nil, fmt.Errorf("opening snapshot: %w", err)
+	}
+	return &snapshot{objects: g.repo.Storer, root: tree, commit: commit, mtime: c.Committer.When}, nil
+}
+
+// snapshot is the fs.FS of one commit's tree.
+type snapshot struct {
+	objects storer.EncodedObjectStorer
+	root    *object.Tree
+	commit  plumbing.Hash
+	mtime   time.Time
+}
+
+var (
+	_ fs.ReadDirFS   = (*snapshot)(nil)
+	_ fs.ReadFileFS  = (*snapshot)(nil)
+	_ fs.StatFS      = (*snapshot)(nil)
+	_ fs.ReadLinkFS  = (*snapshot)(nil)
+	_ fs.ReadDirFile = (*dirFile)(nil)
+)
+
+// node is a resolved path: the root (entry nil) or a tree entry.
+type node struct {
+	name  string // the path as asked
+	entry *object.TreeEntry
+	tree  *object.Tree // when the node is a directory
+}
+
+// lookup resolves name without following symlinks. A symlink or submodule
+// before the last element is always refused; as the last element it is
+// refused when refuseLeaf is set and returned otherwise (for Lstat and
+// ReadLink).
+func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
+	if !fs.ValidPath(name) {
+		return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	n := node{name: name, tree: s.root}
+	if name == "." {
+		return n, nil
+	}
+	elems := strings.Split(name, "/")
+	for i, elem := range elems {
+		if n.tree == nil {
+			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist} // a file is not a directory
+		}
+		entry, err := n.tree.FindEntry(elem)
+		if err != nil {
+			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		n.entry, n.tree = entry, nil
+		last := i == len(elems)-1
+		prefix := strings.Join(elems[:i+1], "/")
+		switch entry.Mode {
+		case filemode.Symlink:
+			if !last {
+				return node{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%s %w", prefix, ErrSymlink)}
+			}
+			if refuseLeaf {
+				return node{}, &fs.PathError{Op: op, Path: name, Err: ErrSymlink}
+			}
+		case filemode.Submodule:
+			if !last {
+				return node{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%s %w", prefix, ErrSubmodule)}
+			}
+			if refuseLeaf {
+				return node{}, &fs.PathError{Op: op, Path: name, Err: ErrSubmodule}
+			}
+		case filemode.Dir:
+			t, err := object.GetTree(s.objects, entry.Hash)
+			if err != nil {
+				return node{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("reading tree %s of commit %s: %w", short(entry.Hash), short(s.commit), err)}
+			}
+			n.tree = t
+		}
+	}
+	return n, nil
+}
+
+// info describes a node; it reads only the object header for the size.
+func (s *snapshot) info(op string, n node) (*fileInfo, error) {
+	if n.entry == nil {
+		return &fileInfo{name: ".", mode: fs.ModeDir | 0o755, mtime: s.mtime}, nil
+	}
+	fi := &fileInfo{name: n.entry.Name, mode: fsMode(n.entry.Mode), mtime: s.mtime, entry: *n.entry}
+	if n.entry.Mode.IsFile() {
+		size, err := s.blobSize(n.entry.Hash)
+		if err != nil {
+			return nil, &fs.PathError{Op: op, Path: n.name, Err: fmt.Errorf("reading size of blob %s in commit %s: %w", short(n.entry.Hash), short(s.commit), err)}
+		}
+		fi.size = size
+	}
+	return fi, nil
+}
+
+// blobSize returns a blob's size from its object header where the storage
+// can do that (go-git's filesystem and memory storages can).
+func (s *snapshot) blobSize(h plumbing.Hash) (int64, error) {
+	if sized, ok := s.objects.(interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	}); ok {
+		return sized.EncodedObjectSize(h)
+	}
+	obj, err := s.objects.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return obj.Size(), nil
+}
+
+// fsMode maps a git file mode to an fs.FileMode.
+func fsMode(m filemode.FileMode) fs.FileMode {
+	switch m {
+	case filemode.Dir:
+		return fs.ModeDir | 0o755
+	case filemode.Executable:
+		return 0o755
+	case filemode.Symlink:
+		return fs.ModeSymlink | 0o777
+	case filemode.Submodule:
+		return fs.ModeIrregular
+	default:
+		return 0o644
+	}
+}
+
+// Open opens a file or directory. Files are streamed from their blob.
+func (s *snapshot) Open(name string) (fs.File, error) {
+	n, err := s.lookup("open", name, true)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := s.info("open", n)
+	if err != nil {
+		return nil, err
+	}
+	if n.tree != nil {
+		return &dirFile{s: s, name: name, info: fi, tree: n.tree}, nil
+	}
+	blob, err := object.GetBlob(s.objects, n.entry.Hash)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("reading blob %s of commit %s: %w", short(n.entry.Hash), short(s.commit), err)}
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("reading blob %s of commit %s: %w", short(n.entry.Hash), short(s.commit), err)}
+	}
+	return &blobFile{name: name, info: fi, r: r}, nil
+}
+
+// ReadFile returns a file's contents.
+func (s *snapshot) ReadFile(name string) ([]byte, error) {
+	f, err := s.Open(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: unwrapPath(err)}
+	}
+	defer f.Close()
+	if _, ok := f.(*dirFile); ok {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("is a directory")}
+	}
+	info, _ := f.Stat()
+	buf := make([]byte, 0, info.Size())
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 512)
+		}
+		m, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "readfile", Path: name, Err: unwrapPath(err)}
+		}
+	}
+}
+
+// Stat describes a file or directory; a symlink or submodule is refused as
+// by Open (use Lstat to describe one).
+func (s *snapshot) Stat(name string) (fs.FileInfo, error) {
+	n, err := s.lookup("stat", name, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.info("stat", n)
+}
+
+// Lstat describes a file, directory, symlink or submodule without following
+// a symlink as the last element.
+func (s *snapshot) Lstat(name string) (fs.FileInfo, error) {
+	n, err := s.lookup("lstat", name, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.info("lstat", n)
+}
+
+// ReadLink returns the target a symlink points to, without following it.
+func (s *snapshot) ReadLink(name string) (string, error) {
+	n, err := s.lookup("readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if n.entry == nil || n.entry.Mode != filemode.Symlink {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	blob, err := object.GetBlob(s.objects, n.entry.Hash)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fmt.Errorf("reading blob %s of commit %s: %w", short(n.entry.Hash), short(s.commit), err)}
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	defer r.Close()
+	target, err := io.ReadAll(io.LimitReader(r, 1<<16))
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return string(target), nil
+}
+
+// ReadDir lists a directory sorted by name.
+func (s *snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
+	n, err := s.lookup("readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if n.tree == nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	return s.entries(name, n.tree), nil
+}
+
+// entries lists a tree's entries sorted by name (git sorts a directory "a"
+// as "a/", after "a.txt"; fs.ReadDir wants plain name order).
+func (s *snapshot) entries(dir string, t *object.Tree) []fs.DirEntry {
+	out := make([]fs.DirEntry, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		out = append(out, &dirEntry{s: s, dir: dir, entry: e})
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileInfo is the fs.FileInfo of a tree entry.
+type fileInfo struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	entry object.TreeEntry // zero for the root
+}
+
+func (fi *fileInfo) Name() string       { return fi.name }
+func (fi *fileInfo) Size() int64        { return fi.size }
+func (fi *fileInfo) Mode() fs.FileMode  { return fi.mode }
+func (fi *fileInfo) ModTime() time.Time { return fi.mtime }
+func (fi *fileInfo) IsDir() bool        { return fi.mode.IsDir() }
+func (fi *fileInfo) Sys() any {
+	if fi.entry.Name == "" {
+		return nil
+	}
+	return fi.entry
+}
+
+// dirEntry is the fs.DirEntry of a tree entry.
+type dirEntry struct {
+	s     *snapshot
+	dir   string
+	entry object.TreeEntry
+}
+
+func (d *dirEntry) Name() string      { return d.entry.Name }
+func (d *dirEntry) IsDir() bool       { return d.entry.Mode == filemode.Dir }
+func (d *dirEntry) Type() fs.FileMode { return fsMode(d.entry.Mode).Type() }
+func (d *dirEntry) Info() (fs.FileInfo, error) {
+	entry := d.entry
+	return d.s.info("stat", node{name: path.Join(d.dir, entry.Name), entry: &entry})
+}
+
+// blobFile is an open file streaming its blob.
+type blobFile struct {
+	name string
+	info *fileInfo
+	r    io.ReadCloser
+}
+
+func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *blobFile) Read(p []byte) (int, error) {
+	if f.r == nil {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
+	}
+	return f.r.Read(p)
+}
+func (f *blobFile) Close() error {
+	if f.r == nil {
+		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
+	}
+	err := f.r.Close()
+	f.r = nil
+	return err
+}
+
+// dirFile is an open directory.
+type dirFile struct {
+	s       *snapshot
+	name    string
+	info    *fileInfo
+	tree    *object.Tree
+	entries []fs.DirEntry // nil until the first ReadDir
+	offset  int
+	closed  bool
+}
+
+func (d *dirFile) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *dirFile) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
+}
+func (d *dirFile) Close() error {
+	if d.closed {
+		return &fs.PathError{Op: "close", Path: d.name, Err: fs.ErrClosed}
+	}
+	d.closed = true
+	return nil
+}
+
+// ReadDir returns the next n entries (all remaining when n <= 0), in name
+// order, following the fs.ReadDirFile contract.
+func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	if d.closed {
+		return nil, &fs.PathError{Op: "readdir", Path: d.name, Err: fs.ErrClosed}
+	}
+	if d.entries == nil {
+		d.entries = d.s.entries(d.name, d.tree)
+	}
+	rest := d.entries[d.offset:]
+	if n <= 0 {
+		d.offset = len(d.entries)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(rest) {
+		n = len(rest)
+	}
+	d.offset += n
+	return rest[:n], nil
+}
