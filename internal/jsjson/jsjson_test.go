@@ -212,3 +212,10 @@ func stdOKDiffers(data []byte) bool {
 	}
 	return maxDepth > MaxDepth
 }
+
+func TestTrimMatchesJavaScript(t *testing.T) {
+	// Node: JSON.stringify("\ufeff\u00a0\u2028 a\u0085 \u3000\t".trim()) === "\"a\u0085\""
+	if got := Trim("\ufeff\u00a0\u2028 a\u0085 \u3000\t"); got != "a\u0085" {
+		t.Errorf("Trim = %q", got)
+	}
+}

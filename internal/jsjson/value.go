@@ -8,7 +8,11 @@
 // float formatting) cannot be used for anything that is hashed.
 package jsjson
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
 
 // Kind is the JSON type of a Value.
 type Kind uint8
@@ -111,3 +115,14 @@ func Line(data []byte, off int) int {
 	}
 	return n
 }
+
+// IsSpace reports whether r is whitespace to JavaScript's
+// String.prototype.trim: the WhiteSpace and LineTerminator productions of
+// ECMAScript (Unicode Zs, TAB, VT, FF, LF, CR, U+2028, U+2029 and U+FEFF).
+// It differs from unicode.IsSpace by excluding U+0085 and including U+FEFF.
+func IsSpace(r rune) bool {
+	return (unicode.IsSpace(r) && r != 0x85) || r == 0xfeff
+}
+
+// Trim is JavaScript's String.prototype.trim.
+func Trim(s string) string { return strings.TrimFunc(s, IsSpace) }

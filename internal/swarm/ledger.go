@@ -170,3 +170,29 @@ func (l *Ledger) Last() *LedgerEvent {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// LastPlanCriticApproval is the plugin's loadLastPlanCriticApprovedSnapshot
+// (spec section 3.5): scanning newest first, the first snapshot with source
+// critic_approved whose approval came from the plan-critic gate, for planID
+// (both the event's plan_id and the id derived from its embedded plan), with
+// an embedded plan. Drift-verifier approvals never match; skipped is how
+// many of those were passed over, for messages. It returns nil when there is
+// no such snapshot.
+func (l *Ledger) LastPlanCriticApproval(planID string) (approval *LedgerEvent, skippedDrift int) {
+	if l == nil {
+		return nil, 0
+	}
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		ev := &l.Events[i]
+		if ev.EventType != "snapshot" || ev.Source != "critic_approved" {
+			continue
+		}
+		if ev.Approval.IsDriftVerifier() {
+			skippedDrift++
+		}
+		if ev.PlanID == planID && ev.Plan != nil && ev.Plan.ID() == planID && ev.Approval.IsPlanCritic() {
+			return ev, skippedDrift
+		}
+	}
+	return nil, skippedDrift
+}
