@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+)
+
+const (
+	exitError = report.ExitError
+	exitUsage = report.ExitUsage
+)
+
+// errUsage marks a command-line mistake (exit code 3).
+var errUsage = errors.New("usage")
+
+// checkFlags are the flags shared by check and demo.
+type checkFlags struct {
+	format      string
+	maxFindings int
+}
+
+func (c *checkFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.format, "format", "text", "output format: text, json or markdown")
+	fs.IntVar(&c.maxFindings, "max-findings", 50, "findings shown per gate in text and markdown (0 = all); json always has all")
+}
+
+func (c *checkFlags) validate() error {
+	switch c.format {
+	case "text", "json", "markdown":
+		return nil
+	}
+	return fmt.Errorf("%w: --format must be text, json or markdown, not %q", errUsage, c.format)
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("swarm-gate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", stderr)
+	var cf checkFlags
+	cf.register(fs)
+	opts := pipeline.Options{}
+	fs.StringVar(&opts.RepoDir, "repo", ".", "path to the git repository")
+	fs.StringVar(&opts.Base, "base", "", "base ref the pull request targets (branch, tag or SHA), e.g. origin/main (required)")
+	fs.StringVar(&opts.Head, "head", "HEAD", "head ref of the pull request")
+	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
+	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "swarm-gate check: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if err := cf.validate(); err != nil {
+		fmt.Fprintf(stderr, "swarm-gate check: %v\n", err)
+		return exitUsage
+	}
+	if *phase != "" && *phase != "auto" {
+		n, err := strconv.Atoi(*phase)
+		if err != nil || n < 1 {
+			fmt.Fprintf(stderr, "swarm-gate check: --phase must be a phase number >= 1 or empty, not %q\n", *phase)
+			return exitUsage
+		}
+		opts.Phase = n
+	}
+	if opts.Base == "" {
+		fmt.Fprintln(stderr, "swarm-gate check: --base is required: the ref the pull request targets, e.g. --base origin/main")
+		return exitUsage
+	}
+	r, err := pipeline.Check(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: could not evaluate: %v\n", err)
+		return exitError
+	}
+	if err := write(stdout, r, cf); err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: writing the report: %v\n", err)
+		return exitError
+	}
+	return r.ExitCode
+}
+
+func write(w io.Writer, r *report.Report, cf checkFlags) error {
+	r.Tool = report.Tool{Name: "swarm-gate", Version: version}
+	switch cf.format {
+	case "json":
+		return report.WriteJSON(w, r)
+	case "markdown":
+		return report.WriteMarkdown(w, r, cf.maxFindings)
+	}
+	return report.WriteText(w, r, cf.maxFindings)
+}

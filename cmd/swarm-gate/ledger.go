@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// runLedgerVerify re-hashes the ledger of a .swarm folder on disk and checks
+// plan.json against it, reporting every mismatch with its seq, then says
+// where the plan stands against its newest plan-critic approval.
+func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("ledger verify", stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "usage: swarm-gate ledger verify [DIR]   (DIR holds .swarm/, or is the .swarm folder; default .)")
+		return exitUsage
+	}
+	dir := "."
+	if fs.NArg() == 1 {
+		dir = fs.Arg(0)
+	}
+	if filepath.Base(filepath.Clean(dir)) == swarm.Dir {
+		dir = filepath.Dir(filepath.Clean(dir))
+	}
+	a := swarm.Load(os.DirFS(dir))
+	switch {
+	case !a.Present:
+		fmt.Fprintf(stderr, "swarm-gate: %s has no .swarm/ folder\n", dir)
+		return exitError
+	case a.LedgerErr != nil:
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", a.LedgerErr)
+		return exitError
+	case a.Ledger == nil:
+		fmt.Fprintf(stderr, "swarm-gate: %s is missing in %s\n", swarm.LedgerPath, dir)
+		return exitError
+	case a.PlanErr != nil:
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", a.PlanErr)
+		return exitError
+	}
+	l := a.Ledger
+	embedded := 0
+	for _, ev := range l.Events {
+		if ev.Plan != nil || ev.PlanErr != nil {
+			embedded++
+		}
+	}
+	first, last := 0, 0
+	if len(l.Events) > 0 {
+		first, last = l.Events[0].Seq, l.Last().Seq
+	}
+	fmt.Fprintf(stdout, "%s: %d events (seq %d..%d), %d embedded plans re-hashed\n", swarm.LedgerPath, len(l.Events), first, last, embedded)
+	problems := swarm.VerifyLedger(l, a.Plan)
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "MISMATCH %s\n", p)
+	}
+	if a.Plan == nil {
+		fmt.Fprintf(stdout, "%s is missing: only the ledger itself was checked\n", swarm.PlanPath)
+	} else if len(problems) == 0 {
+		fmt.Fprintf(stdout, "OK: every embedded plan re-hashes to its plan_hash_after, and %s matches the last one (seq %d)\n", swarm.PlanPath, last)
+	}
+	if a.Plan != nil {
+		printApproval(stdout, l, a.Plan)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(stdout, "%d mismatches\n", len(problems))
+		return 1
+	}
+	return 0
+}
+
+// printApproval says whether plan.json still matches its newest plan-critic
+// approval, and if not, what changed.
+func printApproval(w io.Writer, l *swarm.Ledger, plan *swarm.Plan) {
+	approval, drift := l.LastPlanCriticApproval(plan.ID())
+	switch {
+	case approval == nil:
+		fmt.Fprintf(w, "no plan-critic approval for plan %s (%d drift-verifier approvals, which approve a phase, not the plan)\n", plan.ID(), drift)
+	case approval.Plan.Digests.Structure == plan.Digests.Structure:
+		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json has the approved structure hash %s\n", approval.Seq, swarm.ShortHash(plan.Digests.Structure))
+	default:
+		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json differs from the approved plan (structure hash %s, approved %s):\n", approval.Seq,
+			swarm.ShortHash(plan.Digests.Structure), swarm.ShortHash(approval.Plan.Digests.Structure))
+		for _, c := range swarm.DiffPlans(approval.Plan, plan) {
+			fmt.Fprintf(w, "  plan.json:%d: %s\n", c.Line, c.Text)
+		}
+	}
+}

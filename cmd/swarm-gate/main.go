@@ -1,0 +1,76 @@
+// Command swarm-gate re-checks opencode-swarm's gates for a pull request:
+// plan freeze, scope, placeholders and evidence, from the git history of a
+// local repository. Run `swarm-gate help` for the commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `swarm-gate re-checks opencode-swarm's gates where it counts: in CI.
+
+Usage:
+  swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown]
+  swarm-gate demo [--format text|json|markdown] [--keep]
+  swarm-gate plan hash [FILE]          (default .swarm/plan.json)
+  swarm-gate ledger verify [DIR]       (DIR holds .swarm/, default .)
+  swarm-gate version
+
+Exit codes: 0 all gates passed, 1 a gate failed, 2 could not evaluate, 3 usage error.
+Set SWARM_GATE_LOG=debug for progress logs on stderr.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches a command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()})))
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "check":
+		return runCheck(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "plan":
+		if len(args) > 1 && args[1] == "hash" {
+			return runPlanHash(args[2:], stdout, stderr)
+		}
+	case "ledger":
+		if len(args) > 1 && args[1] == "verify" {
+			return runLedgerVerify(args[2:], stdout, stderr)
+		}
+	case "version", "--version":
+		fmt.Fprintf(stdout, "swarm-gate %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "swarm-gate: unknown command %q\n\n%s", strings.Join(args, " "), usage)
+	return exitUsage
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("SWARM_GATE_LOG"))); err != nil {
+		return slog.LevelWarn
+	}
+	return l
+}

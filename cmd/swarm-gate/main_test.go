@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/demo"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestDemoCommand(t *testing.T) {
+	code, out, stderr := runCLI(t, "demo")
+	if code != 0 {
+		t.Fatalf("demo exited %d: %s", code, stderr)
+	}
+	for _, want := range []string{"PASS       swarm/plan-freeze", "FAIL       swarm/scope", "main.go", "internal/export/csv.go:12:6", ".swarm/plan.json:25", "result: failed (exit code 1)", "would exit with code 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckCommandFormats(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--format", "json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	var rep struct {
+		Version   int    `json:"version"`
+		Outcome   string `json:"outcome"`
+		Base      string `json:"base"`
+		Head      string `json:"head"`
+		MergeBase string `json:"merge_base"`
+		Phase     int    `json:"phase"`
+		Gates     []struct {
+			Name     string `json:"name"`
+			Outcome  string `json:"outcome"`
+			Findings []struct {
+				Path     string `json:"path"`
+				Line     int    `json:"line"`
+				Rule     string `json:"rule"`
+				Severity string `json:"severity"`
+				Message  string `json:"message"`
+			} `json:"findings"`
+		} `json:"gates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if rep.Version != 1 || rep.Outcome != "failed" || len(rep.Base) != 40 || len(rep.Head) != 40 || rep.MergeBase != rep.Base || rep.Phase != 1 || len(rep.Gates) != 4 {
+		t.Errorf("report header: %+v", rep)
+	}
+	code, out, _ = runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--format", "markdown")
+	if code != 1 || !strings.Contains(out, "| `swarm/scope` | ❌ failed |") {
+		t.Errorf("markdown (exit %d):\n%s", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"plan", "hash", "a", "b"}} {
+		if code, _, _ := runCLI(t, args...); code != 3 {
+			t.Errorf("%q: exit %d, want 3", args, code)
+		}
+	}
+}
+
+func TestPlanHashCommand(t *testing.T) {
+	plan := "../../internal/planhash/testdata/vectors/ZaxbyHub__trainingapp@a4abf52dd5.plan.json"
+	code, out, stderr := runCLI(t, "plan", "hash", plan)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Spec section 11: this plan.json hashes to trainingapp's last plan_hash_after.
+	if !strings.Contains(out, "ledger hash     4aa37af1f761e6b9bded0f6a11eccd8809e74dc52f399107ead33f52a147c257") {
+		t.Errorf("output:\n%s", out)
+	}
+	code, _, stderr = runCLI(t, "plan", "hash", filepath.Join(t.TempDir(), "missing.json"))
+	if code != 2 || !strings.Contains(stderr, "not found") {
+		t.Errorf("missing file: exit %d %s", code, stderr)
+	}
+}
+
+func TestLedgerVerifyCommand(t *testing.T) {
+	dir := t.TempDir()
+	swarmDir := filepath.Join(dir, ".swarm")
+	if err := os.MkdirAll(swarmDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile := func(src, dst string, edit func(string) string) {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(swarmDir, dst), []byte(edit(string(data))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(s string) string { return s }
+	copyFile("../../internal/demo/_example/head/.swarm/plan.json", "plan.json", same)
+	copyFile("../../internal/demo/_example/head/.swarm/plan-ledger.jsonl", "plan-ledger.jsonl", same)
+	code, out, stderr := runCLI(t, "ledger", "verify", dir)
+	if code != 0 || !strings.Contains(out, "OK:") || !strings.Contains(out, "plan-critic approval seq 2: plan.json has the approved structure hash") {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	// Edit an embedded plan on line 1 and the plan.json description.
+	copyFile("../../internal/demo/_example/head/.swarm/plan-ledger.jsonl", "plan-ledger.jsonl", func(s string) string {
+		return strings.Replace(s, "Add an RFC 4180 CSV writer", "Add a CSV writer", 1)
+	})
+	copyFile("../../internal/demo/_example/head/.swarm/plan.json", "plan.json", func(s string) string {
+		return strings.Replace(s, "Document the export command", "Document every command", 1)
+	})
+	code, out, _ = runCLI(t, "ledger", "verify", swarmDir)
+	for _, want := range []string{"MISMATCH seq 1 (line 1)", "plan.json was changed outside the ledger", "task 1.3: description changed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+}

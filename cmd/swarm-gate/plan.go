@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// runPlanHash prints the plan id and both digests of a plan.json file read
+// from disk.
+func runPlanHash(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("plan hash", stderr)
+	format := fs.String("format", "text", "output format: text or json")
+	canonical := fs.String("canonical", "", "also print the exact JSON text that is hashed: ledger or structure")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 1 || (*format != "text" && *format != "json") || (*canonical != "" && *canonical != "ledger" && *canonical != "structure") {
+		fmt.Fprintln(stderr, "usage: swarm-gate plan hash [--format text|json] [--canonical ledger|structure] [FILE]")
+		return exitUsage
+	}
+	file := filepath.FromSlash(swarm.PlanPath)
+	if fs.NArg() == 1 {
+		file = fs.Arg(0)
+	}
+	data, err := readLimited(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return exitError
+	}
+	plan, err := swarm.ParsePlan(file, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return exitError
+	}
+	if *format == "json" {
+		out := map[string]string{"file": file, "plan_id": plan.ID(), "ledger_hash": plan.Digests.Ledger, "structure_hash": plan.Digests.Structure,
+			"identity_hash": planhash.IdentityHash(plan.Swarm, plan.Title)}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return exitError
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s\n", file)
+		fmt.Fprintf(stdout, "  plan id         %s\n", plan.ID())
+		fmt.Fprintf(stdout, "  ledger hash     %s  (computePlanLedgerHash: what plan_hash_after records)\n", plan.Digests.Ledger)
+		fmt.Fprintf(stdout, "  structure hash  %s  (computePlanStructureHash: what a plan-critic approval records)\n", plan.Digests.Structure)
+	}
+	if *canonical != "" {
+		b, err := planhash.CanonicalJSON(plan.Value, *canonical == "ledger")
+		if err != nil {
+			fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	}
+	return 0
+}
+
+// readLimited reads a file from disk, refusing one over swarm.MaxFileSize
+// before reading it.
+func readLimited(name string) ([]byte, error) {
+	info, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s not found: run in the repository root or give the path of a plan.json", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give the path of a plan.json file", name)
+	}
+	if info.Size() > swarm.MaxFileSize {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", name, info.Size(), swarm.MaxFileSize)
+	}
+	return os.ReadFile(name)
+}

@@ -1,0 +1,73 @@
+package gates
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// headPlan returns the head plan, or the reason it cannot be used.
+func headPlan(in *Input) (*swarm.Plan, error) {
+	switch {
+	case !in.Head.Present:
+		return nil, errors.New("the head commit has no .swarm/ folder")
+	case in.Head.PlanErr != nil:
+		return nil, in.Head.PlanErr
+	case in.Head.Plan == nil:
+		return nil, errors.New(swarm.PlanPath + " is missing at the head commit")
+	}
+	return in.Head.Plan, nil
+}
+
+// headPhase returns the head plan and the phase under check, or the reason
+// they cannot be used.
+func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
+	plan, err := headPlan(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	ph := plan.FindPhase(in.Phase)
+	if ph == nil {
+		ids := make([]string, len(plan.Phases))
+		for i, p := range plan.Phases {
+			ids[i] = strconv.Itoa(p.ID)
+		}
+		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "))
+	}
+	return plan, ph, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// listSome joins up to max items and says how many more there are.
+func listSome(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" (+%d more)", len(items)-max)
+}
+
+func taskIDs(tasks []swarm.Task) []string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	return ids
+}
+
+// clipN shortens s to at most n runes, marking the cut with "...".
+func clipN(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,152 @@
+// Package gates holds swarm-gate's checks as pure functions: each Gate takes
+// the parsed .swarm/ artifacts of both sides of a pull request plus its
+// change set (an Input) and returns a Result with findings. Gates do no I/O:
+// no files, environment, clock or network.
+package gates
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// Outcome is a gate's verdict, the same word in text, JSON and check runs.
+type Outcome string
+
+// The five outcomes (DESIGN.md section 5). Passed, Failed, Error and
+// Overridden never blur: Error means the gate could not evaluate and fails
+// closed; Overridden passes and names who overrode it.
+const (
+	Passed        Outcome = "passed"
+	Failed        Outcome = "failed"
+	Error         Outcome = "error"
+	Overridden    Outcome = "overridden"
+	NotApplicable Outcome = "not_applicable"
+)
+
+// Severity of a finding, as GitHub annotation levels read it.
+type Severity string
+
+// Finding severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityNotice  Severity = "notice"
+)
+
+// Finding is one problem a gate found, placed on a repository file so that it
+// can become an annotation on the pull request diff.
+type Finding struct {
+	Path     string   `json:"path"`               // repository-relative, '/'-separated
+	Line     int      `json:"line,omitempty"`     // 1-based; 0 when the finding is about the whole file
+	EndLine  int      `json:"end_line,omitempty"` // 1-based, >= Line; 0 when Line is 0
+	Column   int      `json:"column,omitempty"`   // 1-based byte column; 0 when unknown
+	Rule     string   `json:"rule"`               // e.g. placeholder/comment-todo, scope/out-of-scope
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+// Result is what one gate decided.
+type Result struct {
+	Name     string    `json:"name"` // the check name, e.g. swarm/scope
+	Outcome  Outcome   `json:"outcome"`
+	Title    string    `json:"title"`   // one line
+	Summary  string    `json:"summary"` // Markdown, may be several lines
+	Findings []Finding `json:"findings"`
+}
+
+// PhaseSource says where the pull request's phase number came from.
+type PhaseSource string
+
+// Phase sources, in the order DESIGN.md section 2 tries them.
+const (
+	PhaseFromFlag         PhaseSource = "flag"
+	PhaseFromBranch       PhaseSource = "branch"
+	PhaseFromLabel        PhaseSource = "label"
+	PhaseFromCurrentPhase PhaseSource = "current_phase"
+)
+
+// Input is everything a gate may look at.
+type Input struct {
+	// Phase is the plan phase the pull request carries (>= 1).
+	Phase       int
+	PhaseSource PhaseSource
+	// Base is the .swarm/ state at the merge base (policy side); Head is the
+	// pull request's head. Neither is nil.
+	Base, Head *swarm.Artifacts
+	// Changes are the files changed from the merge base to head. Not nil.
+	Changes *changeset.ChangeSet
+}
+
+// Gate is one check. Evaluate must not panic and must not do I/O; it returns
+// Error with a reason when its inputs cannot be read.
+type Gate interface {
+	// Name is the stable check-run name, e.g. "swarm/plan-freeze".
+	Name() string
+	Evaluate(ctx context.Context, in *Input) Result
+}
+
+// Registry is every gate, in report order. Adding a gate is one file plus one
+// line here.
+func Registry() []Gate {
+	return []Gate{
+		PlanFreeze{},
+		Scope{},
+		Placeholders{},
+		Evidence{},
+	}
+}
+
+// Run evaluates each gate in order. A gate that panics is reported as Error
+// ("internal error") instead of crashing the run; a cancelled context turns
+// the remaining gates into Error results.
+func Run(ctx context.Context, in *Input, gs []Gate) []Result {
+	out := make([]Result, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, runOne(ctx, in, g))
+	}
+	return out
+}
+
+func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
+	if err := ctx.Err(); err != nil {
+		return errorResult(g.Name(), fmt.Errorf("not run: %w", err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = errorResult(g.Name(), fmt.Errorf("internal error in swarm-gate (please report it): %v\n%s", p, debug.Stack()))
+		}
+	}()
+	r = g.Evaluate(ctx, in)
+	r.Name = g.Name()
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	return r
+}
+
+// errorResult is the "could not evaluate" result; the title starts with
+// "could not evaluate" as check runs show it.
+func errorResult(name string, err error) Result {
+	return Result{
+		Name:     name,
+		Outcome:  Error,
+		Title:    "could not evaluate: " + firstLine(err.Error()),
+		Summary:  "swarm-gate could not evaluate this gate, so it fails closed.\n\n" + codeBlock(err.Error()),
+		Findings: []Finding{},
+	}
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func codeBlock(s string) string { return "```\n" + s + "\n```" }

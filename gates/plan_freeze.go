@@ -1,0 +1,122 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// PlanFreeze is swarm/plan-freeze: the head plan must be the plan the critic
+// approved (same structure hash as the newest plan-critic approval snapshot
+// in the ledger, spec sections 3.5-3.6), and the ledger must be intact (every
+// embedded plan re-hashes to its plan_hash_after; plan.json re-hashes to the
+// last plan_hash_after).
+type PlanFreeze struct{}
+
+// Name implements Gate.
+func (PlanFreeze) Name() string { return "swarm/plan-freeze" }
+
+// Rule ids of swarm/plan-freeze findings.
+const (
+	RuleNoApproval        = "plan-freeze/no-critic-approval"
+	RuleApprovalVerdict   = "plan-freeze/approval-not-approved"
+	RulePlanChanged       = "plan-freeze/plan-changed-since-approval"
+	RuleLedgerHash        = "plan-freeze/ledger-hash-mismatch"
+	RulePlanOutsideLedger = "plan-freeze/plan-edited-outside-ledger"
+)
+
+const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
+
+// Evaluate implements Gate.
+func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
+	plan, err := headPlan(in)
+	if err != nil {
+		return errorResult(g.Name(), err)
+	}
+	if in.Head.LedgerErr != nil {
+		return errorResult(g.Name(), in.Head.LedgerErr)
+	}
+	ledger := in.Head.Ledger
+	if ledger == nil || len(ledger.Events) == 0 {
+		return Result{
+			Outcome: Failed,
+			Title:   "no plan-critic approval: " + swarm.LedgerPath + " is missing",
+			Summary: "The plan has no ledger, so the critic never approved it through the plugin's plan-critic gate. Next step: " + approveHint + ".",
+			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError,
+				Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + swarm.LedgerPath + " is missing; " + approveHint + "."}},
+		}
+	}
+	var findings []Finding
+	findings = append(findings, ledgerIntegrity(ledger, plan)...)
+
+	id := plan.ID()
+	approval, drift := ledger.LastPlanCriticApproval(id)
+	var notes []string
+	switch {
+	case approval == nil:
+		msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. %s has no plan-critic approval for plan %s; %s.", swarm.LedgerPath, id, approveHint)
+		if drift > 0 {
+			msg += fmt.Sprintf(" (It has %s, which approve a phase's drift check, not the plan.)", plural(drift, "drift-verifier approval", "drift-verifier approvals"))
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg})
+	case !strings.EqualFold(approval.Approval.Verdict, "APPROVED"):
+		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
+			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
+	default:
+		approved := approval.Plan
+		notes = append(notes, fmt.Sprintf("Approval: seq %d (%s), payload_hash %s.", approval.Seq, approvalKind(approval.Approval), payloadHashKind(approval)))
+		if approved.Digests.Structure != plan.Digests.Structure {
+			changes := swarm.DiffPlans(approved, plan)
+			msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Current plan differs from the last critic-approved snapshot (seq %d): structure hash %s, approved %s.",
+				approval.Seq, planhash.Short(plan.Digests.Structure), planhash.Short(approved.Digests.Structure))
+			findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanChanged, Severity: SeverityError,
+				Message: msg + " Next step: re-run the critic on the changed plan, or `/swarm approve-plan-critic <reason>`."})
+			for _, c := range changes {
+				findings = append(findings, Finding{Path: swarm.PlanPath, Line: c.Line, EndLine: c.Line, Rule: RulePlanChanged, Severity: SeverityError, Message: c.Text})
+			}
+		}
+	}
+	summary := strings.Join(notes, "\n")
+	if len(findings) == 0 {
+		return Result{Outcome: Passed,
+			Title:   fmt.Sprintf("plan matches the critic-approved snapshot (seq %d)", approval.Seq),
+			Summary: summary + fmt.Sprintf("\nStructure hash %s; %d ledger events checked.", planhash.Short(plan.Digests.Structure), len(ledger.Events))}
+	}
+	return Result{Outcome: Failed, Title: clipN(findings[0].Message, 160), Summary: summary, Findings: findings}
+}
+
+func approvalKind(a *swarm.Approval) string {
+	if a.Method == "manual_override" {
+		return "plan_critic_gate, manual override"
+	}
+	return "plan_critic_gate"
+}
+
+func payloadHashKind(ev *swarm.LedgerEvent) string {
+	switch ev.PayloadHash {
+	case ev.Plan.Digests.Structure:
+		return "= structure hash of the embedded plan"
+	case ev.Plan.Digests.Ledger:
+		return "= ledger hash of the embedded plan (pre-#2523 plugin)"
+	case "":
+		return "absent"
+	}
+	return "matches neither hash of the embedded plan"
+}
+
+// ledgerIntegrity turns swarm.VerifyLedger's problems into findings.
+func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
+	var out []Finding
+	for _, p := range swarm.VerifyLedger(l, plan) {
+		if p.Kind == "plan-json" {
+			out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanOutsideLedger, Severity: SeverityError,
+				Message: p.Msg + "; run `swarm-gate ledger verify` to see the history"})
+			continue
+		}
+		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: RuleLedgerHash, Severity: SeverityError, Message: p.String()})
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package gates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// Scope is swarm/scope: every file the pull request changes must lie inside
+// the union of the phase's task scopes (task files_touched plus
+// .swarm/scopes/scope-{taskId}.json declarations), by the plugin's rule: a
+// file is in scope when it equals an entry or lies under an entry treated as
+// a directory (spec section 5). .swarm/ itself is exempt.
+type Scope struct{}
+
+// Name implements Gate.
+func (Scope) Name() string { return "swarm/scope" }
+
+// Rule ids of swarm/scope findings.
+const (
+	RuleOutOfScope       = "scope/out-of-scope"
+	RuleScopeNotDeclared = "scope/SCOPE_NOT_DECLARED"
+	RuleInvalidEntry     = "scope/invalid-entry"
+)
+
+// Evaluate implements Gate.
+func (g Scope) Evaluate(_ context.Context, in *Input) Result {
+	plan, phase, err := headPhase(in)
+	if err != nil {
+		return errorResult(g.Name(), err)
+	}
+	if in.Head.Scopes.DirErr != nil {
+		return errorResult(g.Name(), in.Head.Scopes.DirErr)
+	}
+	_ = plan
+	var findings []Finding
+	entries := map[string]bool{}
+	for _, t := range phase.Tasks {
+		add := func(raw []string, from string, line int) {
+			for _, e := range raw {
+				n, err := NormalizeScopeEntry(e)
+				if err != nil {
+					findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
+						Message: fmt.Sprintf("scope entry %q of task %s ignored: %v", e, t.ID, err)})
+					continue
+				}
+				entries[n] = true
+			}
+		}
+		add(t.FilesTouched, swarm.PlanPath, t.Line)
+		p := swarm.ScopesDir + "/scope-" + t.ID + ".json"
+		if err := in.Head.Scopes.Broken[p]; err != nil {
+			return errorResult(g.Name(), err)
+		}
+		if sf := in.Head.Scopes.Declared[t.ID]; sf != nil {
+			add(sf.Files, sf.Path, 0)
+		}
+	}
+	if len(entries) == 0 {
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: SeverityError,
+			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so no change can be checked against a scope", phase.ID)})
+		return Result{Outcome: Failed, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings}
+	}
+	checked, outside := 0, 0
+	for i := range in.Changes.Files {
+		f := &in.Changes.Files[i]
+		for _, p := range scopePaths(f) {
+			if isSwarmPath(p) {
+				continue
+			}
+			checked++
+			if InScope(entries, p) {
+				continue
+			}
+			outside++
+			findings = append(findings, Finding{Path: p, Rule: RuleOutOfScope, Severity: SeverityError,
+				Message: outOfScopeMessage(f, p, phase)})
+		}
+	}
+	scope := sortedKeys(entries)
+	summary := fmt.Sprintf("Scope of phase %d (tasks %s): %s.", phase.ID, listSome(taskIDs(phase.Tasks), 20), listSome(scope, 30))
+	if outside > 0 {
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of phase %d", plural(outside, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+	}
+	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(checked, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+}
+
+// scopePaths are the paths of a change that must be in scope: the new path,
+// and for deletions, renames and copies the old path too.
+func scopePaths(f *changeset.File) []string {
+	switch f.Status {
+	case changeset.Deleted:
+		return []string{f.OldPath}
+	case changeset.Renamed, changeset.Copied:
+		return []string{f.OldPath, f.NewPath}
+	}
+	return []string{f.NewPath}
+}
+
+func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase) string {
+	what := string(f.Status)
+	switch {
+	case f.Status == changeset.Renamed && p == f.OldPath:
+		what = "renamed away to " + f.NewPath
+	case f.Status == changeset.Renamed:
+		what = "renamed from " + f.OldPath
+	case f.Status == changeset.Copied && p == f.OldPath:
+		what = "copied to " + f.NewPath
+	case f.Status == changeset.Copied:
+		what = "copied from " + f.OldPath
+	case f.Status == changeset.Modified && f.ModeChanged() && len(f.Added) == 0:
+		what = fmt.Sprintf("mode changed %o → %o", f.OldMode, f.NewMode)
+	}
+	return fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase lists it in files_touched or in a scope declaration", p, what, phase.ID)
+}
+
+func isSwarmPath(p string) bool { return p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/") }
+
+// InScope reports whether the repository-relative path p equals a scope
+// entry or lies under one treated as a directory. entries must be
+// normalised (NormalizeScopeEntry); p is normalised here. The cost is one map
+// lookup per path segment.
+func InScope(entries map[string]bool, p string) bool {
+	p, err := NormalizeScopeEntry(p)
+	if err != nil {
+		return false
+	}
+	for {
+		if entries[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// NormalizeScopeEntry normalises a scope entry or a changed path the way the
+// plugin's normalizeScopeFiles does: trim whitespace, turn '\' into '/',
+// reject empty entries, NUL, absolute and drive-letter paths, clean the path
+// ("src/../README.md" becomes "README.md"), strip "./" and a trailing '/',
+// and reject anything that leaves the repository ("..", "../x").
+func NormalizeScopeEntry(s string) (string, error) {
+	s = jsjson.Trim(s)
+	s = strings.ReplaceAll(s, `\`, "/")
+	switch {
+	case s == "":
+		return "", errors.New("empty path")
+	case strings.ContainsRune(s, 0):
+		return "", errors.New("contains a NUL character")
+	case strings.HasPrefix(s, "/"):
+		return "", errors.New("absolute path")
+	case len(s) >= 2 && s[1] == ':' && (s[0]|0x20) >= 'a' && (s[0]|0x20) <= 'z':
+		return "", errors.New("drive-letter path")
+	}
+	s = path.Clean(s)
+	if s == "." || s == ".." || strings.HasPrefix(s, "../") {
+		return "", errors.New("points outside the repository")
+	}
+	return s, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

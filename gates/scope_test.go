@@ -1,0 +1,170 @@
+package gates
+
+import (
+	"slices"
+	"sort"
+	"testing"
+	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+const scopePlan = `{"schema_version":"1.0.0","title":"T","swarm":"s","current_phase":2,"phases":[
+ {"id":1,"name":"One","tasks":[{"id":"1.1","phase":1,"description":"d","files_touched":["lib/"]}]},
+ {"id":2,"name":"Two","tasks":[
+   {"id":"2.1","phase":2,"description":"d","files_touched":["src/api","./docs/guide.md"]},
+   {"id":"2.2","phase":2,"description":"d","files_touched":["/etc/passwd","scripts\\deploy.sh"]},
+   {"id":"2.3","phase":2,"description":"d"}]}]}`
+
+func scopeHead(extra fstest.MapFS) fstest.MapFS {
+	m := fstest.MapFS{".swarm/plan.json": {Data: []byte(scopePlan)}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func TestScope(t *testing.T) {
+	mod := func(p string) changeset.File {
+		return changeset.File{Status: changeset.Modified, OldPath: p, NewPath: p, OldMode: 0o100644, NewMode: 0o100644}
+	}
+	cases := []struct {
+		name    string
+		head    fstest.MapFS
+		files   []changeset.File
+		want    Outcome
+		outside []string
+	}{
+		{"file under a directory entry", nil, []changeset.File{mod("src/api/handler.go")}, Passed, nil},
+		{"entry with ./ matches", nil, []changeset.File{mod("docs/guide.md")}, Passed, nil},
+		{"backslash entry matches", nil, []changeset.File{mod("scripts/deploy.sh")}, Passed, nil},
+		{"sibling with a common prefix is outside", nil, []changeset.File{mod("src/api2/x.go")}, Failed, []string{"src/api2/x.go"}},
+		{"other phase's scope does not count", nil, []changeset.File{mod("lib/a.go")}, Failed, []string{"lib/a.go"}},
+		{".swarm is exempt", nil, []changeset.File{mod(".swarm/plan.json"), {Status: changeset.Added, NewPath: ".swarm/evidence/2.1.json"}}, Passed, nil},
+		{"added file outside", nil, []changeset.File{{Status: changeset.Added, NewPath: "README.md", NewMode: 0o100644}}, Failed, []string{"README.md"}},
+		{"deleted file outside", nil, []changeset.File{{Status: changeset.Deleted, OldPath: "Makefile", OldMode: 0o100644}}, Failed, []string{"Makefile"}},
+		{"mode-only change outside", nil, []changeset.File{{Status: changeset.Modified, OldPath: "run.sh", NewPath: "run.sh", OldMode: 0o100644, NewMode: 0o100755}}, Failed, []string{"run.sh"}},
+		{"binary file outside", nil, []changeset.File{{Status: changeset.Added, NewPath: "assets/logo.png", Binary: true}}, Failed, []string{"assets/logo.png"}},
+		{"rename into scope from outside", nil, []changeset.File{{Status: changeset.Renamed, OldPath: "old/a.go", NewPath: "src/api/a.go", Similarity: 100}}, Failed, []string{"old/a.go"}},
+		{"rename out of scope", nil, []changeset.File{{Status: changeset.Renamed, OldPath: "src/api/a.go", NewPath: "lib/a.go", Similarity: 90}}, Failed, []string{"lib/a.go"}},
+		{"copy needs both paths", nil, []changeset.File{{Status: changeset.Copied, OldPath: "src/api/a.go", NewPath: "src/api/b.go"}}, Passed, nil},
+		{"scope file adds entries", fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","declaredAt":1,"expiresAt":2,"files":["web/app.ts"]}`)}},
+			[]changeset.File{mod("web/app.ts")}, Passed, nil},
+		{"broken scope file of a phase task", fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"taskId":"2.3",`)}},
+			[]changeset.File{mod("web/app.ts")}, Error, nil},
+		{"unicode and spaces", fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["docs/café notes"]}`)}},
+			[]changeset.File{mod("docs/café notes/meeting notes.txt")}, Passed, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(Scope{}, &Input{Phase: 2, Head: load(scopeHead(c.head)), Changes: &changeset.ChangeSet{Files: c.files}})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			var outside []string
+			for _, f := range r.Findings {
+				if f.Rule == RuleOutOfScope {
+					outside = append(outside, f.Path)
+				}
+			}
+			sort.Strings(outside)
+			if !slices.Equal(outside, c.outside) {
+				t.Errorf("outside %v, want %v", outside, c.outside)
+			}
+		})
+	}
+}
+
+func TestScopeReportsInvalidEntries(t *testing.T) {
+	r := eval(Scope{}, &Input{Phase: 2, Head: load(scopeHead(nil))})
+	if !hasRule(r, RuleInvalidEntry) {
+		t.Errorf("the absolute entry /etc/passwd was not reported: %v", rules(r))
+	}
+}
+
+func TestScopeNotDeclared(t *testing.T) {
+	r := eval(Scope{}, &Input{Phase: 2, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":2,"name":"P","tasks":[{"id":"2.1","phase":2,"description":"d"}]}]}`)}})})
+	if r.Outcome != Failed || !hasRule(r, RuleScopeNotDeclared) {
+		t.Errorf("outcome %s rules %v, want SCOPE_NOT_DECLARED", r.Outcome, rules(r))
+	}
+}
+
+func TestScopeUnknownPhase(t *testing.T) {
+	r := eval(Scope{}, &Input{Phase: 7, Head: load(scopeHead(nil))})
+	if r.Outcome != Error {
+		t.Errorf("outcome %s, want error for a phase the plan does not have", r.Outcome)
+	}
+}
+
+// TestScopeCorpus checks IMU-Parkinson's phase against its own declared
+// scope files: each declared file is in scope, anything else is not.
+func TestScopeCorpus(t *testing.T) {
+	head := corpus(t, "DediGadot__IMU-Parkinson")
+	var files []changeset.File
+	phase := 0
+	for id, sf := range head.Scopes.Declared {
+		_, ph := head.Plan.FindTask(id)
+		if ph == nil {
+			continue
+		}
+		if phase == 0 {
+			phase = ph.ID
+		}
+		if ph.ID != phase {
+			continue
+		}
+		for _, f := range sf.Files {
+			files = append(files, changeset.File{Status: changeset.Modified, OldPath: f, NewPath: f})
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no declared scope files for a plan task")
+	}
+	r := eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: files}})
+	if r.Outcome != Passed {
+		t.Fatalf("declared files out of scope: %s\n%s", r.Title, findingsText(r))
+	}
+	files = append(files, changeset.File{Status: changeset.Added, NewPath: "not/declared.py"})
+	r = eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: files}})
+	if r.Outcome != Failed || len(r.Findings) != 1 || r.Findings[0].Path != "not/declared.py" {
+		t.Errorf("want one finding for not/declared.py, got %s\n%s", r.Outcome, findingsText(r))
+	}
+}
+
+func TestNormalizeScopeEntry(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"src/api/", "src/api"}, {"./src", "src"}, {`src\win\a.go`, "src/win/a.go"}, {"  a.go\t", "a.go"},
+		{"src/../README.md", "README.md"}, {"a//b", "a/b"}, {"\ufeffa", "a"},
+		{"", ""}, {"/abs", ""}, {"C:/x", ""}, {`c:\x`, ""}, {"..", ""}, {"../x", ""}, {"a/../../x", ""}, {".", ""}, {"a\x00b", ""},
+	}
+	for _, c := range cases {
+		got, err := NormalizeScopeEntry(c.in)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("%q: accepted as %q, want rejected", c.in, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: got %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestInScopeEdgeCaseB12 is ../shared/cases/edge-cases.md B12 for directory
+// entries (globs arrive with the config file in a later issue).
+func TestInScopeEdgeCaseB12(t *testing.T) {
+	entries := map[string]bool{"src": true, "docs/guide.md": true}
+	cases := []struct {
+		path string
+		in   bool
+	}{
+		{"src/api/handler.go", true}, {"./src/api/handler_test.go", true}, {"docs/guide.md", true},
+		{"src/../README.md", false}, {`src\win\service.go`, true}, {"../outside/secret.txt", false}, {"srcx/a.go", false},
+	}
+	for _, c := range cases {
+		if got := InScope(entries, c.path); got != c.in {
+			t.Errorf("InScope(%q) = %v, want %v", c.path, got, c.in)
+		}
+	}
+}

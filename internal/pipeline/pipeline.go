@@ -1,0 +1,139 @@
+// Package pipeline runs swarm-gate's main job on a local git repository:
+// resolve base and head, find the merge base, read the .swarm/ artifacts of
+// both sides from git, compute the change set, pick the phase, run the gates
+// and build the report.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/source"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// Options are the inputs of one check.
+type Options struct {
+	RepoDir string // a directory inside the repository
+	Base    string // base ref (branch, tag, SHA, revision); required
+	Head    string // head ref; "" means HEAD
+	// Phase is the plan phase the pull request carries; 0 means detect it
+	// from the head branch name (swarm/phase-<N>), else the head plan's
+	// current_phase.
+	Phase int
+	// DiffEngine is "auto" (default), "git" or "go-git"; see source.Git.
+	DiffEngine string
+	// Gates to run; nil means gates.Registry().
+	Gates []gates.Gate
+	// Logger receives progress at debug level; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
+var phaseBranch = regexp.MustCompile(`(?:^|/)swarm/phase-(\d+)$`)
+
+// ErrNoSwarm is returned when the head commit has no .swarm/ folder.
+var ErrNoSwarm = errors.New("no .swarm/ folder")
+
+// Check runs the whole pipeline. An error means the check could not be
+// evaluated at all (exit code 2): the message is one line that says what is
+// missing and how to fix it. Problems with single artifacts do not return an
+// error; they become gate results with outcome "error".
+func Check(ctx context.Context, opts Options) (*report.Report, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.Base == "" {
+		return nil, errors.New("no base ref given: pass --base REF (the branch the pull request targets, e.g. origin/main)")
+	}
+	headRef := opts.Head
+	if headRef == "" {
+		headRef = "HEAD"
+	}
+	repo, err := source.OpenGit(opts.RepoDir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.DiffEngine != "" {
+		repo.Engine = source.DiffEngine(opts.DiffEngine)
+	}
+	base, err := repo.ResolveCommit(opts.Base)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	head, err := repo.ResolveCommit(headRef)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	mb, err := repo.MergeBase(base, head)
+	if err != nil {
+		return nil, err
+	}
+	log.Debug("resolved commits", "base", base.String(), "head", head.String(), "merge_base", mb.String())
+
+	headFS, err := repo.Snapshot(head)
+	if err != nil {
+		return nil, fmt.Errorf("reading head commit %s: %w", head.String()[:12], err)
+	}
+	baseFS, err := repo.Snapshot(mb)
+	if err != nil {
+		return nil, fmt.Errorf("reading merge base %s: %w", mb.String()[:12], err)
+	}
+	headArt := swarm.Load(headFS)
+	if !headArt.Present {
+		return nil, fmt.Errorf("%w at head commit %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12])
+	}
+	baseArt := swarm.Load(baseFS)
+
+	changes, err := repo.ChangeSet(ctx, mb, head)
+	if err != nil {
+		return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
+	}
+	log.Debug("change set", "files", len(changes.Files), "added_lines", changes.AddedLineCount())
+
+	phase, src, err := pickPhase(opts.Phase, repo.BranchName(headRef), headArt)
+	if err != nil {
+		return nil, err
+	}
+	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes}
+	gs := opts.Gates
+	if gs == nil {
+		gs = gates.Registry()
+	}
+	r := report.New(gates.Run(ctx, in, gs))
+	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
+	r.Phase, r.PhaseSource = phase, src
+	return r, nil
+}
+
+// pickPhase applies DESIGN.md section 2: the flag, else a branch named
+// swarm/phase-<N>, else the head plan's current_phase.
+func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.PhaseSource, error) {
+	if flag > 0 {
+		return flag, gates.PhaseFromFlag, nil
+	}
+	if m := phaseBranch.FindStringSubmatch(branch); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return n, gates.PhaseFromBranch, nil
+		}
+	}
+	if head.Plan != nil && head.Plan.CurrentPhase > 0 {
+		return head.Plan.CurrentPhase, gates.PhaseFromCurrentPhase, nil
+	}
+	why := "the head plan has no current_phase"
+	switch {
+	case head.PlanErr != nil:
+		why = "the head plan cannot be read (" + head.PlanErr.Error() + ")"
+	case head.Plan == nil:
+		why = swarm.PlanPath + " is missing at head"
+	}
+	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head is not a swarm/phase-<N> branch, and no --phase was given; pass --phase N", strings.TrimSpace(why))
+}

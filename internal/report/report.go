@@ -1,0 +1,99 @@
+// Package report turns gate results into what people and machines read: the
+// versioned JSON report, plain text for terminals, and Markdown for step
+// summaries and check-run bodies.
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+)
+
+// Version is the JSON report's format version. Fields may be added without
+// changing it; removing or renaming one bumps it.
+const Version = 1
+
+// Report is the outcome of one `swarm-gate check`, and the JSON report's
+// shape (README.md documents it).
+type Report struct {
+	Version     int               `json:"version"`
+	Outcome     gates.Outcome     `json:"outcome"` // passed, failed or error
+	ExitCode    int               `json:"exit_code"`
+	Base        string            `json:"base"`       // full SHA of the base commit
+	Head        string            `json:"head"`       // full SHA of the head commit
+	MergeBase   string            `json:"merge_base"` // full SHA
+	Phase       int               `json:"phase"`
+	PhaseSource gates.PhaseSource `json:"phase_source"`
+	Gates       []gates.Result    `json:"gates"`
+	Tool        Tool              `json:"tool"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// New builds a report from gate results, deciding the overall outcome and
+// exit code.
+func New(results []gates.Result) *Report {
+	o := Overall(results)
+	return &Report{Version: Version, Outcome: o, ExitCode: ExitCode(o), Gates: results}
+}
+
+// Overall is the aggregate outcome of the "swarm-gate" check: error when any
+// gate could not be evaluated (the verdict is incomplete, so it fails
+// closed), else failed when any gate failed, else passed (overridden and
+// not-applicable gates do not block).
+func Overall(results []gates.Result) gates.Outcome {
+	failed := false
+	for _, r := range results {
+		switch r.Outcome {
+		case gates.Error:
+			return gates.Error
+		case gates.Failed:
+			failed = true
+		}
+	}
+	if failed {
+		return gates.Failed
+	}
+	return gates.Passed
+}
+
+// Exit codes of the CLI (DESIGN.md section 5).
+const (
+	ExitPassed = 0 // all required gates passed
+	ExitFailed = 1 // a gate failed
+	ExitError  = 2 // could not evaluate (bad input, missing history)
+	ExitUsage  = 3 // usage error
+)
+
+// ExitCode maps an overall outcome to the CLI's exit code.
+func ExitCode(o gates.Outcome) int {
+	switch o {
+	case gates.Passed, gates.Overridden, gates.NotApplicable:
+		return ExitPassed
+	case gates.Failed:
+		return ExitFailed
+	}
+	return ExitError
+}
+
+// WriteJSON writes the report as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Counts tallies gates by outcome.
+func (r *Report) Counts() map[gates.Outcome]int {
+	m := map[gates.Outcome]int{}
+	for _, g := range r.Gates {
+		m[g.Outcome]++
+	}
+	return m
+}

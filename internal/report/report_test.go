@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+)
+
+func TestOverallAndExitCode(t *testing.T) {
+	cases := []struct {
+		in   []gates.Outcome
+		want gates.Outcome
+		code int
+	}{
+		{[]gates.Outcome{gates.Passed, gates.NotApplicable, gates.Overridden}, gates.Passed, 0},
+		{[]gates.Outcome{gates.Passed, gates.Failed}, gates.Failed, 1},
+		{[]gates.Outcome{gates.Failed, gates.Error}, gates.Error, 2},
+		{nil, gates.Passed, 0},
+	}
+	for _, c := range cases {
+		var rs []gates.Result
+		for _, o := range c.in {
+			rs = append(rs, gates.Result{Name: "g", Outcome: o})
+		}
+		r := New(rs)
+		if r.Outcome != c.want || r.ExitCode != c.code {
+			t.Errorf("%v: %s/%d, want %s/%d", c.in, r.Outcome, r.ExitCode, c.want, c.code)
+		}
+	}
+}
+
+func TestMarkdownEscapesRepositoryText(t *testing.T) {
+	r := New([]gates.Result{{Name: "swarm/scope", Outcome: gates.Failed, Title: "a | b <script>",
+		Findings: []gates.Finding{{Path: "x|y.go", Rule: "r", Severity: gates.SeverityError, Message: "line1\nline2 <b>"}}}})
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "<script>") || strings.Contains(out, "<b>") || !strings.Contains(out, `a \| b &lt;script&gt;`) || strings.Contains(out, "line1\nline2") {
+		t.Errorf("unescaped:\n%s", out)
+	}
+}
+
+func TestTextLimitsFindings(t *testing.T) {
+	var fs []gates.Finding
+	for i := range 5 {
+		fs = append(fs, gates.Finding{Path: "a.go", Line: i + 1, Rule: "r", Severity: gates.SeverityError, Message: "m"})
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, New([]gates.Result{{Name: "g", Outcome: gates.Failed, Findings: fs}}), 2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a.go:2: error r: m") || strings.Contains(b.String(), "a.go:3:") || !strings.Contains(b.String(), "... 3 more") {
+		t.Errorf("got:\n%s", b.String())
+	}
+}
