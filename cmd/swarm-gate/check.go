@@ -74,6 +74,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		opts.Phase = n
 	}
+	switch opts.DiffEngine {
+	case "auto", "git", "go-git":
+	default:
+		fmt.Fprintf(stderr, "swarm-gate check: --diff-engine must be auto, git or go-git, not %q\n", opts.DiffEngine)
+		return exitUsage
+	}
 	if opts.Base == "" {
 		fmt.Fprintln(stderr, "swarm-gate check: --base is required: the ref the pull request targets, e.g. --base origin/main")
 		return exitUsage

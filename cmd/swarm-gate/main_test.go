@@ -72,7 +72,7 @@ func TestCheckCommandFormats(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"plan", "hash", "a", "b"}} {
+	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"}, {"plan", "hash", "a", "b"}} {
 		if code, _, _ := runCLI(t, args...); code != 3 {
 			t.Errorf("%q: exit %d, want 3", args, code)
 		}
