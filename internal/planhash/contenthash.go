@@ -142,49 +142,11 @@ func ParsePlanMarkdownHash(md []byte) (string, bool) {
 // compareTaskIds, files_touched by the default sort). Absent optional
 // fields are undefined in the object and so left out by JSON.stringify.
 func contentJSON(plan *jsjson.Value, withProfile bool) ([]byte, error) {
-	if plan == nil || plan.Kind != jsjson.Object {
-		kind := "nothing"
-		if plan != nil {
-			kind = plan.Kind.String()
-		}
-		return nil, fieldErr("(plan)", plan, "want object, found "+kind)
-	}
 	w := &writer{b: make([]byte, 0, 4096)}
-	w.b = append(w.b, '{')
 	first := true
-	if err := w.str(&first, plan, "", "schema_version", "", false); err != nil {
+	phases, err := w.header(&first, plan, withProfile)
+	if err != nil {
 		return nil, err
-	}
-	if err := w.str(&first, plan, "", "title", "", true); err != nil {
-		return nil, err
-	}
-	if err := w.str(&first, plan, "", "swarm", "", true); err != nil {
-		return nil, err
-	}
-	if err := w.integer(&first, plan, "", "current_phase", true); err != nil {
-		return nil, err
-	}
-	if err := w.optStr(&first, plan, "", "migration_status"); err != nil {
-		return nil, err
-	}
-	if ep := plan.Get("execution_profile"); ep != nil {
-		if ep.Kind != jsjson.Object {
-			return nil, fieldErr("execution_profile", ep, "want object, found "+ep.Kind.String())
-		}
-		if withProfile {
-			w.key(&first, "execution_profile")
-			w.executionProfile(ep)
-		}
-	}
-	phases := plan.Get("phases")
-	if phases == nil {
-		return nil, fieldErr("phases", plan, "required field is missing")
-	}
-	if phases.Kind != jsjson.Array {
-		return nil, fieldErr("phases", phases, "want array, found "+phases.Kind.String())
-	}
-	if len(phases.Elems) == 0 {
-		return nil, fieldErr("phases", phases, "must have at least one phase")
 	}
 	type phaseText struct {
 		id   float64

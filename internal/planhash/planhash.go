@@ -240,47 +240,11 @@ func (w *writer) sortedStrings(first *bool, obj *jsjson.Value, path, key string,
 }
 
 func serialize(plan *jsjson.Value, withStatus bool) ([]byte, error) {
-	if plan == nil || plan.Kind != jsjson.Object {
-		kind := "nothing"
-		if plan != nil {
-			kind = plan.Kind.String()
-		}
-		return nil, fieldErr("(plan)", plan, "want object, found "+kind)
-	}
 	w := &writer{b: make([]byte, 0, 4096)}
-	w.b = append(w.b, '{')
 	first := true
-	if err := w.str(&first, plan, "", "schema_version", "", false); err != nil {
+	phases, err := w.header(&first, plan, true)
+	if err != nil {
 		return nil, err
-	}
-	if err := w.str(&first, plan, "", "title", "", true); err != nil {
-		return nil, err
-	}
-	if err := w.str(&first, plan, "", "swarm", "", true); err != nil {
-		return nil, err
-	}
-	if err := w.integer(&first, plan, "", "current_phase", true); err != nil {
-		return nil, err
-	}
-	if err := w.optStr(&first, plan, "", "migration_status"); err != nil {
-		return nil, err
-	}
-	if ep := plan.Get("execution_profile"); ep != nil {
-		if ep.Kind != jsjson.Object {
-			return nil, fieldErr("execution_profile", ep, "want object, found "+ep.Kind.String())
-		}
-		w.key(&first, "execution_profile")
-		w.executionProfile(ep)
-	}
-	phases := plan.Get("phases")
-	if phases == nil {
-		return nil, fieldErr("phases", plan, "required field is missing")
-	}
-	if phases.Kind != jsjson.Array {
-		return nil, fieldErr("phases", phases, "want array, found "+phases.Kind.String())
-	}
-	if len(phases.Elems) == 0 {
-		return nil, fieldErr("phases", phases, "must have at least one phase")
 	}
 	w.key(&first, "phases")
 	w.b = append(w.b, '[')
@@ -294,6 +258,57 @@ func serialize(plan *jsjson.Value, withStatus bool) ([]byte, error) {
 	}
 	w.b = append(w.b, ']', '}')
 	return w.b, nil
+}
+
+// header opens the plan object and writes the fields every plan digest
+// starts with: schema_version, title, swarm, current_phase?,
+// migration_status? and, when withProfile, execution_profile? (normalized; it
+// is validated either way). It returns the validated, non-empty phases array
+// for the caller to write.
+func (w *writer) header(first *bool, plan *jsjson.Value, withProfile bool) (*jsjson.Value, error) {
+	if plan == nil || plan.Kind != jsjson.Object {
+		kind := "nothing"
+		if plan != nil {
+			kind = plan.Kind.String()
+		}
+		return nil, fieldErr("(plan)", plan, "want object, found "+kind)
+	}
+	w.b = append(w.b, '{')
+	if err := w.str(first, plan, "", "schema_version", "", false); err != nil {
+		return nil, err
+	}
+	if err := w.str(first, plan, "", "title", "", true); err != nil {
+		return nil, err
+	}
+	if err := w.str(first, plan, "", "swarm", "", true); err != nil {
+		return nil, err
+	}
+	if err := w.integer(first, plan, "", "current_phase", true); err != nil {
+		return nil, err
+	}
+	if err := w.optStr(first, plan, "", "migration_status"); err != nil {
+		return nil, err
+	}
+	if ep := plan.Get("execution_profile"); ep != nil {
+		if ep.Kind != jsjson.Object {
+			return nil, fieldErr("execution_profile", ep, "want object, found "+ep.Kind.String())
+		}
+		if withProfile {
+			w.key(first, "execution_profile")
+			w.executionProfile(ep)
+		}
+	}
+	phases := plan.Get("phases")
+	if phases == nil {
+		return nil, fieldErr("phases", plan, "required field is missing")
+	}
+	if phases.Kind != jsjson.Array {
+		return nil, fieldErr("phases", phases, "want array, found "+phases.Kind.String())
+	}
+	if len(phases.Elems) == 0 {
+		return nil, fieldErr("phases", phases, "must have at least one phase")
+	}
+	return phases, nil
 }
 
 // executionProfile writes the stored profile in its own key order, dropping
