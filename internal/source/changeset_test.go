@@ -238,6 +238,47 @@ func TestChangeSetAttributesInHeadCheckout(t *testing.T) {
 	}
 }
 
+// TestChangeSetIgnoresLocalAttributes checks that attributes and config
+// that live outside the commits (.git/info/attributes, core.attributesFile,
+// a diff driver in .git/config) cannot make the git engine hide added
+// lines: both engines must report the same lines.
+func TestChangeSetIgnoresLocalAttributes(t *testing.T) {
+	needGit(t)
+	r := newTestRepo(t)
+	base := r.commit(tree{"main.py": {content: "x = 1\n"}}, "base")
+	head := r.commit(tree{"main.py": {content: "x = 1\n# TODO: hidden?\n"}}, "head")
+	gitDir := filepath.Join(r.dir, ".git")
+	if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "attributes"), []byte("* binary\n*.py -diff\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	attrs := filepath.Join(t.TempDir(), "attrs")
+	if err := os.WriteFile(attrs, []byte("*.py diff=hide\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.OpenFile(filepath.Join(gitDir, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(cfg, "[core]\n\tattributesFile = %s\n[diff \"hide\"]\n\tbinary = true\n", attrs)
+	cfg.Close()
+	want := []changeset.File{{Status: changeset.Modified, OldPath: "main.py", NewPath: "main.py", OldMode: modeRegular, NewMode: modeRegular,
+		Added: []added{{Line: 2, Text: "# TODO: hidden?"}}}}
+	for _, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		g := r.open()
+		g.Engine = engine
+		cs, err := g.ChangeSet(context.Background(), base, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(cs.Files, want) {
+			t.Errorf("%s: ChangeSet:\n got %s\nwant %s", engine, dump(cs.Files), dump(want))
+		}
+	}
+}
+
 // TestChangeSetAutoFallsBack checks that the auto engine uses go-git, and
 // says so at Info, when the git CLI fails (here a fake git that fails like
 // git does on a repository owned by another user).

@@ -44,12 +44,15 @@ func (e *gitCLIError) Unwrap() error { return e.err }
 // fails).
 func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 	return []string{
+		// gitDir is a shadow repository (see shadowGitDir): the real
+		// repository's objects without its config or info/attributes.
 		"--git-dir=" + gitDir,
 		// An empty work tree and index: git reads .gitattributes from the
 		// work tree (or the index), and a pull request's head checkout must
 		// not be able to mark its own files binary ("-diff") and hide its
 		// added lines.
 		"--work-tree=" + emptyDir,
+		"-c", "core.attributesFile=" + os.DevNull,
 		"-c", "core.quotePath=false",
 		"-c", "diff.noprefix=false",
 		"-c", "diff.mnemonicPrefix=false",
@@ -81,7 +84,12 @@ func gitEnv(emptyDir string) []string {
 	}
 	return append(env,
 		"GIT_INDEX_FILE="+filepath.Join(emptyDir, "index"), // does not exist: an empty index
-		"GIT_NO_REPLACE_OBJECTS=1",                         // go-git ignores refs/replace too
+		// No system or user configuration and no system attributes: what a
+		// file's diff looks like must not depend on the runner's setup.
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_ATTR_NOSYSTEM=1",
+		"GIT_NO_REPLACE_OBJECTS=1", // go-git ignores refs/replace too
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_OPTIONAL_LOCKS=0",
 		"LC_ALL=C",
@@ -97,7 +105,11 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	}
 	defer os.RemoveAll(emptyDir)
 
-	args := gitDiffArgs(g.gitDir, emptyDir, from, to)
+	shadow, err := shadowGitDir(g.gitDir, emptyDir)
+	if err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: []string{"(preparing)"}, err: err})
+	}
+	args := gitDiffArgs(shadow, emptyDir, from, to)
 	cmd := exec.CommandContext(ctx, gitPath, args...)
 	cmd.Dir = emptyDir
 	cmd.Env = gitEnv(emptyDir)
@@ -124,6 +136,41 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
 	return cs, nil
+}
+
+// shadowGitDir creates, inside tmp, a minimal git directory whose object
+// store borrows the real repository's objects (objects/info/alternates) and
+// that has nothing else: no config, no hooks, no info/attributes. The
+// repository's own .git/info/attributes or config (diff drivers,
+// core.attributesFile) could otherwise mark the pull request's files binary
+// and hide their added lines from the git engine, which go-git would not do.
+func shadowGitDir(gitDir, tmp string) (string, error) {
+	objects := filepath.Join(gitDir, "objects")
+	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		// A linked worktree keeps its objects in the common directory.
+		dir := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(gitDir, dir)
+		}
+		objects = filepath.Join(dir, "objects")
+	}
+	shadow := filepath.Join(tmp, "shadow.git")
+	for _, d := range []string{"objects/info", "refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(shadow, d), 0o700); err != nil {
+			return "", err
+		}
+	}
+	files := map[string]string{
+		"HEAD":                    "ref: refs/heads/swarm-gate\n",
+		"config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = true\n",
+		"objects/info/alternates": objects + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(shadow, name), []byte(content), 0o600); err != nil {
+			return "", err
+		}
+	}
+	return shadow, nil
 }
 
 // limitedBuffer keeps the first max bytes written to it.
