@@ -28,6 +28,7 @@ const (
 	RuleOutOfScope       = "scope/out-of-scope"
 	RuleScopeNotDeclared = "scope/SCOPE_NOT_DECLARED"
 	RuleInvalidEntry     = "scope/invalid-entry"
+	RuleUncleanPath      = "scope/unclean-path"
 )
 
 // Evaluate implements Gate.
@@ -46,6 +47,9 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 		add := func(raw []string, from string, line int) {
 			for _, e := range raw {
 				n, err := NormalizeScopeEntry(e)
+				if err == nil && strings.ContainsAny(n, "*?[") {
+					err = errors.New("glob patterns are not supported in plan scopes (the plugin matches entries literally, as a file or a directory)")
+				}
 				if err != nil {
 					findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
 						Message: fmt.Sprintf("scope entry %q of task %s ignored: %v", e, t.ID, err)})
@@ -63,33 +67,57 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			add(sf.Files, sf.Path, 0)
 		}
 	}
-	if len(entries) == 0 {
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: SeverityError,
-			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so no change can be checked against a scope", phase.ID)})
-		return Result{Outcome: Failed, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings}
-	}
-	checked, outside := 0, 0
+	var paths []scopePath
+	exempt := 0
 	for i := range in.Changes.Files {
 		f := &in.Changes.Files[i]
 		for _, p := range scopePaths(f) {
 			if isSwarmPath(p) {
+				exempt++
 				continue
 			}
-			checked++
-			if InScope(entries, p) {
-				continue
-			}
-			outside++
-			findings = append(findings, Finding{Path: p, Rule: RuleOutOfScope, Severity: SeverityError,
-				Message: outOfScopeMessage(f, p, phase)})
+			paths = append(paths, scopePath{f, p})
 		}
 	}
+	if len(paths) == 0 {
+		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/",
+			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes only %s under .swarm/, which is exempt.", phase.ID, plural(exempt, "path", "paths")), Findings: findings}
+	}
+	if len(entries) == 0 {
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: SeverityError,
+			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so the %s this pull request changes cannot be checked against a scope", phase.ID, plural(len(paths), "file", "files"))})
+		return Result{Outcome: Failed, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings}
+	}
+	outside := 0
+	for _, sp := range paths {
+		if !IsCleanPath(sp.path) {
+			outside++
+			findings = append(findings, Finding{Path: sp.path, Rule: RuleUncleanPath, Severity: SeverityError,
+				Message: fmt.Sprintf("%q is not a clean repository path (it has a backslash, a . or .. segment, or an empty segment), so it cannot be matched against the scope of phase %d; rename it", sp.path, phase.ID)})
+			continue
+		}
+		if InScope(entries, sp.path) {
+			continue
+		}
+		outside++
+		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase)})
+	}
+	checked := len(paths)
 	scope := sortedKeys(entries)
 	summary := fmt.Sprintf("Scope of phase %d (tasks %s): %s.", phase.ID, listSome(taskIDs(phase.Tasks), 20), listSome(scope, 30))
+	if exempt > 0 {
+		summary += fmt.Sprintf(" %s under .swarm/ exempt.", plural(exempt, "changed path", "changed paths"))
+	}
 	if outside > 0 {
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of phase %d", plural(outside, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
 	}
 	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(checked, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+}
+
+// scopePath is one path a change must have in scope.
+type scopePath struct {
+	file *changeset.File
+	path string
 }
 
 // scopePaths are the paths of a change that must be in scope: the new path,
@@ -125,11 +153,12 @@ func isSwarmPath(p string) bool { return p == swarm.Dir || strings.HasPrefix(p, 
 
 // InScope reports whether the repository-relative path p equals a scope
 // entry or lies under one treated as a directory. entries must be
-// normalised (NormalizeScopeEntry); p is normalised here. The cost is one map
-// lookup per path segment.
+// normalised (NormalizeScopeEntry) and p clean (IsCleanPath): a changed path
+// is compared as git names it, never rewritten, so that "src/../x" or
+// `src\..\x` cannot pass for another file. The cost is one map lookup
+// per path segment.
 func InScope(entries map[string]bool, p string) bool {
-	p, err := NormalizeScopeEntry(p)
-	if err != nil {
+	if !IsCleanPath(p) {
 		return false
 	}
 	for {
@@ -142,6 +171,14 @@ func InScope(entries map[string]bool, p string) bool {
 		}
 		p = p[:i]
 	}
+}
+
+// IsCleanPath reports whether p is a repository path in canonical form:
+// relative, '/'-separated, no empty, "." or ".." segment, no backslash and
+// no NUL. Git can store other names (a tree entry may be called
+// `x\..\y`); those are never taken to be in scope.
+func IsCleanPath(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "\\\x00") && !strings.HasPrefix(p, "/") && path.Clean(p) == p && p != "." && p != ".." && !strings.HasPrefix(p, "../")
 }
 
 // NormalizeScopeEntry normalises a scope entry or a changed path the way the

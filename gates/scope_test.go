@@ -3,6 +3,7 @@ package gates
 import (
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -40,7 +41,7 @@ func TestScope(t *testing.T) {
 		{"backslash entry matches", nil, []changeset.File{mod("scripts/deploy.sh")}, Passed, nil},
 		{"sibling with a common prefix is outside", nil, []changeset.File{mod("src/api2/x.go")}, Failed, []string{"src/api2/x.go"}},
 		{"other phase's scope does not count", nil, []changeset.File{mod("lib/a.go")}, Failed, []string{"lib/a.go"}},
-		{".swarm is exempt", nil, []changeset.File{mod(".swarm/plan.json"), {Status: changeset.Added, NewPath: ".swarm/evidence/2.1.json"}}, Passed, nil},
+		{".swarm is exempt", nil, []changeset.File{mod(".swarm/plan.json"), {Status: changeset.Added, NewPath: ".swarm/evidence/2.1.json"}, mod("src/api/x.go")}, Passed, nil},
 		{"added file outside", nil, []changeset.File{{Status: changeset.Added, NewPath: "README.md", NewMode: 0o100644}}, Failed, []string{"README.md"}},
 		{"deleted file outside", nil, []changeset.File{{Status: changeset.Deleted, OldPath: "Makefile", OldMode: 0o100644}}, Failed, []string{"Makefile"}},
 		{"mode-only change outside", nil, []changeset.File{{Status: changeset.Modified, OldPath: "run.sh", NewPath: "run.sh", OldMode: 0o100644, NewMode: 0o100755}}, Failed, []string{"run.sh"}},
@@ -83,7 +84,8 @@ func TestScopeReportsInvalidEntries(t *testing.T) {
 }
 
 func TestScopeNotDeclared(t *testing.T) {
-	r := eval(Scope{}, &Input{Phase: 2, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":2,"name":"P","tasks":[{"id":"2.1","phase":2,"description":"d"}]}]}`)}})})
+	r := eval(Scope{}, &Input{Phase: 2, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":2,"name":"P","tasks":[{"id":"2.1","phase":2,"description":"d"}]}]}`)}}),
+		Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "a.go"}}}})
 	if r.Outcome != Failed || !hasRule(r, RuleScopeNotDeclared) {
 		t.Errorf("outcome %s rules %v, want SCOPE_NOT_DECLARED", r.Outcome, rules(r))
 	}
@@ -151,20 +153,58 @@ func TestNormalizeScopeEntry(t *testing.T) {
 	}
 }
 
-// TestInScopeEdgeCaseB12 is ../shared/cases/edge-cases.md B12 for directory
-// entries (globs arrive with the config file in a later issue).
+// TestInScopeEdgeCaseB12 is ../shared/cases/edge-cases.md B12. Scope
+// entries are cleaned the plugin's way; changed paths come from git and are
+// compared as git names them: a name that is not clean is never in scope
+// (the gate reports it as scope/unclean-path), so `src/../README.md` or a
+// file literally called `src\..\x` cannot pass for a file inside src/.
 func TestInScopeEdgeCaseB12(t *testing.T) {
-	entries := map[string]bool{"src": true, "docs/guide.md": true}
+	entries := map[string]bool{}
+	for _, e := range []string{"src/", "./docs/guide.md"} {
+		n, err := NormalizeScopeEntry(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries[n] = true
+	}
 	cases := []struct {
 		path string
 		in   bool
 	}{
-		{"src/api/handler.go", true}, {"./src/api/handler_test.go", true}, {"docs/guide.md", true},
-		{"src/../README.md", false}, {`src\win\service.go`, true}, {"../outside/secret.txt", false}, {"srcx/a.go", false},
+		{"src/api/handler.go", true}, {"docs/guide.md", true},
+		{"./src/api/handler_test.go", false}, {"src/../README.md", false}, {`src\win\service.go`, false},
+		{`src\..\README.md`, false}, {"../outside/secret.txt", false}, {"srcx/a.go", false}, {"src//a.go", false}, {"/src/a.go", false},
 	}
 	for _, c := range cases {
 		if got := InScope(entries, c.path); got != c.in {
 			t.Errorf("InScope(%q) = %v, want %v", c.path, got, c.in)
 		}
+	}
+}
+
+func TestScopeUncleanAndEmpty(t *testing.T) {
+	head := load(scopeHead(nil))
+	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{
+		{Status: changeset.Added, NewPath: `src\api\..\..\evil.go`},
+		{Status: changeset.Added, NewPath: "src/api/../../evil2.go"},
+	}}})
+	if r.Outcome != Failed || len(r.Findings) < 2 || !hasRule(r, RuleUncleanPath) {
+		t.Errorf("unclean paths: %s %v", r.Outcome, rules(r))
+	}
+	r = eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Modified, OldPath: ".swarm/plan.json", NewPath: ".swarm/plan.json"}}}})
+	if r.Outcome != NotApplicable {
+		t.Errorf("only .swarm changed: %s, want not_applicable", r.Outcome)
+	}
+	noScope := load(fstest.MapFS{".swarm/plan.json": {Data: []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":2,"name":"P","tasks":[{"id":"2.1","phase":2,"description":"d"}]}]}`)}})
+	if r := eval(Scope{}, &Input{Phase: 2, Head: noScope}); r.Outcome != NotApplicable {
+		t.Errorf("no scope and no change: %s, want not_applicable", r.Outcome)
+	}
+}
+
+func TestScopeGlobEntryWarns(t *testing.T) {
+	head := load(scopeHead(fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["web/**"]}`)}}))
+	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "web/a.ts"}}}})
+	if r.Outcome != Failed || !hasRule(r, RuleInvalidEntry) || !strings.Contains(findingsText(r), "glob") {
+		t.Errorf("glob entry: %s\n%s", r.Outcome, findingsText(r))
 	}
 }
