@@ -140,6 +140,8 @@ func TestCorpusFilesDamaged(t *testing.T) {
 		pick     func(*Artifacts) error
 	}{
 		{"plan.json truncated", PlanPath, string(plan[:len(plan)/2]), strings.Count(string(plan[:len(plan)/2]), "\n") + 1, func(a *Artifacts) error { return a.PlanErr }},
+		{"plan.json task status outside the schema", PlanPath, strings.Replace(string(plan), `"status": "completed"`, `"status": "done"`, 1), lineOf(string(plan), `"status": "completed"`), func(a *Artifacts) error { return a.PlanErr }},
+		{"plan.json phase status outside the schema", PlanPath, strings.Replace(string(plan), `"status": "pending"`, `"status": "Complete"`, 1), lineOf(string(plan), `"status": "pending"`), func(a *Artifacts) error { return a.PlanErr }},
 		{"plan.json missing title", PlanPath, strings.Replace(string(plan), `"title"`, `"titel"`, 1), 1, func(a *Artifacts) error { return a.PlanErr }},
 		{"ledger last line truncated", LedgerPath, strings.Join(lines[:len(lines)-1], "") + lines[len(lines)-1][:40], len(lines), func(a *Artifacts) error { return a.LedgerErr }},
 		{"ledger garbage line 4", LedgerPath, strings.Join(lines[:3], "") + "not json\n" + strings.Join(lines[3:], ""), 4, func(a *Artifacts) error { return a.LedgerErr }},
@@ -215,3 +217,8 @@ type bigInfo struct{ fs.FileInfo }
 func (bigInfo) Size() int64  { return 200 << 20 }
 func (bigInfo) IsDir() bool  { return false }
 func (bigInfo) Name() string { return "plan.json" }
+
+// lineOf is the 1-based line of the first occurrence of sub in s.
+func lineOf(s, sub string) int {
+	return strings.Count(s[:strings.Index(s, sub)], "\n") + 1
+}

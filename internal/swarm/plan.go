@@ -124,6 +124,9 @@ func PlanFromValue(v *jsjson.Value, lineOf func(int) int) (*Plan, error) {
 		phase.ID, _ = ph.Get("id").AsInt()
 		phase.Name, _ = ph.Get("name").AsString()
 		if s, ok := ph.Get("status").AsString(); ok {
+			if !phaseStatuses[s] {
+				return nil, enumErr(fmt.Sprintf("phases[%d].status", i), ph.Get("status"), s, "pending, in_progress, complete, completed, blocked, closed")
+			}
 			phase.Status = s
 		}
 		if t := ph.Get("type"); t != nil {
@@ -153,9 +156,15 @@ func taskFromValue(tv *jsjson.Value, lineOf func(int) int, path string) (Task, e
 	t.ID, _ = tv.Get("id").AsString()
 	t.Phase, _ = tv.Get("phase").AsInt()
 	if s, ok := tv.Get("status").AsString(); ok {
+		if !taskStatuses[s] {
+			return t, enumErr(path+".status", tv.Get("status"), s, "pending, in_progress, completed, blocked, closed")
+		}
 		t.Status = s
 	}
 	if s, ok := tv.Get("size").AsString(); ok {
+		if s != "small" && s != "medium" && s != "large" {
+			return t, enumErr(path+".size", tv.Get("size"), s, "small, medium, large")
+		}
 		t.Size = s
 	}
 	t.Description, _ = tv.Get("description").AsString()
@@ -177,6 +186,18 @@ func taskFromValue(tv *jsjson.Value, lineOf func(int) int, path string) (Task, e
 		}
 	}
 	return t, nil
+}
+
+// The status values the plugin's schema accepts (src/config/plan-schema.ts).
+// A status outside them would let a task dodge the gates that look for
+// "completed", so it is an error, not a value to ignore.
+var (
+	taskStatuses  = map[string]bool{"pending": true, "in_progress": true, "completed": true, "blocked": true, "closed": true}
+	phaseStatuses = map[string]bool{"pending": true, "in_progress": true, "complete": true, "completed": true, "blocked": true, "closed": true}
+)
+
+func enumErr(field string, v *jsjson.Value, got, allowed string) error {
+	return &planhash.FieldError{Field: field, Offset: v.Offset, Msg: fmt.Sprintf("%q is not a valid value (the plugin accepts %s)", got, allowed)}
 }
 
 // stringList returns the elements of a string array already type-checked by
