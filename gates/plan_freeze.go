@@ -26,6 +26,7 @@ const (
 	RulePlanChanged       = "plan-freeze/plan-changed-since-approval"
 	RuleLedgerHash        = "plan-freeze/ledger-hash-mismatch"
 	RulePlanOutsideLedger = "plan-freeze/plan-edited-outside-ledger"
+	RuleLedgerRewritten   = "plan-freeze/ledger-rewritten"
 )
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
@@ -49,7 +50,11 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 				Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + swarm.LedgerPath + " is missing; " + approveHint + "."}},
 		}
 	}
+	if in.Base.LedgerErr != nil {
+		return errorResult(g.Name(), fmt.Errorf("merge base: %w", in.Base.LedgerErr))
+	}
 	var findings []Finding
+	findings = append(findings, appendOnly(in.Base.Ledger, ledger)...)
 	findings = append(findings, ledgerIntegrity(ledger, plan)...)
 
 	id := plan.ID()
@@ -67,7 +72,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
 	default:
 		approved := approval.Plan
-		notes = append(notes, fmt.Sprintf("Approval: seq %d (%s), payload_hash %s.", approval.Seq, approvalKind(approval.Approval), payloadHashKind(approval)))
+		notes = append(notes, fmt.Sprintf("Approval: seq %d (%s), payload_hash %s; %s.", approval.Seq, approvalKind(approval.Approval), payloadHashKind(approval), provenance(in.Base.Ledger, approval)))
 		if approved.Digests.Structure != plan.Digests.Structure {
 			changes := swarm.DiffPlans(approved, plan)
 			msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Current plan differs from the last critic-approved snapshot (seq %d): structure hash %s, approved %s.",
@@ -86,6 +91,37 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 			Summary: summary + fmt.Sprintf("\nStructure hash %s; %d ledger events checked.", planhash.Short(plan.Digests.Structure), len(ledger.Events))}
 	}
 	return Result{Outcome: Failed, Title: clipN(findings[0].Message, 160), Summary: summary, Findings: findings}
+}
+
+// provenance says whether an approval was already on the base side or was
+// added by this pull request (trust model, DESIGN.md section 3.5).
+func provenance(base *swarm.Ledger, approval *swarm.LedgerEvent) string {
+	if base != nil && approval.Line <= len(base.Events) {
+		return "recorded on the base side (base-anchored)"
+	}
+	return "added in this pull request (agent-attested: the agent's own ledger entry)"
+}
+
+// appendOnly checks DESIGN.md section 3.3: the head ledger must extend the
+// merge base's byte for byte. It names the first line that differs.
+func appendOnly(base, head *swarm.Ledger) []Finding {
+	if base == nil || len(base.Data) == 0 {
+		return nil
+	}
+	if len(head.Data) >= len(base.Data) && string(head.Data[:len(base.Data)]) == string(base.Data) {
+		return nil
+	}
+	line := 1
+	for i := 0; i < len(base.Data) && i < len(head.Data) && base.Data[i] == head.Data[i]; i++ {
+		if base.Data[i] == '\n' {
+			line++
+		}
+	}
+	msg := fmt.Sprintf("the ledger was rewritten: line %d differs from the merge base's %s (%d lines there), but the ledger is append-only; restore the base lines and append new events after them", line, swarm.LedgerPath, len(base.Events))
+	if len(head.Data) < len(base.Data) && string(base.Data[:len(head.Data)]) == string(head.Data) {
+		msg = fmt.Sprintf("the ledger was truncated: it has %d bytes, the merge base's has %d; the ledger is append-only", len(head.Data), len(base.Data))
+	}
+	return []Finding{{Path: swarm.LedgerPath, Line: line, EndLine: line, Rule: RuleLedgerRewritten, Severity: SeverityError, Message: msg}}
 }
 
 func approvalKind(a *swarm.Approval) string {

@@ -123,3 +123,62 @@ func TestPlanFreezeEditedOutsideLedger(t *testing.T) {
 		t.Errorf("outcome %s, rules %v; want failed with %s", r.Outcome, rules(r), RulePlanOutsideLedger)
 	}
 }
+
+// TestPlanFreezeAppendOnly replays real base/head ledger pairs from the
+// corpus history (each later version extends the earlier one) and damages
+// them the ways a rewrite would.
+func TestPlanFreezeAppendOnly(t *testing.T) {
+	type pair struct{ repo, base, head string }
+	real := []pair{
+		{"JG1995__fm-value-scout", "history/05942dadcd/plan-ledger.jsonl", "history/d49c7e57af/plan-ledger.jsonl"},
+		{"JG1995__fm-value-scout", "history/d49c7e57af/plan-ledger.jsonl", ".swarm/plan-ledger.jsonl"},
+		{"phlawlessDevelopment__bomberz", "history/2b6a5945cd/plan-ledger.jsonl", "history/9d39fdc528/plan-ledger.jsonl"},
+		{"sleuthy-sloth__quest-forge", "history/108df05bc6/plan-ledger.jsonl", "history/5aec337146/plan-ledger.jsonl"},
+		{"jonathanlopezc83717-commits__Frontend_1er_modulo", "history/ea3136b455/plan-ledger.jsonl", "history/90d9ef4196/plan-ledger.jsonl"},
+	}
+	for _, p := range real {
+		m := corpusFS(t, p.repo, p.base, p.head)
+		base := load(fstest.MapFS{".swarm/plan-ledger.jsonl": m[p.base]}).Ledger
+		head := load(fstest.MapFS{".swarm/plan-ledger.jsonl": m[p.head]}).Ledger
+		if f := appendOnly(base, head); len(f) != 0 {
+			t.Errorf("%s %s -> %s: %v", p.repo, p.base, p.head, f)
+		}
+	}
+
+	const repo = "VerduzcoTristan__landingpage"
+	m := corpusFS(t, repo, ".swarm/plan.json", ".swarm/plan-ledger.jsonl")
+	full := string(m[".swarm/plan-ledger.jsonl"].Data)
+	lines := strings.SplitAfter(full, "\n")
+	baseOf := func(n int) *Input {
+		return &Input{Phase: 1, Base: load(fstest.MapFS{".swarm/plan-ledger.jsonl": {Data: []byte(strings.Join(lines[:n], ""))}})}
+	}
+	cases := []struct {
+		name     string
+		baseN    int
+		head     string
+		want     Outcome
+		rule     string
+		mentions string
+	}{
+		{"head extends base, approval on the base side", 3, full, Passed, "", "base-anchored"},
+		{"approval added by the pull request", 2, full, Passed, "", "added in this pull request"},
+		{"base line 2 edited", 9, strings.Replace(full, `"seq":2,"timestamp":"`, `"seq":2,"timestamp":"x`, 1), Failed, RuleLedgerRewritten, "line 2 differs"},
+		{"head truncated", 9, strings.Join(lines[:5], ""), Failed, RuleLedgerRewritten, "truncated"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := baseOf(c.baseN)
+			in.Head = load(fstest.MapFS{".swarm/plan.json": m[".swarm/plan.json"], ".swarm/plan-ledger.jsonl": {Data: []byte(c.head)}})
+			r := eval(PlanFreeze{}, in)
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.rule != "" && !hasRule(r, c.rule) {
+				t.Errorf("rules %v, want %s", rules(r), c.rule)
+			}
+			if all := r.Summary + findingsText(r); !strings.Contains(all, c.mentions) {
+				t.Errorf("output does not mention %q:\n%s", c.mentions, all)
+			}
+		})
+	}
+}
