@@ -53,6 +53,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&opts.RepoDir, "repo", ".", "path to the git repository")
 	fs.StringVar(&opts.Base, "base", "", "base ref the pull request targets (branch, tag or SHA), e.g. origin/main (required)")
 	fs.StringVar(&opts.Head, "head", "HEAD", "head ref of the pull request")
+	fs.StringVar(&opts.HeadBranch, "head-branch", "", "the pull request's head branch name, for the swarm/phase-<N> rule when --head is a SHA (in Actions: ${{ github.head_ref }})")
 	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
 	if err := fs.Parse(args); err != nil {

@@ -24,6 +24,9 @@ type Options struct {
 	RepoDir string // a directory inside the repository
 	Base    string // base ref (branch, tag, SHA, revision); required
 	Head    string // head ref; "" means HEAD
+	// HeadBranch is the pull request's head branch name, for the phase rule
+	// when Head is a SHA (as in CI); "" means the branch Head names, if any.
+	HeadBranch string
 	// Phase is the plan phase the pull request carries; 0 means detect it
 	// from the head branch name (swarm/phase-<N>), else the head plan's
 	// current_phase.
@@ -37,7 +40,7 @@ type Options struct {
 }
 
 // phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
-var phaseBranch = regexp.MustCompile(`(?:^|/)swarm/phase-(\d+)$`)
+var phaseBranch = regexp.MustCompile(`^swarm/phase-(\d+)$`)
 
 // ErrNoSwarm is returned when the head commit has no .swarm/ folder.
 var ErrNoSwarm = errors.New("no .swarm/ folder")
@@ -99,7 +102,11 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	log.Debug("change set", "files", len(changes.Files), "added_lines", changes.AddedLineCount())
 
-	phase, src, err := pickPhase(opts.Phase, repo.BranchName(headRef), headArt)
+	branch := opts.HeadBranch
+	if branch == "" {
+		branch = repo.BranchName(headRef)
+	}
+	phase, src, err := pickPhase(opts.Phase, branch, headArt)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +128,11 @@ func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.Phase
 		return flag, gates.PhaseFromFlag, nil
 	}
 	if m := phaseBranch.FindStringSubmatch(branch); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-			return n, gates.PhaseFromBranch, nil
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n < 1 || n > 1<<31 {
+			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N", branch, m[1])
 		}
+		return n, gates.PhaseFromBranch, nil
 	}
 	if head.Plan != nil && head.Plan.CurrentPhase > 0 {
 		return head.Plan.CurrentPhase, gates.PhaseFromCurrentPhase, nil

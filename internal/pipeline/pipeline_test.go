@@ -152,6 +152,19 @@ func TestCheckPhaseSources(t *testing.T) {
 			t.Errorf("head %s phase %d: got phase %d from %s, want %d from %s", c.head, c.phase, rep.Phase, rep.PhaseSource, c.want, c.source)
 		}
 	}
+	// In CI the head is a SHA and the branch name comes separately.
+	rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: head, HeadBranch: "swarm/phase-1"})
+	if err != nil || rep.Phase != 1 || rep.PhaseSource != gates.PhaseFromBranch {
+		t.Errorf("head SHA with HeadBranch: %v %+v", err, rep)
+	}
+	if rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: head, HeadBranch: "feature/swarm/phase-1"}); err != nil || rep.PhaseSource != gates.PhaseFromCurrentPhase {
+		t.Errorf("a branch that only ends in swarm/phase-1 must not set the phase: %v %+v", err, rep)
+	}
+	for _, bad := range []string{"swarm/phase-0", "swarm/phase-99999999999999999999"} {
+		if _, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: head, HeadBranch: bad}); err == nil || !strings.Contains(err.Error(), "--phase") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 }
 
 // TestCheckBadInput covers the bad inputs: each is exit code 2 with
