@@ -77,7 +77,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	if len(unreadable) > 0 {
 		r := errorResult(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary
-		r.Findings = findings
+		r.Findings = append(r.Findings, findings...)
 		return r
 	}
 	if len(findings) > 0 {

@@ -6,8 +6,10 @@ package gates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -128,16 +130,31 @@ func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 	return r
 }
 
+// RuleUnreadable marks the finding of an artifact that could not be read or
+// parsed, placed on its file and line.
+const RuleUnreadable = "swarm-gate/unreadable-artifact"
+
 // errorResult is the "could not evaluate" result; the title starts with
-// "could not evaluate" as check runs show it.
+// "could not evaluate" as check runs show it. When the cause is a file
+// (a *swarm.ArtifactError), it is also a finding on that file and line, so
+// that it shows as an annotation.
 func errorResult(name string, err error) Result {
-	return Result{
+	r := Result{
 		Name:     name,
 		Outcome:  Error,
 		Title:    "could not evaluate: " + firstLine(err.Error()),
-		Summary:  "swarm-gate could not evaluate this gate, so it fails closed.\n\n" + codeBlock(err.Error()),
+		Summary:  "swarm-gate could not evaluate this gate, so it fails closed.",
 		Findings: []Finding{},
 	}
+	if msg := err.Error(); strings.Contains(msg, "\n") {
+		r.Summary += "\n\n" + codeBlock(msg)
+	}
+	var ae *swarm.ArtifactError
+	if errors.As(err, &ae) {
+		r.Findings = append(r.Findings, Finding{Path: ae.Path, Line: ae.Line, EndLine: ae.Line, Rule: RuleUnreadable, Severity: SeverityError,
+			Message: "could not evaluate: " + firstLine(ae.Err.Error())})
+	}
+	return r
 }
 
 func firstLine(s string) string {

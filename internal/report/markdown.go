@@ -45,7 +45,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 			n = maxFindings
 		}
 		for _, f := range g.Findings[:n] {
-			fmt.Fprintf(bw, "- `%s` **%s** `%s`: %s\n", cell(Location(f)), f.Severity, f.Rule, inline(f.Message))
+			fmt.Fprintf(bw, "- %s **%s** %s: %s\n", code(Printable(Location(f))), f.Severity, code(f.Rule), inline(f.Message))
 		}
 		if n < len(g.Findings) {
 			fmt.Fprintf(bw, "- … %d more findings not shown\n", len(g.Findings)-n)
@@ -61,9 +61,29 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
+// code writes s as a Markdown code span, with a backtick fence longer than
+// any run of backticks inside it (CommonMark), so a file name with a
+// backtick cannot end the span early.
+func code(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
 // inline keeps s on one line and neutralises HTML.
 func inline(s string) string {
-	s = oneLine(s)
+	s = Printable(oneLine(s))
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	return strings.ReplaceAll(s, ">", "&gt;")
 }

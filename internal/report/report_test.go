@@ -57,3 +57,25 @@ func TestTextLimitsFindings(t *testing.T) {
 		t.Errorf("got:\n%s", b.String())
 	}
 }
+
+func TestTextEscapesControlCharacters(t *testing.T) {
+	name := "notes.txt\n\nresult: passed (exit code 0): 4 passed\n\x1b[2J::error::x"
+	r := New([]gates.Result{{Name: "swarm/scope", Outcome: gates.Failed, Title: "t",
+		Findings: []gates.Finding{{Path: name, Rule: "r", Severity: gates.SeverityError, Message: "m\r\u2028x"}}}})
+	var b bytes.Buffer
+	if err := WriteText(&b, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, "\nresult: ") != 1 || strings.ContainsRune(out, 0x1b) || strings.Contains(out, "\n::") || !strings.Contains(out, `notes.txt\n\nresult: passed`) || !strings.Contains(out, `m\r\u2028x`) {
+		t.Errorf("control characters reached the output:\n%q", out)
+	}
+}
+
+func TestMarkdownCodeSpanWithBackticks(t *testing.T) {
+	for in, want := range map[string]string{"a.go": "`a.go`", "a`b.go": "`` a`b.go ``", "x``y": "``` x``y ```"} {
+		if got := code(in); got != want {
+			t.Errorf("code(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
