@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -56,7 +57,11 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		case err != nil:
 			unreadable = append(unreadable, err)
 		case tg == nil:
-			add(RuleEvidenceMissing, fmt.Sprintf("task %s is completed but has no gate evidence: %s is missing", t.ID, file))
+			msg := fmt.Sprintf("task %s is completed but has no gate evidence: %s is missing", t.ID, file)
+			if bundle := swarm.EvidenceDir + "/" + t.ID + "/evidence.json"; slices.Contains(in.Head.Evidence.Files, bundle) {
+				msg += fmt.Sprintf(" (%s exists, but this version reads only the gate file form)", bundle)
+			}
+			add(RuleEvidenceMissing, msg)
 		case len(tg.RequiredGates) == 0:
 			add(RuleEvidenceNoGates, fmt.Sprintf("task %s is completed but %s lists no required_gates, so no gate can have passed", t.ID, file))
 		default:

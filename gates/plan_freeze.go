@@ -41,7 +41,16 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		return errorResult(g.Name(), in.Head.LedgerErr)
 	}
 	ledger := in.Head.Ledger
-	if ledger == nil || len(ledger.Events) == 0 {
+	if ledger != nil && len(ledger.Events) == 0 {
+		return Result{
+			Outcome: Failed,
+			Title:   "no plan-critic approval: " + swarm.LedgerPath + " is empty",
+			Summary: "The ledger has no events, so the critic never approved this plan. Next step: " + approveHint + ".",
+			Findings: []Finding{{Path: swarm.LedgerPath, Rule: RuleNoApproval, Severity: SeverityError,
+				Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + swarm.LedgerPath + " is empty; " + approveHint + "."}},
+		}
+	}
+	if ledger == nil {
 		return Result{
 			Outcome: Failed,
 			Title:   "no plan-critic approval: " + swarm.LedgerPath + " is missing",

@@ -116,7 +116,15 @@ func TestScopeCorpus(t *testing.T) {
 			continue
 		}
 		for _, f := range sf.Files {
-			files = append(files, changeset.File{Status: changeset.Modified, OldPath: f, NewPath: f})
+			// A directory entry ("results/") stands for the files under it.
+			p, err := NormalizeScopeEntry(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(f, "/") {
+				p += "/file.txt"
+			}
+			files = append(files, changeset.File{Status: changeset.Modified, OldPath: p, NewPath: p})
 		}
 	}
 	if len(files) == 0 {

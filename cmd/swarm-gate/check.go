@@ -32,11 +32,23 @@ func (c *checkFlags) register(fs *flag.FlagSet) {
 }
 
 func (c *checkFlags) validate() error {
+	if c.maxFindings < 0 {
+		return fmt.Errorf("%w: --max-findings must be 0 (all) or more", errUsage)
+	}
 	switch c.format {
 	case "text", "json", "markdown":
 		return nil
 	}
 	return fmt.Errorf("%w: --format must be text, json or markdown, not %q", errUsage, c.format)
+}
+
+// parseExit is the exit code after a flag parsing error: 0 for -h/--help
+// (the usage was printed), 3 otherwise.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return exitUsage
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
@@ -57,7 +69,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "swarm-gate check: unexpected argument %q\n", fs.Arg(0))
@@ -87,14 +99,23 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	r, err := pipeline.Check(ctx, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "swarm-gate: could not evaluate: %v\n", err)
-		return exitError
+		return fail(stdout, stderr, "swarm-gate", err, cf)
 	}
 	if err := write(stdout, r, cf); err != nil {
 		fmt.Fprintf(stderr, "swarm-gate: writing the report: %v\n", err)
 		return exitError
 	}
 	return r.ExitCode
+}
+
+// fail reports a check that could not start: one line on stderr, and for
+// the machine-readable formats a report with outcome "error" on stdout.
+func fail(stdout, stderr io.Writer, cmd string, err error, cf checkFlags) int {
+	fmt.Fprintf(stderr, "%s: could not evaluate: %v\n", cmd, err)
+	if cf.format != "text" {
+		_ = write(stdout, report.Failure(err), cf)
+	}
+	return exitError
 }
 
 func write(w io.Writer, r *report.Report, cf checkFlags) error {

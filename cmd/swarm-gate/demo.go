@@ -14,12 +14,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("demo", stderr)
 	var cf checkFlags
 	cf.register(fs)
-	keep := fs.Bool("keep", false, "keep the demo repository and print its path, to run `swarm-gate check` on it yourself")
+	keep := fs.Bool("keep", false, "keep the demo repository and print its path, to run swarm-gate check on it yourself")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "swarm-gate demo: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "swarm-gate demo: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
 	dir, err := os.MkdirTemp("", "swarm-gate-demo-")
@@ -41,8 +45,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r, err := pipeline.Check(ctx, pipeline.Options{RepoDir: dir, Base: demo.BaseBranch, Head: demo.HeadBranch})
 	if err != nil {
-		fmt.Fprintf(stderr, "swarm-gate demo: could not evaluate: %v\n", err)
-		return exitError
+		return fail(stdout, stderr, "swarm-gate demo", err, cf)
 	}
 	if err := write(stdout, r, cf); err != nil {
 		fmt.Fprintf(stderr, "swarm-gate demo: %v\n", err)

@@ -15,7 +15,7 @@ import (
 func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ledger verify", stderr)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if fs.NArg() > 1 {
 		fmt.Fprintln(stderr, "usage: swarm-gate ledger verify [DIR]   (DIR holds .swarm/, or is the .swarm folder; default .)")
@@ -68,7 +68,11 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		printApproval(stdout, l, a.Plan)
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(stdout, "%d mismatches\n", len(problems))
+		if len(problems) == 1 {
+			fmt.Fprintln(stdout, "1 mismatch")
+		} else {
+			fmt.Fprintf(stdout, "%d mismatches\n", len(problems))
+		}
 		return 1
 	}
 	return 0
@@ -80,7 +84,11 @@ func printApproval(w io.Writer, l *swarm.Ledger, plan *swarm.Plan) {
 	approval, drift := l.LastPlanCriticApproval(plan.ID())
 	switch {
 	case approval == nil:
-		fmt.Fprintf(w, "no plan-critic approval for plan %s (%d drift-verifier approvals, which approve a phase, not the plan)\n", plan.ID(), drift)
+		fmt.Fprintf(w, "no plan-critic approval for plan %s", plan.ID())
+		if drift > 0 {
+			fmt.Fprintf(w, " (drift-verifier approvals found: %d; they approve a phase's drift check, not the plan)", drift)
+		}
+		fmt.Fprintln(w)
 	case approval.Plan.Digests.Structure == plan.Digests.Structure:
 		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json has the approved structure hash %s\n", approval.Seq, swarm.ShortHash(plan.Digests.Structure))
 	default:

@@ -52,10 +52,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 && args[1] == "hash" {
 			return runPlanHash(args[2:], stdout, stderr)
 		}
+		fmt.Fprint(stderr, "swarm-gate plan: the subcommand is hash: swarm-gate plan hash [FILE]\n")
+		return exitUsage
 	case "ledger":
 		if len(args) > 1 && args[1] == "verify" {
 			return runLedgerVerify(args[2:], stdout, stderr)
 		}
+		fmt.Fprint(stderr, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n")
+		return exitUsage
 	case "version", "--version":
 		fmt.Fprintf(stdout, "swarm-gate %s\n", version)
 		return 0

@@ -72,10 +72,34 @@ func TestCheckCommandFormats(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"}, {"plan", "hash", "a", "b"}} {
+	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"},
+		{"check", "--base", "main", "--max-findings", "-1"}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
 		if code, _, _ := runCLI(t, args...); code != 3 {
 			t.Errorf("%q: exit %d, want 3", args, code)
 		}
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"check", "--help"}, {"demo", "-h"}, {"plan", "hash", "--help"}, {"ledger", "verify", "-h"}} {
+		if code, _, _ := runCLI(t, args...); code != 0 {
+			t.Errorf("%q: exit %d, want 0", args, code)
+		}
+	}
+}
+
+func TestStartupErrorAsJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "check", "--repo", t.TempDir(), "--base", "main", "--format", "json")
+	var rep struct {
+		Outcome  string `json:"outcome"`
+		ExitCode int    `json:"exit_code"`
+		Error    string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("stdout is not a JSON report: %v\n%s", err, out)
+	}
+	if code != 2 || rep.Outcome != "error" || rep.ExitCode != 2 || !strings.Contains(rep.Error, "not a git repository") || !strings.Contains(stderr, "not a git repository") {
+		t.Errorf("exit %d, report %+v, stderr %q", code, rep, stderr)
 	}
 }
 

@@ -20,10 +20,19 @@ func runPlanHash(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	canonical := fs.String("canonical", "", "also print the exact JSON text that is hashed: ledger or structure")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
-	if fs.NArg() > 1 || (*format != "text" && *format != "json") || (*canonical != "" && *canonical != "ledger" && *canonical != "structure") {
-		fmt.Fprintln(stderr, "usage: swarm-gate plan hash [--format text|json] [--canonical ledger|structure] [FILE]")
+	var problem string
+	switch {
+	case fs.NArg() > 1:
+		problem = fmt.Sprintf("one FILE at most (flags go before it), got %q", fs.Args())
+	case *format != "text" && *format != "json":
+		problem = fmt.Sprintf("--format must be text or json, not %q", *format)
+	case *canonical != "" && *canonical != "ledger" && *canonical != "structure":
+		problem = fmt.Sprintf("--canonical must be ledger or structure, not %q", *canonical)
+	}
+	if problem != "" {
+		fmt.Fprintf(stderr, "swarm-gate plan hash: %s\nusage: swarm-gate plan hash [--format text|json] [--canonical ledger|structure] [FILE]\n", problem)
 		return exitUsage
 	}
 	file := filepath.FromSlash(swarm.PlanPath)

@@ -196,7 +196,7 @@ func (w *writer) integer(first *bool, obj *jsjson.Value, path, key string, optio
 		return fieldErr(join(path, key), v, "want integer, found "+v.Kind.String())
 	}
 	if _, ok := v.AsInt(); !ok {
-		return fieldErr(join(path, key), v, "want integer, found "+string(jsjson.AppendNumber(nil, v.Num)))
+		return fieldErr(join(path, key), v, "want a safe integer, found "+strconv.FormatFloat(v.Num, 'g', -1, 64))
 	}
 	w.key(first, key)
 	w.b = jsjson.AppendNumber(w.b, v.Num)

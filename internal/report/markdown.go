@@ -30,6 +30,10 @@ func emoji(o gates.Outcome) string {
 func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## swarm-gate: %s %s\n\n", emoji(r.Outcome), r.Outcome)
+	if r.Error != "" {
+		fmt.Fprintf(bw, "Could not evaluate: %s\n", inline(r.Error))
+		return bw.Flush()
+	}
 	fmt.Fprintf(bw, "Phase **%d** (from %s) · head `%s` · merge base `%s`\n\n", r.Phase, r.PhaseSource, short(r.Head), short(r.MergeBase))
 	fmt.Fprintf(bw, "| check | outcome | |\n|---|---|---|\n")
 	for _, g := range r.Gates {

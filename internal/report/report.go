@@ -26,7 +26,10 @@ type Report struct {
 	Phase       int               `json:"phase"`
 	PhaseSource gates.PhaseSource `json:"phase_source"`
 	Gates       []gates.Result    `json:"gates"`
-	Tool        Tool              `json:"tool"`
+	// Error says why the check could not start at all (outcome "error",
+	// no gates): a missing .swarm/ folder, an unknown ref, a shallow clone.
+	Error string `json:"error,omitempty"`
+	Tool  Tool   `json:"tool"`
 }
 
 // Tool names the program that wrote the report.
@@ -40,6 +43,12 @@ type Tool struct {
 func New(results []gates.Result) *Report {
 	o := Overall(results)
 	return &Report{Version: Version, Outcome: o, ExitCode: ExitCode(o), Gates: results}
+}
+
+// Failure is the report of a check that could not start: outcome error,
+// exit code 2, no gates, and the reason.
+func Failure(err error) *Report {
+	return &Report{Version: Version, Outcome: gates.Error, ExitCode: ExitError, Gates: []gates.Result{}, Error: err.Error()}
 }
 
 // Overall is the aggregate outcome of the "swarm-gate" check: error when any

@@ -108,8 +108,11 @@ func ParseScopeFile(name string, data []byte) (*ScopeFile, error) {
 	}
 	sf.TaskID = id
 	files := v.Get("files")
-	if files == nil || files.Kind != jsjson.Array {
+	if files == nil {
 		return nil, fail(v, `missing array field "files"`)
+	}
+	if files.Kind != jsjson.Array {
+		return nil, fail(files, `"files" must be an array of strings, found %s`, files.Kind)
 	}
 	for _, el := range files.Elems {
 		f, ok := el.AsString()

@@ -146,7 +146,7 @@ func readArtifact(fsys fs.FS, name string) ([]byte, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, &ArtifactError{Path: name, Err: unwrapPath(err)}
 	}
 	if info.IsDir() {
 		return nil, &ArtifactError{Path: name, Err: errors.New("is a directory, expected a file")}
@@ -156,9 +156,19 @@ func readArtifact(fsys fs.FS, name string) ([]byte, error) {
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, &ArtifactError{Path: name, Err: unwrapPath(err)}
 	}
 	return data, nil
+}
+
+// unwrapPath drops the *fs.PathError wrapper, whose path an ArtifactError
+// already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // trimBOM drops a leading UTF-8 byte order mark, which editors on Windows
