@@ -53,17 +53,26 @@ const sentinel = "sc-placeholder"
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	var findings []Finding
-	scanned, lines, skipped := 0, 0, 0
+	scanned, lines := 0, 0
+	var tests, binary, swarmFiles int
 	for i := range in.Changes.Files {
 		if err := ctx.Err(); err != nil {
 			return errorResult(g.Name(), err)
 		}
 		f := &in.Changes.Files[i]
-		if f.Status == changeset.Deleted || f.Binary || len(f.Added) == 0 || isSwarmPath(f.NewPath) {
+		switch {
+		case f.Status == changeset.Deleted:
 			continue
-		}
-		if IsTestPath(f.NewPath) || hasNUL(f.Added) {
-			skipped++
+		case isSwarmPath(f.NewPath):
+			swarmFiles++
+			continue
+		case f.Binary || hasNUL(f.Added):
+			binary++
+			continue
+		case len(f.Added) == 0:
+			continue
+		case IsTestPath(f.NewPath):
+			tests++
 			continue
 		}
 		scanned++
@@ -72,8 +81,9 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			findings = append(findings, scanLine(f.NewPath, al)...)
 		}
 	}
-	summary := fmt.Sprintf("Scanned %s in %s (test files skipped: %d). Only lines this pull request adds are checked; a moved line counts as added.",
-		plural(lines, "added line", "added lines"), plural(scanned, "file", "files"), skipped)
+	summary := fmt.Sprintf("Scanned %s in %s. Not scanned: %s, %s (binary or with NUL bytes), %s under .swarm/. Only lines this pull request adds are checked; a moved line counts as added.",
+		plural(lines, "added line", "added lines"), plural(scanned, "file", "files"),
+		plural(tests, "test file", "test files"), plural(binary, "file", "files"), plural(swarmFiles, "file", "files"))
 	if len(findings) > 0 {
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s on added lines", plural(len(findings), "placeholder", "placeholders")), Summary: summary, Findings: findings}
 	}
