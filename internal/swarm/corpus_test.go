@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -221,4 +222,35 @@ func (bigInfo) Name() string { return "plan.json" }
 // lineOf is the 1-based line of the first occurrence of sub in s.
 func lineOf(s, sub string) int {
 	return strings.Count(s[:strings.Index(s, sub)], "\n") + 1
+}
+
+func TestVerifyLedgerSeqOrder(t *testing.T) {
+	line := func(seq int) string {
+		return `{"seq":` + strconv.Itoa(seq) + `,"timestamp":"t","plan_id":"p","event_type":"task_status_changed","source":"savePlan","plan_hash_before":"a","plan_hash_after":"b","schema_version":"1.0.0"}` + "\n"
+	}
+	cases := []struct {
+		seqs []int
+		bad  int // number of seq-order problems
+	}{
+		{[]int{1, 2, 3}, 0}, {[]int{2, 3}, 1}, {[]int{1, 1, 2}, 1}, {[]int{1, 3, 2}, 2}, {[]int{1, 2, 4}, 1},
+	}
+	for _, c := range cases {
+		var data string
+		for _, s := range c.seqs {
+			data += line(s)
+		}
+		l, err := ParseLedger(LedgerPath, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range VerifyLedger(l, nil) {
+			if p.Kind == "seq-order" {
+				n++
+			}
+		}
+		if n != c.bad {
+			t.Errorf("seqs %v: %d seq-order problems, want %d", c.seqs, n, c.bad)
+		}
+	}
 }

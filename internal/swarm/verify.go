@@ -10,7 +10,7 @@ import (
 type LedgerProblem struct {
 	Seq  int    // the event's seq; 0 for a problem with plan.json itself
 	Line int    // line in the ledger file; 0 for a problem with plan.json
-	Kind string // "plan-invalid", "hash-mismatch", "payload-hash", "plan-json"
+	Kind string // "seq-order", "plan-invalid", "hash-mismatch", "payload-hash", "plan-json"
 	Msg  string
 }
 
@@ -21,8 +21,10 @@ func (p LedgerProblem) String() string {
 	return p.Msg
 }
 
-// VerifyLedger re-hashes every plan embedded in the ledger against its
-// plan_hash_after, checks each payload_hash (the ledger hash, or for
+// VerifyLedger checks that seq numbers start at 1 and go up by one (the
+// plugin appends seq = last + 1; a gap, repeat or reorder means lines were
+// removed, duplicated or moved), re-hashes every plan embedded in the
+// ledger against its plan_hash_after, checks each payload_hash (the ledger hash, or for
 // critic_approved snapshots the structure hash, spec section 2.4), and, when
 // plan is not nil, checks that plan.json hashes to the last plan_hash_after.
 // It reports every mismatch; an empty result means the ledger verifies.
@@ -30,6 +32,12 @@ func VerifyLedger(l *Ledger, plan *Plan) []LedgerProblem {
 	var out []LedgerProblem
 	for i := range l.Events {
 		ev := &l.Events[i]
+		switch {
+		case i == 0 && ev.Seq != 1:
+			out = append(out, LedgerProblem{ev.Seq, ev.Line, "seq-order", fmt.Sprintf("the first event has seq %d; a ledger starts at seq 1 (earlier lines were removed)", ev.Seq)})
+		case i > 0 && ev.Seq != l.Events[i-1].Seq+1:
+			out = append(out, LedgerProblem{ev.Seq, ev.Line, "seq-order", fmt.Sprintf("seq %d follows seq %d; seq numbers must go up by one (lines were removed, duplicated or reordered)", ev.Seq, l.Events[i-1].Seq)})
+		}
 		if ev.PlanErr != nil {
 			out = append(out, LedgerProblem{ev.Seq, ev.Line, "plan-invalid", ev.PlanErr.Error()})
 			continue
