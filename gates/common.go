@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -70,4 +71,13 @@ func clipN(s string, n int) string {
 		return string(r[:n-3]) + "..."
 	}
 	return s
+}
+
+// codes writes each item as a Markdown code span, for summaries.
+func codes(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = mdtext.Code(s)
+	}
+	return out
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // Evidence is swarm/evidence: every task of the phase marked completed at
-// head has its gate evidence file .swarm/evidence/{taskId}.json, with a
-// non-empty required_gates list and a record for each required gate (the
-// plugin's hasPassedAllGates, src/gate-evidence.ts; spec section 8.1).
+// head, and every task of any other phase that this pull request marks
+// completed (it was not completed at the merge base), has its gate evidence
+// file .swarm/evidence/{taskId}.json, with a non-empty required_gates list
+// and a record for each required gate (the plugin's hasPassedAllGates,
+// src/gate-evidence.ts; spec section 8.1).
 type Evidence struct{}
 
 // Name implements Gate.
@@ -31,12 +33,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	if err != nil {
 		return errorResult(g.Name(), err)
 	}
-	var completed []swarm.Task
-	for _, t := range phase.Tasks {
-		if t.Status == "completed" {
-			completed = append(completed, t)
-		}
-	}
+	completed := tasksToCheck(in, phase)
 	if len(completed) == 0 {
 		return Result{Outcome: NotApplicable, Title: fmt.Sprintf("no completed tasks in phase %d yet", phase.ID),
 			Summary: fmt.Sprintf("Phase %d has %s, none marked completed, so no evidence is required yet.", phase.ID, plural(len(phase.Tasks), "task", "tasks"))}
@@ -78,7 +75,8 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 	}
-	summary := fmt.Sprintf("%d of %s of phase %d have all their required gate evidence.", ok, plural(len(completed), "completed task", "completed tasks"), phase.ID)
+	summary := fmt.Sprintf("Checked %s (those of phase %d, and those of other phases this pull request completes); %d with all required gate evidence.",
+		plural(len(completed), "completed task", "completed tasks"), phase.ID, ok)
 	if len(unreadable) > 0 {
 		r := errorResult(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary
@@ -88,5 +86,41 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	if len(findings) > 0 {
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s without required evidence", plural(len(findings), "completed task", "completed tasks")), Summary: summary, Findings: findings}
 	}
-	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s have their gate evidence", plural(len(completed), "completed task", "completed tasks")), Summary: summary, Findings: []Finding{}}
+	title := fmt.Sprintf("all %s have their gate evidence", plural(len(completed), "completed task", "completed tasks"))
+	if len(completed) == 1 {
+		title = "the completed task has its gate evidence"
+	}
+	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: []Finding{}}
+}
+
+// tasksToCheck are the completed tasks of the phase plus the tasks of other
+// phases that the pull request marks completed: a pull request must not be
+// able to complete another phase's tasks without evidence by naming a
+// different phase. When the merge base's plan is missing or unreadable,
+// every completed task of the head plan counts as newly completed.
+func tasksToCheck(in *Input, phase *swarm.Phase) []swarm.Task {
+	var out []swarm.Task
+	for _, t := range phase.Tasks {
+		if t.Status == "completed" {
+			out = append(out, t)
+		}
+	}
+	base := in.Base.Plan
+	for _, ph := range in.Head.Plan.Phases {
+		if ph.ID == phase.ID {
+			continue
+		}
+		for _, t := range ph.Tasks {
+			if t.Status != "completed" {
+				continue
+			}
+			if base != nil {
+				if bt, _ := base.FindTask(t.ID); bt != nil && bt.Status == "completed" {
+					continue
+				}
+			}
+			out = append(out, t)
+		}
+	}
+	return out
 }

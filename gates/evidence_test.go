@@ -108,3 +108,19 @@ func (panicGate) Evaluate(ctx context.Context, in *Input) Result {
 	m["x"]++
 	return Result{}
 }
+
+// TestEvidenceOtherPhaseCompletedByThePR: naming phase 2 must not let a pull
+// request complete phase 1's tasks without evidence.
+func TestEvidenceOtherPhaseCompletedByThePR(t *testing.T) {
+	plan := func(s11, s12 string) []byte {
+		return []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[
+			{"id":1,"name":"A","tasks":[{"id":"1.1","phase":1,"status":"` + s11 + `","description":"d"},{"id":"1.2","phase":1,"status":"` + s12 + `","description":"d"}]},
+			{"id":2,"name":"B","tasks":[{"id":"2.1","phase":2,"status":"pending","description":"d"}]}]}`)
+	}
+	base := load(fstest.MapFS{".swarm/plan.json": {Data: plan("completed", "pending")}})
+	head := load(fstest.MapFS{".swarm/plan.json": {Data: plan("completed", "completed")}})
+	r := eval(Evidence{}, &Input{Phase: 2, Base: base, Head: head})
+	if r.Outcome != Failed || !strings.Contains(findingsText(r), "task 1.2") || strings.Contains(findingsText(r), "task 1.1") {
+		t.Errorf("outcome %s; want failed for 1.2 only (1.1 was completed at the merge base)\n%s", r.Outcome, findingsText(r))
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -55,8 +56,8 @@ type Finding struct {
 type Result struct {
 	Name     string    `json:"name"` // the check name, e.g. swarm/scope
 	Outcome  Outcome   `json:"outcome"`
-	Title    string    `json:"title"`   // one line
-	Summary  string    `json:"summary"` // Markdown, may be several lines
+	Title    string    `json:"title"`   // one line of plain text (may quote repository text; escape it when showing it)
+	Summary  string    `json:"summary"` // Markdown, may be several lines; repository text in it is already escaped
 	Findings []Finding `json:"findings"`
 }
 
@@ -147,7 +148,7 @@ func errorResult(name string, err error) Result {
 		Findings: []Finding{},
 	}
 	if msg := err.Error(); strings.Contains(msg, "\n") {
-		r.Summary += "\n\n" + codeBlock(msg)
+		r.Summary += "\n\n" + mdtext.CodeBlock(msg)
 	}
 	var ae *swarm.ArtifactError
 	if errors.As(err, &ae) {
@@ -165,5 +166,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-func codeBlock(s string) string { return "```\n" + s + "\n```" }

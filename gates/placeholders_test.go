@@ -70,6 +70,7 @@ func TestPlaceholdersOnlyAddedLinesAndSkips(t *testing.T) {
 		added("src/__tests__/x.ts", "// TODO in a test folder"),
 		added("templates/tests/gen.ts", "// TODO scaffold is still scanned"),
 		added(".swarm/plan.md", "# TODO swarm files are not code"),
+		added(`.swarm/..\evil.py`, "x = 1  # TODO not exempt: not a clean .swarm path"),
 		{Status: changeset.Added, NewPath: "logo.png", Binary: true},
 		{Status: changeset.Deleted, OldPath: "old.go"},
 		added("nul.bin", "// TODO\x00"),
@@ -79,7 +80,7 @@ func TestPlaceholdersOnlyAddedLinesAndSkips(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, fmt.Sprintf("%s:%d", f.Path, f.Line))
 	}
-	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1"}
+	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1", `.swarm/..\evil.py:1`}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
 	}

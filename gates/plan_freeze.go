@@ -76,7 +76,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 			msg += fmt.Sprintf(" (It has %s, which approve a phase's drift check, not the plan.)", plural(drift, "drift-verifier approval", "drift-verifier approvals"))
 		}
 		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg})
-	case !strings.EqualFold(approval.Approval.Verdict, "APPROVED"):
+	case approval.Approval.Verdict != "APPROVED":
 		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
 			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
 	default:

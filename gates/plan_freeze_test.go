@@ -75,6 +75,11 @@ func TestPlanFreezeTampering(t *testing.T) {
 				return edit(t, ".swarm/plan-ledger.jsonl", `"verdict":"APPROVED","source":"plan_critic_gate"`, `"verdict":"NEEDS_REVISION","source":"plan_critic_gate"`)
 			},
 			Failed, []string{RuleApprovalVerdict}, "does not contain plan critic VERDICT: APPROVED"},
+		{"approval verdict in lower case (the plugin requires APPROVED)",
+			func(t *testing.T) fstest.MapFS {
+				return edit(t, ".swarm/plan-ledger.jsonl", `"verdict":"APPROVED","source":"plan_critic_gate"`, `"verdict":"approved","source":"plan_critic_gate"`)
+			},
+			Failed, []string{RuleApprovalVerdict}, "VERDICT: APPROVED"},
 		{"approval turned into a drift approval",
 			func(t *testing.T) fstest.MapFS {
 				return edit(t, ".swarm/plan-ledger.jsonl", `"source":"plan_critic_gate"`, `"phase":1`)

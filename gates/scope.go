@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
@@ -104,7 +105,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 	}
 	checked := len(paths)
 	scope := sortedKeys(entries)
-	summary := fmt.Sprintf("Scope of phase %d (tasks %s): %s.", phase.ID, listSome(taskIDs(phase.Tasks), 20), listSome(scope, 30))
+	summary := fmt.Sprintf("Scope of phase %d (tasks %s): %s.", phase.ID, listSome(codes(taskIDs(phase.Tasks)), 20), listSome(codes(scope), 30))
 	if exempt > 0 {
 		summary += fmt.Sprintf(" %s under .swarm/ exempt.", plural(exempt, "changed path", "changed paths"))
 	}
@@ -149,7 +150,12 @@ func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase) string {
 	return fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase lists it in files_touched or in a scope declaration", p, what, phase.ID)
 }
 
-func isSwarmPath(p string) bool { return p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/") }
+// isSwarmPath reports whether p is the plugin's own state, exempt from
+// scope and placeholder checks: a clean path under .swarm/. A name such as
+// `.swarm/..\x` or `.swarm/../x` is not clean and gets no exemption.
+func isSwarmPath(p string) bool {
+	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/"))
+}
 
 // InScope reports whether the repository-relative path p equals a scope
 // entry or lies under one treated as a directory. entries must be
@@ -175,15 +181,16 @@ func InScope(entries map[string]bool, p string) bool {
 
 // IsCleanPath reports whether p is a repository path in canonical form:
 // relative, '/'-separated, no empty, "." or ".." segment, no backslash and
-// no NUL. Git can store other names (a tree entry may be called
+// no NUL, valid UTF-8. Git can store other names (a tree entry may be called
 // `x\..\y`); those are never taken to be in scope.
 func IsCleanPath(p string) bool {
-	return p != "" && !strings.ContainsAny(p, "\\\x00") && !strings.HasPrefix(p, "/") && path.Clean(p) == p && p != "." && p != ".." && !strings.HasPrefix(p, "../")
+	return p != "" && utf8.ValidString(p) && !strings.ContainsAny(p, "\\\x00") && !strings.HasPrefix(p, "/") && path.Clean(p) == p && p != "." && p != ".." && !strings.HasPrefix(p, "../")
 }
 
 // NormalizeScopeEntry normalises a scope entry or a changed path the way the
 // plugin's normalizeScopeFiles does: trim whitespace, turn '\' into '/',
-// reject empty entries, NUL, absolute and drive-letter paths, clean the path
+// reject empty entries, NUL and other control characters, absolute and
+// drive-letter paths, clean the path
 // ("src/../README.md" becomes "README.md"), strip "./" and a trailing '/',
 // and reject anything that leaves the repository ("..", "../x").
 func NormalizeScopeEntry(s string) (string, error) {
@@ -192,8 +199,8 @@ func NormalizeScopeEntry(s string) (string, error) {
 	switch {
 	case s == "":
 		return "", errors.New("empty path")
-	case strings.ContainsRune(s, 0):
-		return "", errors.New("contains a NUL character")
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "", errors.New("contains a control character")
 	case strings.HasPrefix(s, "/"):
 		return "", errors.New("absolute path")
 	case len(s) >= 2 && s[1] == ':' && (s[0]|0x20) >= 'a' && (s[0]|0x20) <= 'z':

@@ -195,8 +195,10 @@ func TestScopeUncleanAndEmpty(t *testing.T) {
 	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{
 		{Status: changeset.Added, NewPath: `src\api\..\..\evil.go`},
 		{Status: changeset.Added, NewPath: "src/api/../../evil2.go"},
+		{Status: changeset.Added, NewPath: `.swarm/..\server.py`},
+		{Status: changeset.Added, NewPath: ".swarm/../server.py"},
 	}}})
-	if r.Outcome != Failed || len(r.Findings) < 2 || !hasRule(r, RuleUncleanPath) {
+	if r.Outcome != Failed || len(r.Findings) < 4 || !hasRule(r, RuleUncleanPath) {
 		t.Errorf("unclean paths: %s %v", r.Outcome, rules(r))
 	}
 	r = eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Modified, OldPath: ".swarm/plan.json", NewPath: ".swarm/plan.json"}}}})
@@ -214,5 +216,18 @@ func TestScopeGlobEntryWarns(t *testing.T) {
 	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "web/a.ts"}}}})
 	if r.Outcome != Failed || !hasRule(r, RuleInvalidEntry) || !strings.Contains(findingsText(r), "glob") {
 		t.Errorf("glob entry: %s\n%s", r.Outcome, findingsText(r))
+	}
+}
+
+// TestScopeSummaryIsEscaped: scope entries are repository text and end up
+// in the Markdown summary; they must not be able to add Markdown structure.
+func TestScopeSummaryIsEscaped(t *testing.T) {
+	head := load(scopeHead(fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["src\n\n</details>\n\n## swarm-gate: passed","web/` + "`a`" + `|b"]}`)}}))
+	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "web/x.ts"}}}})
+	if strings.Contains(r.Summary, "\n## ") || strings.Contains(r.Summary, "</details>") || !strings.Contains(r.Summary, "`` web/`a`|b ``") {
+		t.Errorf("summary not escaped:\n%s", r.Summary)
+	}
+	if !hasRule(r, RuleInvalidEntry) {
+		t.Errorf("an entry with control characters must be reported: %v", rules(r))
 	}
 }

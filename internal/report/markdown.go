@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
 func emoji(o gates.Outcome) string {
@@ -25,13 +25,14 @@ func emoji(o gates.Outcome) string {
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown: a table of
 // gates, then each gate's summary and findings (at most maxFindings per gate;
-// 0 means all). Text from the repository is escaped so that it cannot break
-// the table or inject markup.
+// 0 means all). Titles and findings are escaped so that repository text
+// cannot break the table or inject markup; summaries are Markdown that the
+// gates already escape.
 func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## swarm-gate: %s %s\n\n", emoji(r.Outcome), r.Outcome)
 	if r.Error != "" {
-		fmt.Fprintf(bw, "Could not evaluate: %s\n", inline(r.Error))
+		fmt.Fprintf(bw, "Could not evaluate: %s\n", mdtext.Inline(r.Error))
 		return bw.Flush()
 	}
 	fmt.Fprintf(bw, "Phase **%d** (from %s) · head `%s` · merge base `%s`\n\n", r.Phase, r.PhaseSource, short(r.Head), short(r.MergeBase))
@@ -49,7 +50,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 			n = maxFindings
 		}
 		for _, f := range g.Findings[:n] {
-			fmt.Fprintf(bw, "- %s **%s** %s: %s\n", code(Printable(Location(f))), f.Severity, code(f.Rule), inline(f.Message))
+			fmt.Fprintf(bw, "- %s **%s** %s: %s\n", mdtext.Code(Location(f)), f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message))
 		}
 		if n < len(g.Findings) {
 			fmt.Fprintf(bw, "- … %d more findings not shown\n", len(g.Findings)-n)
@@ -59,35 +60,5 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 	return bw.Flush()
 }
 
-// cell makes s safe inside a table cell.
-func cell(s string) string {
-	s = inline(s)
-	return strings.ReplaceAll(s, "|", `\|`)
-}
-
-// code writes s as a Markdown code span, with a backtick fence longer than
-// any run of backticks inside it (CommonMark), so a file name with a
-// backtick cannot end the span early.
-func code(s string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if longest > 0 {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
-
-// inline keeps s on one line and neutralises HTML.
-func inline(s string) string {
-	s = Printable(oneLine(s))
-	s = strings.ReplaceAll(s, "<", "&lt;")
-	return strings.ReplaceAll(s, ">", "&gt;")
-}
+// cell makes repository text safe inside a table cell.
+func cell(s string) string { return mdtext.Inline(s) }

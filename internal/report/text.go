@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
 // label is the fixed-width word printed for an outcome.
@@ -49,13 +49,13 @@ func WriteText(w io.Writer, r *Report, maxFindings int) error {
 	fmt.Fprintf(bw, "swarm-gate: phase %d (from %s), base %s, head %s, merge base %s\n\n",
 		r.Phase, r.PhaseSource, short(r.Base), short(r.Head), short(r.MergeBase))
 	for _, g := range r.Gates {
-		fmt.Fprintf(bw, "%-10s %-20s %s\n", label(g.Outcome), g.Name, Printable(g.Title))
+		fmt.Fprintf(bw, "%-10s %-20s %s\n", label(g.Outcome), g.Name, mdtext.Printable(g.Title))
 		n := len(g.Findings)
 		if maxFindings > 0 && n > maxFindings {
 			n = maxFindings
 		}
 		for _, f := range g.Findings[:n] {
-			fmt.Fprintf(bw, "           %s: %s %s: %s\n", Printable(Location(f)), f.Severity, f.Rule, Printable(f.Message))
+			fmt.Fprintf(bw, "           %s: %s %s: %s\n", mdtext.Line(Location(f)), f.Severity, f.Rule, mdtext.Printable(f.Message))
 		}
 		if n < len(g.Findings) {
 			fmt.Fprintf(bw, "           ... %d more (use --format json for all)\n", len(g.Findings)-n)
@@ -87,45 +87,4 @@ func short(sha string) string {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", " ")
-}
-
-// Printable makes text from a repository (file names, messages quoting
-// lines) safe to print on one terminal or log line: newlines, carriage
-// returns, escape sequences and other control characters become visible
-// escapes (\n, \r, \t, \x1b, \u0085), so a file name cannot forge a result
-// line, a workflow command or a terminal escape. Invalid UTF-8 bytes become
-// \xHH too.
-func Printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || r == 0x2028 || r == 0x2029 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
 }

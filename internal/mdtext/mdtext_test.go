@@ -1,0 +1,53 @@
+package mdtext
+
+import "testing"
+
+func TestPrintable(t *testing.T) {
+	cases := map[string]string{
+		"plain/path.go":              "plain/path.go",
+		"café — ünïcode 😀":           "café — ünïcode 😀",
+		"a\nb\rc\td":                 `a\nb\rc\td`,
+		"\x1b[2Jx":                   `\x1b[2Jx`,
+		"bad\xff\xfename":            `bad\xff\xfename`,
+		"evil\u202egnp.exe":          `evil\u202egnp.exe`,
+		"x\u2028y\u0085z":            `x\u2028y\u0085z`,
+		"keep \ufffd replacement":    "keep \ufffd replacement",
+		"\u2066isolate\u2069 \u200f": `\u2066isolate\u2069 \u200f`,
+	}
+	for in, want := range cases {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLineStopsWorkflowCommands(t *testing.T) {
+	if got := Line("::error title=x::all passed"); got != `\x3a:error title=x::all passed` {
+		t.Errorf("got %q", got)
+	}
+	if got := Line("  ::warning::x"); got != `  \x3a:warning::x` {
+		t.Errorf("got %q", got)
+	}
+	if got := Line("a::b"); got != "a::b" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestCode(t *testing.T) {
+	for in, want := range map[string]string{"a.go": "`a.go`", "a`b.go": "`` a`b.go ``", "x``y": "``` x``y ```", "a\nb": "`a\\nb`"} {
+		if got := Code(in); got != want {
+			t.Errorf("Code(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := CodeBlock("x\n```\ny"); got != "````\nx\n```\ny\n````" {
+		t.Errorf("CodeBlock = %q", got)
+	}
+}
+
+func TestInline(t *testing.T) {
+	in := "src\n\n</details>\n\n## swarm-gate: passed | [click](http://x) *b* `c`"
+	want := `src\\n\\n\</details\>\\n\\n\#\# swarm-gate: passed \| \[click\](http://x) \*b\* \` + "`" + `c\` + "`"
+	if got := Inline(in); got != want {
+		t.Errorf("Inline = %q\nwant     %q", got, want)
+	}
+}
