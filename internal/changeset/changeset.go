@@ -44,7 +44,9 @@ type File struct {
 	Binary bool `json:"binary,omitempty"`
 	// Similarity is git's similarity index (0..100) for renames and copies.
 	Similarity int `json:"similarity,omitempty"`
-	// Added holds the added lines in ascending Line order.
+	// Added holds the added lines in ascending Line order. For a copy built
+	// by internal/source, every line of the new file is added; for a rename,
+	// only the lines that differ from the old file are.
 	Added []AddedLine `json:"added,omitempty"`
 }
 

@@ -102,7 +102,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	log.Debug("change set", "files", len(changes.Files), "added_lines", changes.AddedLineCount())
 
-	branch := opts.HeadBranch
+	branch := strings.TrimPrefix(opts.HeadBranch, "refs/heads/")
 	if branch == "" {
 		branch = repo.BranchName(headRef)
 	}

@@ -139,6 +139,7 @@ func TestCheckPhaseSources(t *testing.T) {
 		source gates.PhaseSource
 	}{
 		{"swarm/phase-1", 0, 1, gates.PhaseFromBranch},
+		{"refs/heads/swarm/phase-1", 0, 1, gates.PhaseFromBranch},
 		{"HEAD", 0, 1, gates.PhaseFromBranch},
 		{head, 0, 2, gates.PhaseFromCurrentPhase},
 		{"swarm/phase-1", 2, 2, gates.PhaseFromFlag},
@@ -252,5 +253,32 @@ func TestCheckUnrelatedHistories(t *testing.T) {
 	_, err := Check(context.Background(), Options{RepoDir: a.dir, Base: "main", Head: "orphan2"})
 	if err == nil || !strings.Contains(err.Error(), "merge base") && !strings.Contains(err.Error(), "common") {
 		t.Errorf("unrelated histories: %v", err)
+	}
+}
+
+// TestCheckCopiedTODO: copying a file that holds a TODO into a new file
+// adds that TODO, even where git reports the file as a copy.
+func TestCheckCopiedTODO(t *testing.T) {
+	r := newRepo(t)
+	plan := strings.Replace(miniPlan, `"files_touched":["b/"]`, `"files_touched":["b/","src/"]`, 1)
+	todo := "def a():\n    # TODO: remove this hack\n    return 1\n"
+	r.commit("", map[string]string{".swarm/plan.json": plan, "src/a.py": todo})
+	r.commit("swarm/phase-2", map[string]string{"src/b.py": todo, "src/a.py": todo + "x = 2\n"})
+	for _, engine := range []string{"git", "go-git"} {
+		rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-2", DiffEngine: engine})
+		if err != nil {
+			if engine == "git" && strings.Contains(err.Error(), "executable file not found") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		for _, g := range rep.Gates {
+			if g.Name != "swarm/placeholders" {
+				continue
+			}
+			if g.Outcome != gates.Failed || len(g.Findings) != 1 || g.Findings[0].Path != "src/b.py" || g.Findings[0].Line != 2 {
+				t.Errorf("%s: %s %+v, want one finding at src/b.py:2", engine, g.Outcome, g.Findings)
+			}
+		}
 	}
 }

@@ -8,9 +8,15 @@ import (
 
 // BranchName returns the branch a ref names, without refs/heads/ or a
 // remote's prefix: "HEAD" gives the checked-out branch, "origin/swarm/phase-2"
-// gives "swarm/phase-2", a local branch name gives itself. It returns ""
-// when the ref is not a branch (a SHA, a tag, a detached HEAD).
+// and "refs/remotes/origin/swarm/phase-2" give "swarm/phase-2", a local
+// branch name or "refs/heads/<name>" gives the name. It returns "" when the
+// ref is not a branch (a SHA, a tag, a detached HEAD).
 func (g *Git) BranchName(ref string) string {
+	if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		ref = name
+	} else if name, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
+		ref = name
+	}
 	if ref == "HEAD" {
 		h, err := g.repo.Storer.Reference(plumbing.HEAD)
 		if err != nil || h.Type() != plumbing.SymbolicReference || !h.Target().IsBranch() {

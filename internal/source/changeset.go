@@ -49,6 +49,9 @@ const (
 // .git/info/attributes (binary) while go-git does not. Files bigger than 512
 // MiB count as binary, as git's core.bigFileThreshold does.
 //
+// A copied file's lines all count as added (see expandCopies), whichever
+// engine found the copy.
+//
 // Errors name the commits and the engine; ctx cancels the work.
 func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset.ChangeSet, error) {
 	what := fmt.Sprintf("diffing %s..%s", short(from), short(to))
@@ -61,6 +64,49 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 
+	cs, err := g.diff(ctx, what, from, to, fromTree, toTree)
+	if err != nil {
+		return nil, err
+	}
+	if err := expandCopies(cs, toTree); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return cs, nil
+}
+
+// expandCopies makes every line of a copied file an added line: a copy
+// brings its whole content into a new file (a TODO in the source is a new
+// TODO in the copy), while git's diff lists only the lines that differ
+// from the source. Binary copies are left as they are.
+func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree) error {
+	for i := range cs.Files {
+		f := &cs.Files[i]
+		if f.Status != changeset.Copied || f.Binary {
+			continue
+		}
+		file, err := toTree.File(f.NewPath)
+		if err != nil {
+			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
+		}
+		if file.Size > bigFileThreshold {
+			f.Binary, f.Added = true, nil
+			continue
+		}
+		text, err := file.Contents()
+		if err != nil {
+			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
+		}
+		if isBinary([]byte(text)) {
+			f.Binary, f.Added = true, nil
+			continue
+		}
+		f.Added = AllLines(text)
+	}
+	return nil
+}
+
+// diff runs the chosen engine.
+func (g *Git) diff(ctx context.Context, what string, from, to plumbing.Hash, fromTree, toTree *object.Tree) (*changeset.ChangeSet, error) {
 	engine := g.Engine
 	if engine == "" {
 		engine = DiffEngineAuto

@@ -129,7 +129,9 @@ var changeSetCases = []struct {
 		want: []changeset.File{
 			{Status: changeset.Modified, OldPath: "src/a.go", NewPath: "src/a.go", OldMode: modeRegular, NewMode: modeRegular,
 				Added: []added{{Line: 3, Text: "func A() { /* TODO */ }"}}},
-			{Status: changeset.Copied, OldPath: "src/a.go", NewPath: "src/a_copy.go", OldMode: modeRegular, NewMode: modeRegular, Similarity: 100},
+			// A copy's lines all count as added (expandCopies).
+			{Status: changeset.Copied, OldPath: "src/a.go", NewPath: "src/a_copy.go", OldMode: modeRegular, NewMode: modeRegular, Similarity: 100,
+				Added: []added{{Line: 1, Text: "package src"}, {Line: 2, Text: ""}, {Line: 3, Text: "func A() {}"}}},
 		},
 	},
 	{
@@ -416,5 +418,22 @@ func TestChangeSetUnknownCommit(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "reading commit "+short(missing)) {
 			t.Errorf("%s: err = %v, want one naming commit %s", engine, err, short(missing))
 		}
+	}
+}
+
+// TestAddedLinesLimits: the go-git line diff refuses inputs that would make
+// diffmatchpatch panic or run for minutes (the git engine has no limit), and
+// a new file needs no diff at all.
+func TestAddedLinesLimits(t *testing.T) {
+	big := strings.Repeat("x\n", maxDiffLines)
+	if _, err := addedLines("a\n", big+"y\n"); err == nil || !strings.Contains(err.Error(), "install git") {
+		t.Errorf("oversized diff: err = %v", err)
+	}
+	lines, err := addedLines("", big)
+	if err != nil || len(lines) != maxDiffLines || lines[maxDiffLines-1].Line != maxDiffLines {
+		t.Errorf("new file: %d lines, err %v", len(lines), err)
+	}
+	if got := AllLines("a\r\nb\nc"); len(got) != 3 || got[0].Text != "a" || got[2].Text != "c" {
+		t.Errorf("AllLines = %+v", got)
 	}
 }

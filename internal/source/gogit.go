@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -38,9 +39,16 @@ type pair struct {
 	similarity int
 }
 
-// goGitChangeSet diffs two trees with go-git.
-func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree *object.Tree) (*changeset.ChangeSet, error) {
+// goGitChangeSet diffs two trees with go-git. A panic inside go-git or its
+// diff library becomes an error, so that the check fails closed instead of
+// crashing.
+func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree *object.Tree) (cs *changeset.ChangeSet, err error) {
 	what += " with go-git"
+	defer func() {
+		if p := recover(); p != nil {
+			cs, err = nil, fmt.Errorf("%s: the built-in diff failed (%v); install git to use the git engine", what, p)
+		}
+	}()
 	changes, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, &object.DiffTreeOptions{
 		DetectRenames: true,
 		RenameScore:   50,
@@ -76,7 +84,7 @@ func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree 
 	pairs = findExactCopies(pairs) // before the split: git does not copy into a type change
 	pairs = splitTypeChanges(pairs)
 
-	cs := &changeset.ChangeSet{Files: make([]changeset.File, 0, len(pairs))}
+	cs = &changeset.ChangeSet{Files: make([]changeset.File, 0, len(pairs))}
 	for _, p := range pairs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
@@ -269,18 +277,36 @@ func (p pair) file(b *blobs) (changeset.File, error) {
 		return f, nil
 	}
 	if p.to.exists() {
-		f.Added = addedLines(string(oldData), string(newData))
+		if f.Added, err = addedLines(string(oldData), string(newData)); err != nil {
+			return f, fmt.Errorf("%s: %w", p.to.name, err)
+		}
 	}
 	return f, nil
 }
 
+// maxDiffLines bounds the lines go-git's line diff is given for one file:
+// diffmatchpatch maps each distinct line to a rune and panics past about a
+// million, and its run time grows fast well before that. The git engine has
+// no such limit.
+const maxDiffLines = 400_000
+
+// diffTimeout bounds go-git's line diff of one file. When it runs out, the
+// diff is still correct but coarser: more lines count as added, never fewer.
+const diffTimeout = 20 * time.Second
+
 // addedLines diffs two texts line by line (go-git's diff) and returns the
 // lines only newText has, numbered in newText. Text has no "\n" and at most one "\r"
 // removed, as changeset.Parse gives it.
-func addedLines(oldText, newText string) []changeset.AddedLine {
+func addedLines(oldText, newText string) ([]changeset.AddedLine, error) {
+	if oldText == "" {
+		return AllLines(newText), nil
+	}
+	if n := countLines(oldText) + countLines(newText); n > maxDiffLines {
+		return nil, fmt.Errorf("%d lines on both sides are too many for the built-in go-git line diff (limit %d); install git, whose engine has no such limit", n, maxDiffLines)
+	}
 	var added []changeset.AddedLine
 	line := 1
-	for _, d := range diff.Do(oldText, newText) {
+	for _, d := range diff.DoWithTimeout(oldText, newText, diffTimeout) {
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
 			line += countLines(d.Text)
@@ -292,7 +318,19 @@ func addedLines(oldText, newText string) []changeset.AddedLine {
 			}
 		}
 	}
-	return added
+	return added, nil
+}
+
+// AllLines numbers every line of text from 1, as added lines: Text without
+// its "\n" and one trailing "\r"; a last line without "\n" counts.
+func AllLines(text string) []changeset.AddedLine {
+	var out []changeset.AddedLine
+	n := 1
+	for l := range strings.Lines(text) {
+		out = append(out, changeset.AddedLine{Line: n, Text: strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")})
+		n++
+	}
+	return out
 }
 
 // countLines counts the lines of s, a last line without "\n" included.
