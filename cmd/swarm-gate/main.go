@@ -25,6 +25,7 @@ Usage:
   swarm-gate ledger verify [DIR]       (DIR holds .swarm/, default .)
   swarm-gate version
 
+Run swarm-gate <command> -h for a command's flags.
 Exit codes: 0 all gates passed, 1 a gate failed, 2 could not evaluate, 3 usage error.
 Set SWARM_GATE_LOG=debug for progress logs on stderr.
 `
