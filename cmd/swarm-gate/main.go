@@ -53,14 +53,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 && args[1] == "hash" {
 			return runPlanHash(args[2:], stdout, stderr)
 		}
-		fmt.Fprint(stderr, "swarm-gate plan: the subcommand is hash: swarm-gate plan hash [FILE]\n")
-		return exitUsage
+		return subcommandHint(args, "swarm-gate plan: the subcommand is hash: swarm-gate plan hash [FILE]\n", stdout, stderr)
 	case "ledger":
 		if len(args) > 1 && args[1] == "verify" {
 			return runLedgerVerify(args[2:], stdout, stderr)
 		}
-		fmt.Fprint(stderr, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n")
-		return exitUsage
+		return subcommandHint(args, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n", stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "swarm-gate %s\n", version)
 		return 0
@@ -69,6 +67,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "swarm-gate: unknown command %q\n\n%s", strings.Join(args, " "), usage)
+	return exitUsage
+}
+
+// subcommandHint answers `swarm-gate plan` or `swarm-gate ledger` without a
+// known subcommand: with -h or --help on stdout (exit 0), else on stderr
+// (exit 3).
+func subcommandHint(args []string, hint string, stdout, stderr io.Writer) int {
+	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help") {
+		fmt.Fprint(stdout, hint)
+		return 0
+	}
+	fmt.Fprint(stderr, hint)
 	return exitUsage
 }
 

@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"--help"}, {"check", "--help"}, {"demo", "-h"}, {"plan", "hash", "--help"}, {"ledger", "verify", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"check", "--help"}, {"demo", "-h"}, {"plan", "hash", "--help"}, {"ledger", "verify", "-h"}, {"plan", "--help"}, {"ledger", "-h"}} {
 		if code, _, _ := runCLI(t, args...); code != 0 {
 			t.Errorf("%q: exit %d, want 0", args, code)
 		}
