@@ -283,48 +283,13 @@ func contentTask(t *jsjson.Value, path string) ([]byte, error) {
 
 // taskIDList writes a string array (missing: []) sorted by compareTaskIds.
 func (w *writer) taskIDList(first *bool, obj *jsjson.Value, path, key string) error {
-	items, err := contentStringList(obj, path, key)
-	if err != nil {
-		return err
-	}
-	slices.SortStableFunc(items, compareTaskIDs)
-	w.key(first, key)
-	w.b = append(w.b, '[')
-	for i, s := range items {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = jsjson.AppendString(w.b, s)
-	}
-	w.b = append(w.b, ']')
-	return nil
+	return w.sortedList(first, obj, path, key, compareTaskIDs)
 }
 
 // checkStringList validates an optional string-array field that is not hashed.
 func checkStringList(obj *jsjson.Value, path, key string) error {
-	_, err := contentStringList(obj, path, key)
+	_, err := stringList(obj, path, key)
 	return err
-}
-
-// contentStringList returns the strings of an array field (nil when absent), or a
-// *FieldError when it is not an array of strings.
-func contentStringList(obj *jsjson.Value, path, key string) ([]string, error) {
-	v := obj.Get(key)
-	if v == nil {
-		return nil, nil
-	}
-	if v.Kind != jsjson.Array {
-		return nil, fieldErr(join(path, key), v, "want array of strings, found "+v.Kind.String())
-	}
-	items := make([]string, len(v.Elems))
-	for i, el := range v.Elems {
-		s, ok := el.AsString()
-		if !ok {
-			return nil, fieldErr(join(path, key)+"["+strconv.Itoa(i)+"]", el, "want string, found "+el.Kind.String())
-		}
-		items[i] = s
-	}
-	return items, nil
 }
 
 // compareTaskIDs is the plugin's compareTaskIds: split both ids on ".",

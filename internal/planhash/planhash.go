@@ -206,27 +206,19 @@ func (w *writer) integer(first *bool, obj *jsjson.Value, path, key string, optio
 // sortedStrings writes a string array sorted as JavaScript's default sort
 // does; a missing array is written as [] when required, omitted otherwise.
 func (w *writer) sortedStrings(first *bool, obj *jsjson.Value, path, key string, optional bool) error {
-	v := obj.Get(key)
-	if v == nil {
-		if optional {
-			return nil
-		}
-		w.key(first, key)
-		w.b = append(w.b, '[', ']')
+	if optional && obj.Get(key) == nil {
 		return nil
 	}
-	if v.Kind != jsjson.Array {
-		return fieldErr(join(path, key), v, "want array of strings, found "+v.Kind.String())
+	return w.sortedList(first, obj, path, key, jsjson.CompareUTF16)
+}
+
+// sortedList writes a string array (missing: []) sorted stably by cmp.
+func (w *writer) sortedList(first *bool, obj *jsjson.Value, path, key string, cmp func(a, b string) int) error {
+	items, err := stringList(obj, path, key)
+	if err != nil {
+		return err
 	}
-	items := make([]string, len(v.Elems))
-	for i, el := range v.Elems {
-		s, ok := el.AsString()
-		if !ok {
-			return fieldErr(join(path, key)+"["+strconv.Itoa(i)+"]", el, "want string, found "+el.Kind.String())
-		}
-		items[i] = s
-	}
-	slices.SortStableFunc(items, jsjson.CompareUTF16)
+	slices.SortStableFunc(items, cmp)
 	w.key(first, key)
 	w.b = append(w.b, '[')
 	for i, s := range items {
@@ -237,6 +229,26 @@ func (w *writer) sortedStrings(first *bool, obj *jsjson.Value, path, key string,
 	}
 	w.b = append(w.b, ']')
 	return nil
+}
+
+// stringList reads an array of strings (nil when the key is absent).
+func stringList(obj *jsjson.Value, path, key string) ([]string, error) {
+	v := obj.Get(key)
+	if v == nil {
+		return nil, nil
+	}
+	if v.Kind != jsjson.Array {
+		return nil, fieldErr(join(path, key), v, "want array of strings, found "+v.Kind.String())
+	}
+	items := make([]string, len(v.Elems))
+	for i, el := range v.Elems {
+		s, ok := el.AsString()
+		if !ok {
+			return nil, fieldErr(join(path, key)+"["+strconv.Itoa(i)+"]", el, "want string, found "+el.Kind.String())
+		}
+		items[i] = s
+	}
+	return items, nil
 }
 
 func serialize(plan *jsjson.Value, withStatus bool) ([]byte, error) {
