@@ -6,6 +6,7 @@ require (
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/sergi/go-diff v1.3.2-0.20230802210424-5b0b94c5c0d3
 	github.com/sourcegraph/go-diff v0.10.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (
