@@ -34,14 +34,13 @@ const (
 
 // Evaluate implements Gate.
 func (g Scope) Evaluate(_ context.Context, in *Input) Result {
-	plan, phase, err := headPhase(in)
+	_, phase, err := headPhase(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
 	}
 	if in.Head.Scopes.DirErr != nil {
 		return errorResult(g.Name(), in.Head.Scopes.DirErr)
 	}
-	_ = plan
 	var findings []Finding
 	entries := map[string]bool{}
 	for _, t := range phase.Tasks {

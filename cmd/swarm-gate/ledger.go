@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -90,10 +91,10 @@ func printApproval(w io.Writer, l *swarm.Ledger, plan *swarm.Plan) {
 		}
 		fmt.Fprintln(w)
 	case approval.Plan.Digests.Structure == plan.Digests.Structure:
-		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json has the approved structure hash %s\n", approval.Seq, swarm.ShortHash(plan.Digests.Structure))
+		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json has the approved structure hash %s\n", approval.Seq, planhash.Short(plan.Digests.Structure))
 	default:
 		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json differs from the approved plan (structure hash %s, approved %s):\n", approval.Seq,
-			swarm.ShortHash(plan.Digests.Structure), swarm.ShortHash(approval.Plan.Digests.Structure))
+			planhash.Short(plan.Digests.Structure), planhash.Short(approval.Plan.Digests.Structure))
 		for _, c := range swarm.DiffPlans(approval.Plan, plan) {
 			fmt.Fprintf(w, "  plan.json:%d: %s\n", c.Line, c.Text)
 		}

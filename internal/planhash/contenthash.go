@@ -23,6 +23,7 @@ package planhash
 // A verifier therefore accepts any of the four combinations.
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"regexp"
@@ -148,39 +149,39 @@ func contentJSON(plan *jsjson.Value, withProfile bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	type phaseText struct {
-		id   float64
-		text []byte
-	}
-	out := make([]phaseText, len(phases.Elems))
+	out := make([]keyed[float64], len(phases.Elems))
 	for i, ph := range phases.Elems {
 		text, err := contentPhase(ph, "phases["+strconv.Itoa(i)+"]")
 		if err != nil {
 			return nil, err
 		}
-		out[i] = phaseText{id: ph.Get("id").Num, text: text}
+		out[i] = keyed[float64]{ph.Get("id").Num, text}
 	}
-	// .sort((a, b) => a.id - b.id); ids are validated integers, and
-	// Array.prototype.sort is stable.
-	slices.SortStableFunc(out, func(a, b phaseText) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
+	// .sort((a, b) => a.id - b.id); ids are validated integers.
 	w.key(&first, "phases")
-	w.b = append(w.b, '[')
-	for i, p := range out {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, p.text...)
-	}
-	w.b = append(w.b, ']', '}')
+	w.b = appendSorted(w.b, out, cmp.Compare[float64])
+	w.b = append(w.b, '}')
 	return w.b, nil
+}
+
+// keyed is one element's JSON text with the key it is sorted by.
+type keyed[K any] struct {
+	key  K
+	text []byte
+}
+
+// appendSorted appends the elements as a JSON array, ordered by their keys
+// with a stable sort, as Array.prototype.sort orders them.
+func appendSorted[K any](b []byte, items []keyed[K], compare func(a, b K) int) []byte {
+	slices.SortStableFunc(items, func(x, y keyed[K]) int { return compare(x.key, y.key) })
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it.text...)
+	}
+	return append(b, ']')
 }
 
 // contentPhase writes one phase as {id, name, status, tasks}.
@@ -204,35 +205,24 @@ func contentPhase(ph *jsjson.Value, path string) ([]byte, error) {
 	if err := checkStringList(ph, path, "required_agents"); err != nil {
 		return nil, err
 	}
-	type taskText struct {
-		id   string
-		text []byte
-	}
-	var tasks []taskText
+	var tasks []keyed[string]
 	if tv := ph.Get("tasks"); tv != nil {
 		if tv.Kind != jsjson.Array {
 			return nil, fieldErr(path+".tasks", tv, "want array, found "+tv.Kind.String())
 		}
-		tasks = make([]taskText, len(tv.Elems))
+		tasks = make([]keyed[string], len(tv.Elems))
 		for i, t := range tv.Elems {
 			text, err := contentTask(t, path+".tasks["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return nil, err
 			}
 			id, _ := t.Get("id").AsString()
-			tasks[i] = taskText{id: id, text: text}
+			tasks[i] = keyed[string]{id, text}
 		}
 	}
-	slices.SortStableFunc(tasks, func(a, b taskText) int { return compareTaskIDs(a.id, b.id) })
 	w.key(&first, "tasks")
-	w.b = append(w.b, '[')
-	for i, t := range tasks {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, t.text...)
-	}
-	w.b = append(w.b, ']', '}')
+	w.b = appendSorted(w.b, tasks, compareTaskIDs)
+	w.b = append(w.b, '}')
 	return w.b, nil
 }
 

@@ -83,8 +83,3 @@ func short(sha string) string {
 	}
 	return sha
 }
-
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", " ")
-}

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"strconv"
 )
 
@@ -179,5 +178,3 @@ func trimBOM(b []byte) []byte {
 	}
 	return b
 }
-
-func joinPath(dir, name string) string { return path.Join(dir, name) }

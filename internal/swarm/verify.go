@@ -1,10 +1,6 @@
 package swarm
 
-import (
-	"fmt"
-
-	"github.com/swarm-gate/swarm-gate/internal/planhash"
-)
+import "fmt"
 
 // LedgerProblem is one integrity problem found by VerifyLedger.
 type LedgerProblem struct {
@@ -61,6 +57,3 @@ func VerifyLedger(l *Ledger, plan *Plan) []LedgerProblem {
 	}
 	return out
 }
-
-// ShortHash is the first 12 hex characters of a digest, for messages.
-func ShortHash(d string) string { return planhash.Short(d) }
