@@ -170,6 +170,12 @@ func TestOffsetsAndLines(t *testing.T) {
 	if got := Line(data, tasks[1].Offset); got != 4 {
 		t.Errorf("second task on line %d, want 4", got)
 	}
+	idx := NewLineIndex(data)
+	for off := 0; off <= len(data); off++ {
+		if got, want := idx.Line(off), Line(data, off); got != want {
+			t.Fatalf("LineIndex.Line(%d) = %d, Line = %d", off, got, want)
+		}
+	}
 }
 
 func FuzzParse(f *testing.F) {

@@ -9,6 +9,7 @@
 package jsjson
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -102,7 +103,29 @@ func (v *Value) AsInt() (int, bool) {
 	return int(f), true
 }
 
-// Line returns the 1-based line of byte offset off in data.
+// LineIndex maps byte offsets of one input to 1-based line numbers in
+// O(log lines) each, for callers that look up many offsets.
+type LineIndex struct{ starts []int }
+
+// NewLineIndex indexes the line starts of data.
+func NewLineIndex(data []byte) *LineIndex {
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &LineIndex{starts: starts}
+}
+
+// Line returns the 1-based line of byte offset off.
+func (x *LineIndex) Line(off int) int {
+	n, _ := slices.BinarySearch(x.starts, off+1)
+	return n
+}
+
+// Line returns the 1-based line of byte offset off in data. It scans data;
+// use a LineIndex for many lookups.
 func Line(data []byte, off int) int {
 	if off > len(data) {
 		off = len(data)

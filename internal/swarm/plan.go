@@ -89,7 +89,7 @@ func ParsePlan(name string, data []byte) (*Plan, error) {
 		}
 		return nil, &ArtifactError{Path: name, Err: err}
 	}
-	p, err := PlanFromValue(v, func(off int) int { return jsjson.Line(data, off) })
+	p, err := PlanFromValue(v, jsjson.NewLineIndex(data).Line)
 	if err != nil {
 		var fe *planhash.FieldError
 		line := 0
