@@ -67,6 +67,7 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if a.Plan != nil {
 		printApproval(stdout, l, a.Plan)
+		printPlanMarkdown(stdout, dir, a.Plan)
 	}
 	if len(problems) > 0 {
 		if len(problems) == 1 {
@@ -98,5 +99,29 @@ func printApproval(w io.Writer, l *swarm.Ledger, plan *swarm.Plan) {
 		for _, c := range swarm.DiffPlans(approval.Plan, plan) {
 			fmt.Fprintf(w, "  plan.json:%d: %s\n", c.Line, c.Text)
 		}
+	}
+}
+
+// printPlanMarkdown says, as information, whether plan.md's PLAN_HASH header
+// matches plan.json (the plugin regenerates plan.md from plan.json; a stale
+// header means plan.md no longer shows the plan).
+func printPlanMarkdown(w io.Writer, dir string, plan *swarm.Plan) {
+	md, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(swarm.PlanMarkdown)))
+	if err != nil {
+		return
+	}
+	got, ok := planhash.ParsePlanMarkdownHash(md)
+	if !ok {
+		fmt.Fprintf(w, "%s has no PLAN_HASH header\n", swarm.PlanMarkdown)
+		return
+	}
+	hashes, err := planhash.ComputeContentHashes(plan.Value)
+	if err != nil {
+		return
+	}
+	if variant, ok := hashes.Match(got); ok {
+		fmt.Fprintf(w, "%s PLAN_HASH %s matches plan.json (%s)\n", swarm.PlanMarkdown, got, variant)
+	} else {
+		fmt.Fprintf(w, "%s PLAN_HASH %s is stale: plan.json hashes to %s (wyhash) or %s (djb2)\n", swarm.PlanMarkdown, got, hashes.Wyhash, hashes.Djb2)
 	}
 }

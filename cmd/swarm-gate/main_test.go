@@ -119,6 +119,18 @@ func TestPlanHashCommand(t *testing.T) {
 	}
 }
 
+func TestLedgerVerifyPlanMarkdown(t *testing.T) {
+	dir := "../../../shared/corpus/VerduzcoTristan__landingpage"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s is absent (clone ../shared beside the repo)", dir)
+	}
+	code, out, _ := runCLI(t, "ledger", "verify", dir)
+	// Spec section 11: landingpage's plan.md was written under Node (djb2).
+	if code != 0 || !strings.Contains(out, ".swarm/plan.md PLAN_HASH 3ahfzjx6hkuke matches plan.json (djb2)") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
 func TestLedgerVerifyCommand(t *testing.T) {
 	dir := t.TempDir()
 	swarmDir := filepath.Join(dir, ".swarm")
