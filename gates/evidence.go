@@ -75,8 +75,8 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 	}
-	summary := fmt.Sprintf("Checked %s (those of phase %d, and those of other phases this pull request completes); %d with all required gate evidence.",
-		plural(len(completed), "completed task", "completed tasks"), phase.ID, ok)
+	summary := fmt.Sprintf("Checked %s (those of phase %d, and those of other phases this pull request completes): %s; %d with all required gate evidence.",
+		plural(len(completed), "completed task", "completed tasks"), phase.ID, listSome(codes(taskIDs(completed)), 30), ok)
 	if len(unreadable) > 0 {
 		r := errorResult(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary

@@ -27,7 +27,19 @@ const (
 	RuleLedgerHash        = "plan-freeze/ledger-hash-mismatch"
 	RulePlanOutsideLedger = "plan-freeze/plan-edited-outside-ledger"
 	RuleLedgerRewritten   = "plan-freeze/ledger-rewritten"
+	RuleLedgerSeq         = "plan-freeze/ledger-seq"
 )
+
+// titles of plan-freeze failures, by the rule of their first finding.
+var planFreezeTitles = map[string]string{
+	RuleNoApproval:        "no plan-critic approval for this plan",
+	RuleApprovalVerdict:   "the latest plan-critic approval is not APPROVED",
+	RulePlanChanged:       "the plan changed since the critic approved it",
+	RuleLedgerHash:        "the ledger does not re-hash: an embedded plan was edited",
+	RulePlanOutsideLedger: "plan.json was changed outside the ledger",
+	RuleLedgerRewritten:   "the ledger was rewritten: it does not extend the merge base's",
+	RuleLedgerSeq:         "the ledger's seq numbers are out of order",
+}
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
 
@@ -60,7 +72,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		}
 	}
 	if in.Base.LedgerErr != nil {
-		return errorResult(g.Name(), fmt.Errorf("merge base: %w", in.Base.LedgerErr))
+		// %v, not %w: the file is the merge base's, so it is not an
+		// annotation on the pull request's copy.
+		return errorResult(g.Name(), fmt.Errorf("the merge base's %v", in.Base.LedgerErr))
 	}
 	var findings []Finding
 	findings = append(findings, appendOnly(in.Base.Ledger, ledger)...)
@@ -95,17 +109,31 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	}
 	summary := strings.Join(notes, "\n")
 	if len(findings) == 0 {
+		origin := "agent-attested"
+		if baseAnchored(in.Base.Ledger, approval) {
+			origin = "base-anchored"
+		}
 		return Result{Outcome: Passed,
-			Title:   fmt.Sprintf("plan matches the critic-approved snapshot (seq %d)", approval.Seq),
+			Title:   fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, origin),
 			Summary: summary + fmt.Sprintf("\nStructure hash %s; %d ledger events checked.", planhash.Short(plan.Digests.Structure), len(ledger.Events))}
 	}
-	return Result{Outcome: Failed, Title: clipN(findings[0].Message, 160), Summary: summary, Findings: findings}
+	title := planFreezeTitles[findings[0].Rule]
+	if n := len(findings); n > 1 {
+		title += fmt.Sprintf(" (+%s)", plural(n-1, "more finding", "more findings"))
+	}
+	return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+}
+
+// baseAnchored reports whether the approval's line is already in the merge
+// base's ledger (which the head ledger extends byte for byte).
+func baseAnchored(base *swarm.Ledger, approval *swarm.LedgerEvent) bool {
+	return base != nil && approval.Line <= len(base.Events)
 }
 
 // provenance says whether an approval was already on the base side or was
 // added by this pull request (trust model, DESIGN.md section 3.5).
 func provenance(base *swarm.Ledger, approval *swarm.LedgerEvent) string {
-	if base != nil && approval.Line <= len(base.Events) {
+	if baseAnchored(base, approval) {
 		return "recorded on the base side (base-anchored)"
 	}
 	return "added in this pull request (agent-attested: the agent's own ledger entry)"
@@ -158,10 +186,14 @@ func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
 	for _, p := range swarm.VerifyLedger(l, plan) {
 		if p.Kind == "plan-json" {
 			out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanOutsideLedger, Severity: SeverityError,
-				Message: p.Msg + "; run `swarm-gate ledger verify` to see the history"})
+				Message: p.Msg + "; save plan changes through the plugin's tools (save_plan, update_task_status) so that the ledger records them, or restore plan.json"})
 			continue
 		}
-		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: RuleLedgerHash, Severity: SeverityError, Message: p.String()})
+		rule := RuleLedgerHash
+		if p.Kind == "seq-order" {
+			rule = RuleLedgerSeq
+		}
+		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: rule, Severity: SeverityError, Message: p.String()})
 	}
 	return out
 }

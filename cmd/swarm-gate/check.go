@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 const (
@@ -105,7 +109,28 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "swarm-gate: writing the report: %v\n", err)
 		return exitError
 	}
+	printCauses(stderr, "swarm-gate", r)
 	return r.ExitCode
+}
+
+// printCauses writes one line on stderr for each distinct reason a gate could
+// not be evaluated, with how to fix it when the reason is a .swarm/ file.
+func printCauses(stderr io.Writer, cmd string, r *report.Report) {
+	seen := map[string]bool{}
+	for _, g := range r.Gates {
+		if g.Outcome != gates.Error {
+			continue
+		}
+		cause := strings.TrimPrefix(g.Title, "could not evaluate: ")
+		if seen[cause] {
+			continue
+		}
+		seen[cause] = true
+		if strings.Contains(cause, swarm.Dir+"/") {
+			cause += "; " + pipeline.RepairHint
+		}
+		fmt.Fprintf(stderr, "%s: could not evaluate: %s\n", cmd, mdtext.Printable(cause))
+	}
 }
 
 // fail reports a check that could not start: one line on stderr, and for

@@ -51,6 +51,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "swarm-gate demo: %v\n", err)
 		return exitError
 	}
+	printCauses(stderr, "swarm-gate demo", r)
 	if cf.format == "text" {
 		fmt.Fprintf(stdout, "\n`swarm-gate check` would exit with code %d here; the demo itself exits 0 because it ran as intended.\n", r.ExitCode)
 		if *keep {

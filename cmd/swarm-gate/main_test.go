@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,5 +169,33 @@ func TestLedgerVerifyCommand(t *testing.T) {
 	}
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
+	}
+}
+
+// TestBrokenArtifactSaysWhatToDo: a damaged .swarm file makes gates
+// "error" (exit 2) and puts one line per cause on stderr with the fix.
+func TestBrokenArtifactSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("skipping: git is not on PATH")
+	}
+	git("checkout", "-q", demo.HeadBranch)
+	if err := os.WriteFile(filepath.Join(dir, ".swarm", "plan-ledger.jsonl"), []byte("{\"seq\":1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-qam", "damage the ledger")
+	code, _, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], ".swarm/plan-ledger.jsonl: line 1") || !strings.Contains(lines[0], "repair the file") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

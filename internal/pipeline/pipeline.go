@@ -42,6 +42,9 @@ type Options struct {
 // phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
 var phaseBranch = regexp.MustCompile(`^swarm/phase-(\d+)$`)
 
+// RepairHint says how to fix a damaged .swarm/ artifact.
+const RepairHint = "repair the file (restore it from git history, or save the plan again with the plugin's tools) and push again"
+
 // ErrNoSwarm is returned when the head commit has no .swarm/ folder.
 var ErrNoSwarm = errors.New("no .swarm/ folder")
 
@@ -126,6 +129,11 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.PhaseSource, error) {
 	if flag > 0 {
 		return flag, gates.PhaseFromFlag, nil
+	}
+	if head.PlanErr != nil && !phaseBranch.MatchString(branch) {
+		// Every gate needs the plan; say what is wrong with it rather than
+		// that the phase is unknown.
+		return 0, "", fmt.Errorf("cannot read the head plan: %v; %s", head.PlanErr, RepairHint)
 	}
 	if m := phaseBranch.FindStringSubmatch(branch); m != nil {
 		n, err := strconv.Atoi(m[1])

@@ -233,7 +233,7 @@ func TestCheckBrokenArtifactsFailClosed(t *testing.T) {
 		}
 	}
 	_, err = Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: "HEAD~0"})
-	if err == nil || !strings.Contains(err.Error(), ".swarm/plan.json: line") || !strings.Contains(err.Error(), "--phase") {
+	if err == nil || !strings.Contains(err.Error(), ".swarm/plan.json: line") || !strings.Contains(err.Error(), "repair the file") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("no phase and a broken plan: %v", err)
 	}
 }

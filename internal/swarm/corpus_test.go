@@ -148,6 +148,7 @@ func TestCorpusFilesDamaged(t *testing.T) {
 		{"ledger garbage line 4", LedgerPath, strings.Join(lines[:3], "") + "not json\n" + strings.Join(lines[3:], ""), 4, func(a *Artifacts) error { return a.LedgerErr }},
 		{"ledger blank line 2", LedgerPath, lines[0] + "\n" + strings.Join(lines[1:], ""), 2, func(a *Artifacts) error { return a.LedgerErr }},
 		{"ledger seq not a number", LedgerPath, strings.Replace(string(ledger), `"seq":1,`, `"seq":"1",`, 1), 1, func(a *Artifacts) error { return a.LedgerErr }},
+		{"ledger blank line before the last line", LedgerPath, strings.Join(lines[:8], "") + "\n\n" + lines[8], 9, func(a *Artifacts) error { return a.LedgerErr }},
 		{"events array line", EventsPath, "{\"type\":\"a\"}\n[1,2]\n", 2, func(a *Artifacts) error { return a.EventsErr }},
 		{"evidence file truncated", EvidenceDir + "/1.1.json", "{\n  \"taskId\": \"1.1\",\n  \"gates\": {", 3, func(a *Artifacts) error { return a.Evidence.Broken[EvidenceDir+"/1.1.json"] }},
 		{"evidence id mismatch", EvidenceDir + "/1.1.json", `{"taskId":"1.2","required_gates":[],"gates":{}}`, 1, func(a *Artifacts) error { return a.Evidence.Broken[EvidenceDir+"/1.1.json"] }},
@@ -172,6 +173,18 @@ func TestCorpusFilesDamaged(t *testing.T) {
 				t.Errorf("message %q does not start with the file name", err)
 			}
 		})
+	}
+}
+
+func TestLedgerTrailingBlankLines(t *testing.T) {
+	corpusRepos(t)
+	data, err := os.ReadFile(filepath.Join(corpusDir, "VerduzcoTristan__landingpage", LedgerPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ParseLedger(LedgerPath, append(data, "\n\r\n"...))
+	if err != nil || len(l.Events) != 9 {
+		t.Errorf("blank lines at the end: %d events, %v", len(l.Events), err)
 	}
 }
 
