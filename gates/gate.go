@@ -82,6 +82,11 @@ type Input struct {
 	Base, Head *swarm.Artifacts
 	// Changes are the files changed from the merge base to head. Not nil.
 	Changes *changeset.ChangeSet
+	// Config is the base branch's policy; nil means DefaultConfig.
+	Config *Config
+	// Overrides are the human decisions swarm-gate recorded for this pull
+	// request, oldest first (none until a comment command records one).
+	Overrides []Override
 }
 
 // Gate is one check. Evaluate must not panic and must not do I/O; it returns

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -93,6 +94,16 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading merge base %s: %w", mb.String()[:12], err)
 	}
+	// Policy comes from the base side (DESIGN.md section 3.1): the tip of
+	// the branch the pull request targets, never the pull request itself.
+	baseTipFS, err := repo.Snapshot(base)
+	if err != nil {
+		return nil, fmt.Errorf("reading base commit %s: %w", base.String()[:12], err)
+	}
+	cfg, err := config.Load(baseTipFS, "base "+base.String()[:12])
+	if err != nil {
+		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
+	}
 	headArt := swarm.Load(headFS)
 	if !headArt.Present {
 		return nil, fmt.Errorf("%w at head commit %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12])
@@ -113,7 +124,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes}
+	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Registry()
@@ -121,6 +132,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r := report.New(gates.Run(ctx, in, gs))
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
 	r.Phase, r.PhaseSource = phase, src
+	r.Config = cfg.Source
 	return r, nil
 }
 

@@ -26,6 +26,9 @@ type Report struct {
 	Phase       int               `json:"phase"`
 	PhaseSource gates.PhaseSource `json:"phase_source"`
 	Gates       []gates.Result    `json:"gates"`
+	// Config says where the policy came from: the base commit's
+	// .github/swarm-gate.yml, or the built-in defaults.
+	Config string `json:"config,omitempty"`
 	// Error says why the check could not start at all (outcome "error",
 	// no gates): a missing .swarm/ folder, an unknown ref, a shallow clone.
 	Error string `json:"error,omitempty"`

@@ -34,7 +34,8 @@ func corpusRepos(t *testing.T) []string {
 // allErrors lists every artifact error of a load, for assertions.
 func allErrors(a *Artifacts) []error {
 	var errs []error
-	for _, err := range []error{a.PlanErr, a.LedgerErr, a.EventsErr, a.SpecErr, a.Evidence.DirErr, a.Scopes.DirErr} {
+	for _, err := range []error{a.PlanErr, a.LedgerErr, a.EventsErr, a.SpecErr, a.Evidence.DirErr, a.Scopes.DirErr,
+		a.Receipts.DirErr, a.SpecStalenessErr} {
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -45,6 +46,7 @@ func allErrors(a *Artifacts) []error {
 	for _, err := range a.Scopes.Broken {
 		errs = append(errs, err)
 	}
+	errs = append(errs, a.Receipts.Broken...)
 	return errs
 }
 

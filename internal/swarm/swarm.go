@@ -1,6 +1,7 @@
 // Package swarm reads the opencode-swarm plugin's .swarm/ artifacts from one
 // side of a pull request (a commit's tree given as an fs.FS): plan.json,
-// plan-ledger.jsonl, events.jsonl, evidence/, scopes/ and spec.md.
+// plan-ledger.jsonl (and its plan-ledger.resetting marker), events.jsonl,
+// evidence/, scopes/, review-receipts/, spec-staleness.json and spec.md.
 //
 // It is lenient about plugin versions (unknown fields are ignored, older
 // shapes are accepted) and strict about integrity: a malformed file or line
@@ -27,6 +28,10 @@ const (
 	ScopesDir    = Dir + "/scopes"
 	SpecPath     = Dir + "/spec.md"
 	PlanMarkdown = Dir + "/plan.md"
+
+	ReceiptsDir         = Dir + "/review-receipts"
+	SpecStalenessPath   = Dir + "/spec-staleness.json"
+	LedgerResettingPath = Dir + "/plan-ledger.resetting"
 )
 
 // MaxFileSize is the largest artifact read, in bytes. Real plugin files stay
@@ -64,6 +69,12 @@ type Artifacts struct {
 
 	Ledger    *Ledger
 	LedgerErr error
+	// LedgerResetting is true while .swarm/plan-ledger.resetting exists. The
+	// plugin then treats the ledger as empty (spec section 3.1), and so does
+	// Load: Ledger is an empty ledger (Path set, no events, Data nil) and
+	// plan-ledger.jsonl is not read. Sibling files (plan-ledger.archived-*,
+	// plan-ledger.quarantine.*, backups) are never read.
+	LedgerResetting bool
 
 	Events    *EventLog
 	EventsErr error
@@ -71,6 +82,17 @@ type Artifacts struct {
 	Evidence *Evidence // never nil after Load
 
 	Scopes *Scopes // never nil after Load
+
+	Receipts *Receipts // never nil after Load
+
+	// SpecStaleness is non-nil when .swarm/spec-staleness.json exists, even
+	// when it cannot be read or parsed (then it holds only Path and
+	// SpecStalenessErr says why): the plugin blocks save_plan,
+	// update_task_status and phase_complete on the file's mere presence.
+	// SpecStaleness nil with SpecStalenessErr set means it could not be told
+	// whether the file exists (the .swarm folder itself is unreadable).
+	SpecStaleness    *SpecStaleness
+	SpecStalenessErr error
 
 	// Spec is the content of .swarm/spec.md; HasSpec says whether it exists.
 	Spec    []byte
@@ -81,7 +103,7 @@ type Artifacts struct {
 // Load reads the .swarm/ artifacts of one tree. It never fails as a whole:
 // each artifact's problem is kept beside it (PlanErr, LedgerErr, ...).
 func Load(fsys fs.FS) *Artifacts {
-	a := &Artifacts{Evidence: &Evidence{}, Scopes: &Scopes{}}
+	a := &Artifacts{Evidence: &Evidence{}, Scopes: &Scopes{}, Receipts: &Receipts{}}
 	info, err := fs.Stat(fsys, Dir)
 	switch {
 	case err == nil && info.IsDir():
@@ -92,7 +114,8 @@ func Load(fsys fs.FS) *Artifacts {
 		a.Present = true
 		bad := &ArtifactError{Path: Dir, Err: fmt.Errorf("not a readable directory: %v", errOr(err, "it is not a directory"))}
 		a.PlanErr, a.LedgerErr, a.EventsErr, a.SpecErr = bad, bad, bad, bad
-		a.Evidence.DirErr, a.Scopes.DirErr = bad, bad
+		a.Evidence.DirErr, a.Scopes.DirErr, a.Receipts.DirErr = bad, bad, bad
+		a.SpecStalenessErr = bad
 		return a
 	default:
 		return a
@@ -102,7 +125,12 @@ func Load(fsys fs.FS) *Artifacts {
 	} else {
 		a.Plan, a.PlanErr = ParsePlan(PlanPath, data)
 	}
-	if data, err := readArtifact(fsys, LedgerPath); err != nil {
+	if resetting, err := exists(fsys, LedgerResettingPath); err != nil {
+		a.LedgerErr = err
+	} else if resetting {
+		a.LedgerResetting = true
+		a.Ledger = &Ledger{Path: LedgerPath}
+	} else if data, err := readArtifact(fsys, LedgerPath); err != nil {
 		a.LedgerErr = nilIfNotExist(err)
 	} else {
 		a.Ledger, a.LedgerErr = ParseLedger(LedgerPath, data)
@@ -114,6 +142,16 @@ func Load(fsys fs.FS) *Artifacts {
 	}
 	a.Evidence = loadEvidence(fsys)
 	a.Scopes = loadScopes(fsys)
+	a.Receipts = loadReceipts(fsys)
+	if data, err := readArtifact(fsys, SpecStalenessPath); err != nil {
+		// Anything but absence (a directory, an unreadable or oversized
+		// file) still counts as present: the plugin only checks existence.
+		if a.SpecStalenessErr = nilIfNotExist(err); a.SpecStalenessErr != nil {
+			a.SpecStaleness = &SpecStaleness{Path: SpecStalenessPath}
+		}
+	} else {
+		a.SpecStaleness, a.SpecStalenessErr = ParseSpecStaleness(SpecStalenessPath, data)
+	}
 	if data, err := readArtifact(fsys, SpecPath); err != nil {
 		a.SpecErr = nilIfNotExist(err)
 	} else {
@@ -127,6 +165,20 @@ func errOr(err error, msg string) string {
 		return err.Error()
 	}
 	return msg
+}
+
+// exists reports whether a marker file (or anything else) is at name. An
+// error other than absence is an *ArtifactError: the marker's state is
+// unknown.
+func exists(fsys fs.FS, name string) (bool, error) {
+	_, err := fs.Stat(fsys, name)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	}
+	return false, &ArtifactError{Path: name, Err: fmt.Errorf("cannot tell whether the marker exists: %v", unwrapPath(err))}
 }
 
 // nilIfNotExist turns "file absent" into nil and keeps every other error.

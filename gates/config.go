@@ -1,0 +1,98 @@
+package gates
+
+// Config is the policy the gates apply, read from the base branch's
+// .github/swarm-gate.yml (DESIGN.md section 3.1: a pull request cannot relax
+// its own rules). The zero value is not valid; start from DefaultConfig.
+// internal/config parses the file into this type.
+type Config struct {
+	// Source says where the policy came from, for summaries: e.g.
+	// ".github/swarm-gate.yml at 1a2b3c4" or "built-in defaults".
+	Source string
+
+	PlanFreeze PlanFreezeConfig
+}
+
+// ApprovalPolicy is which plan-critic approvals swarm/plan-freeze accepts.
+type ApprovalPolicy string
+
+// Approval policies, from the most permissive.
+const (
+	// ApprovalAny accepts any plan-critic approval in the ledger, including
+	// one the agent added in this pull request (plugin-compatible default).
+	ApprovalAny ApprovalPolicy = "any"
+	// ApprovalBaseAnchored accepts an approval already on the base side, or
+	// a human override.
+	ApprovalBaseAnchored ApprovalPolicy = "base-anchored"
+	// ApprovalHuman accepts only a human override recorded by swarm-gate.
+	ApprovalHuman ApprovalPolicy = "human"
+)
+
+// PlanFreezeConfig is the plan_freeze section of the config file.
+type PlanFreezeConfig struct {
+	// Approval is which approvals count (default ApprovalAny).
+	Approval ApprovalPolicy
+	// AllowLegacyPlans lets a plan whose ledger predates the plugin's
+	// mechanical plan-critic gate (every event at schema_version 1.0.0) pass
+	// without a plan-critic approval (default false: such plans fail with a
+	// hint).
+	AllowLegacyPlans bool
+	// WarnUnhashedChanges turns changes to fields outside the structure hash
+	// that still matter to the process (task fr_refs, phase type) into
+	// warnings instead of failures (default false: they fail).
+	WarnUnhashedChanges bool
+}
+
+// DefaultConfig is the policy when the base branch has no config file:
+// plugin-compatible, fail-closed.
+func DefaultConfig() *Config {
+	return &Config{
+		Source:     "built-in defaults (no .github/swarm-gate.yml on the base branch)",
+		PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny},
+	}
+}
+
+// config returns the input's policy, or the defaults.
+func (in *Input) config() *Config {
+	if in.Config != nil {
+		return in.Config
+	}
+	return DefaultConfig()
+}
+
+// Override is a human decision recorded by swarm-gate itself (DESIGN.md
+// section 3.5), e.g. from an authorized `/swarm approve-plan-critic <reason>`
+// comment. It is bound to the head SHA and plan structure hash current when
+// it was made; a later change of the structure voids it.
+type Override struct {
+	// Command is the comment command: "approve-plan-critic" or
+	// "acknowledge-spec-drift".
+	Command string
+	// Actor is the GitHub login of the human who ran it.
+	Actor  string
+	Reason string
+	// RecordedAt is an RFC 3339 timestamp.
+	RecordedAt string
+	// HeadSHA and StructureHash are what the override is bound to.
+	HeadSHA       string
+	StructureHash string
+	// URL links to the comment or commit that records it ("" if none).
+	URL string
+}
+
+// Override commands.
+const (
+	CommandApprovePlanCritic    = "approve-plan-critic"
+	CommandAcknowledgeSpecDrift = "acknowledge-spec-drift"
+)
+
+// override returns the newest override of the given command bound to the
+// structure hash, or nil.
+func (in *Input) override(command, structureHash string) *Override {
+	for i := len(in.Overrides) - 1; i >= 0; i-- {
+		o := &in.Overrides[i]
+		if o.Command == command && o.StructureHash == structureHash {
+			return o
+		}
+	}
+	return nil
+}

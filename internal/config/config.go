@@ -1,0 +1,248 @@
+// Package config reads swarm-gate's policy file, .github/swarm-gate.yml,
+// from the base side of a pull request into a gates.Config.
+//
+// Decoding is strict: an unknown key, a wrong type or an unknown value is an
+// error naming the file and line, so that a typo never silently turns a rule
+// off. An absent file means gates.DefaultConfig.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// Path is the config file's repository-relative path.
+const Path = ".github/swarm-gate.yml"
+
+// MaxSize is the largest config file read, in bytes.
+const MaxSize = 1 << 20
+
+// Load reads Path from fsys (the base commit's tree). where describes the
+// tree for the config's Source, e.g. "base 1a2b3c4". An absent file gives
+// gates.DefaultConfig; a present but invalid one gives an
+// *swarm.ArtifactError with the line.
+func Load(fsys fs.FS, where string) (*gates.Config, error) {
+	info, err := fs.Stat(fsys, Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if alt, err := fs.Stat(fsys, ".github/swarm-gate.yaml"); err == nil && !alt.IsDir() {
+			return nil, &swarm.ArtifactError{Path: ".github/swarm-gate.yaml", Err: errors.New("swarm-gate reads " + Path + " (with .yml); rename the file so that the policy is not silently ignored")}
+		}
+		return gates.DefaultConfig(), nil
+	}
+	if err != nil {
+		return nil, &swarm.ArtifactError{Path: Path, Err: err}
+	}
+	if info.IsDir() {
+		return nil, &swarm.ArtifactError{Path: Path, Err: errors.New("is a directory, expected a file")}
+	}
+	if info.Size() > MaxSize {
+		return nil, &swarm.ArtifactError{Path: Path, Err: fmt.Errorf("is %d bytes, over the %d-byte limit", info.Size(), MaxSize)}
+	}
+	data, err := fs.ReadFile(fsys, Path)
+	if err != nil {
+		return nil, &swarm.ArtifactError{Path: Path, Err: err}
+	}
+	c, err := Parse(Path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = Path + " at " + where
+	return c, nil
+}
+
+// Parse decodes config file content. name is the file's path for errors,
+// which are *swarm.ArtifactError with the 1-based line where known. Empty
+// content (or only comments) gives the defaults.
+func Parse(name string, data []byte) (*gates.Config, error) {
+	c := gates.DefaultConfig()
+	c.Source = name
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, nil
+		}
+		return nil, yamlErr(name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := extra.Line
+		if err != nil {
+			return nil, yamlErr(name, err)
+		}
+		return nil, &swarm.ArtifactError{Path: name, Line: line, Err: errors.New("a second YAML document; the config is one document")}
+	}
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	p := &parser{name: name}
+	p.mapping(root, "", map[string]func(*yaml.Node){
+		"version": func(n *yaml.Node) {
+			if v, ok := p.scalar(n, "version", "!!int"); ok && v != "1" {
+				p.fail(n, "version: %s is not supported; this swarm-gate reads version 1", v)
+			}
+		},
+		"plan_freeze": func(n *yaml.Node) {
+			p.mapping(n, "plan_freeze", map[string]func(*yaml.Node){
+				"approval": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "plan_freeze.approval", "any", "base-anchored", "human"); ok {
+						c.PlanFreeze.Approval = gates.ApprovalPolicy(v)
+					}
+				},
+				"legacy_plans": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "plan_freeze.legacy_plans", "fail", "allow"); ok {
+						c.PlanFreeze.AllowLegacyPlans = v == "allow"
+					}
+				},
+				"unhashed_changes": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "plan_freeze.unhashed_changes", "fail", "warn"); ok {
+						c.PlanFreeze.WarnUnhashedChanges = v == "warn"
+					}
+				},
+			})
+		},
+	})
+	if p.err != nil {
+		return nil, p.err
+	}
+	return c, nil
+}
+
+// parser walks the YAML node tree, keeping the first error.
+type parser struct {
+	name string
+	err  error
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	if p.err == nil {
+		p.err = &swarm.ArtifactError{Path: p.name, Line: n.Line, Err: fmt.Errorf(format, args...)}
+	}
+}
+
+// mapping requires n to be a mapping whose keys are all in fields, and calls
+// each key's function with its value. Duplicate keys are errors.
+func (p *parser) mapping(n *yaml.Node, path string, fields map[string]func(*yaml.Node)) {
+	n = resolve(n)
+	where := "the top level"
+	if path != "" {
+		where = path
+	}
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, "%s must be a mapping (key: value lines), found %s", where, describe(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := k.Value
+		if k.Kind != yaml.ScalarNode {
+			p.fail(k, "%s has a key that is not a plain name", where)
+			return
+		}
+		if seen[key] {
+			p.fail(k, "%q appears twice in %s", key, where)
+			return
+		}
+		seen[key] = true
+		f, ok := fields[key]
+		if !ok {
+			known := make([]string, 0, len(fields))
+			for name := range fields {
+				known = append(known, name)
+			}
+			slices.Sort(known)
+			p.fail(k, "unknown key %q in %s (known keys: %s)", key, where, strings.Join(known, ", "))
+			return
+		}
+		f(v)
+		if p.err != nil {
+			return
+		}
+	}
+}
+
+// scalar returns n's value when it is a scalar with the given tag.
+func (p *parser) scalar(n *yaml.Node, path, tag string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.Tag != tag {
+		p.fail(n, "%s must be %s, found %s", path, tagName(tag), describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// enum returns n's value when it is one of the allowed strings.
+func (p *parser) enum(n *yaml.Node, path string, allowed ...string) (string, bool) {
+	v, ok := p.scalar(n, path, "!!str")
+	if !ok {
+		return "", false
+	}
+	if !slices.Contains(allowed, v) {
+		p.fail(n, "%s: %q is not one of %s", path, v, strings.Join(allowed, ", "))
+		return "", false
+	}
+	return v, true
+}
+
+// resolve follows an alias to its anchor.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%s %q", tagName(n.Tag), n.Value)
+	}
+	return "something else"
+}
+
+func tagName(tag string) string {
+	switch tag {
+	case "!!str":
+		return "a string"
+	case "!!int":
+		return "an integer"
+	case "!!bool":
+		return "true or false"
+	case "!!null":
+		return "null"
+	case "!!float":
+		return "a number"
+	}
+	return "a value of type " + tag
+}
+
+// yamlErr turns a yaml syntax error ("yaml: line 3: ...") into an
+// ArtifactError with the line.
+func yamlErr(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
+		_, rest, _ := strings.Cut(msg, ":")
+		return &swarm.ArtifactError{Path: name, Line: line, Err: errors.New(strings.TrimSpace(rest))}
+	}
+	return &swarm.ArtifactError{Path: name, Err: errors.New(msg)}
+}

@@ -1,0 +1,153 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want gates.PlanFreezeConfig
+	}{
+		{"empty file", "", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"only comments", "# nothing yet\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"explicit null", "~\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"version only", "version: 1\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"base-anchored", "plan_freeze:\n  approval: base-anchored\n", gates.PlanFreezeConfig{Approval: gates.ApprovalBaseAnchored}},
+		{"human, legacy allowed, warn", "version: 1\nplan_freeze:\n  approval: human\n  legacy_plans: allow\n  unhashed_changes: warn\n",
+			gates.PlanFreezeConfig{Approval: gates.ApprovalHuman, AllowLegacyPlans: true, WarnUnhashedChanges: true}},
+		{"explicit defaults", "plan_freeze:\n  approval: any\n  legacy_plans: fail\n  unhashed_changes: fail\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"anchor on a section", "plan_freeze: &p\n  approval: human\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
+		{"CRLF", "plan_freeze:\r\n  approval: human\r\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(Path, []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.PlanFreeze != tt.want {
+				t.Errorf("got %+v, want %+v", c.PlanFreeze, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		wantLine int
+		wantMsg  string
+	}{
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: plan_freeze, version)`},
+		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
+		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
+		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
+		{"wrong version", "version: 2\n", 1, "version: 2 is not supported"},
+		{"version as string", "version: \"1\"\n", 1, "version must be an integer"},
+		{"list at top", "- a\n- b\n", 1, "the top level must be a mapping"},
+		{"section is a list", "plan_freeze:\n  - approval\n", 2, "plan_freeze must be a mapping"},
+		{"empty section", "plan_freeze:\n", 1, "plan_freeze must be a mapping (key: value lines), found null"},
+		{"duplicate key", "plan_freeze:\n  approval: any\n  approval: human\n", 3, `"approval" appears twice`},
+		{"syntax error", "plan_freeze:\n  approval: [any\n", 0, ""},
+		{"tab indentation", "plan_freeze:\n\tapproval: any\n", 2, ""},
+		{"two documents", "version: 1\n---\nversion: 1\n", 2, "a second YAML document"},
+		{"alias to a list", "a: &x [1]\nplan_freeze: *x\n", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(Path, []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ae *swarm.ArtifactError
+			if !errors.As(err, &ae) {
+				t.Fatalf("%T is not an ArtifactError: %v", err, err)
+			}
+			if ae.Path != Path {
+				t.Errorf("path %q", ae.Path)
+			}
+			if tt.wantLine > 0 && ae.Line != tt.wantLine {
+				t.Errorf("line %d, want %d (%v)", ae.Line, tt.wantLine, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("error %q does not contain %q", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Run("absent gives defaults", func(t *testing.T) {
+		c, err := Load(fstest.MapFS{}, "base 1a2b3c4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *c != *gates.DefaultConfig() {
+			t.Errorf("got %+v", c)
+		}
+	})
+	t.Run("present names its commit", func(t *testing.T) {
+		c, err := Load(fstest.MapFS{Path: {Data: []byte("plan_freeze:\n  approval: human\n")}}, "base 1a2b3c4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PlanFreeze.Approval != gates.ApprovalHuman || c.Source != Path+" at base 1a2b3c4" {
+			t.Errorf("got %+v", c)
+		}
+	})
+	t.Run(".yaml spelling is refused, not ignored", func(t *testing.T) {
+		_, err := Load(fstest.MapFS{".github/swarm-gate.yaml": {Data: []byte("version: 1\n")}}, "base x")
+		if err == nil || !strings.Contains(err.Error(), "rename the file") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("directory", func(t *testing.T) {
+		_, err := Load(fstest.MapFS{Path + "/x": {Data: []byte("")}}, "base x")
+		if err == nil || !strings.Contains(err.Error(), "is a directory") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("too large", func(t *testing.T) {
+		big := strings.Repeat("# padding\n", MaxSize/10+1)
+		_, err := Load(fstest.MapFS{Path: {Data: []byte(big)}}, "base x")
+		if err == nil || !strings.Contains(err.Error(), "limit") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("error names the line", func(t *testing.T) {
+		_, err := Load(fstest.MapFS{Path: {Data: []byte("version: 1\nplan_freeze:\n  approval: nobody\n")}}, "base x")
+		if err == nil || !strings.HasPrefix(err.Error(), Path+": line 3: ") {
+			t.Fatalf("got %v", err)
+		}
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "version: 1\n", "plan_freeze:\n  approval: human\n  legacy_plans: allow\n", "a: &x [1]\nb: *x\n", "plan_freeze: {approval: any}\n", "- x\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(Path, data)
+		if err != nil {
+			var ae *swarm.ArtifactError
+			if !errors.As(err, &ae) || ae.Path != Path {
+				t.Fatalf("error %T %v does not name the file", err, err)
+			}
+			return
+		}
+		switch c.PlanFreeze.Approval {
+		case gates.ApprovalAny, gates.ApprovalBaseAnchored, gates.ApprovalHuman:
+		default:
+			t.Fatalf("approval %q", c.PlanFreeze.Approval)
+		}
+	})
+}
