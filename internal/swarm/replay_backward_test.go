@@ -1,0 +1,90 @@
+package swarm
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+)
+
+// TestReplayBackward covers ledgers whose root has no payload.plan (the
+// msocr shape): their first events are explained backwards from plan.json,
+// or from the first embedded plan, or not at all.
+func TestReplayBackward(t *testing.T) {
+	pending := rplan{phases: []rphase{{1, "pending", []rtask{{"1.1", "pending"}, {"1.2", "pending"}}}}}
+	started := rplan{phases: []rphase{{1, "in_progress", []rtask{{"1.1", "in_progress"}, {"1.2", "pending"}}}}}
+	done1 := rplan{phases: []rphase{{1, "in_progress", []rtask{{"1.1", "completed"}, {"1.2", "pending"}}}}}
+	parse := func(t *testing.T, p rplan) *jsjson.Value {
+		v, err := jsjson.Parse([]byte(p.json()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	root := func(t *testing.T, l *rledger, p rplan) { l.add("plan_created", "initLedger", "", p.hash(t), "") }
+	cases := []struct {
+		name            string
+		build           func(t *testing.T, l *rledger)
+		final           rplan
+		noFinal         bool
+		wantUnexplained []int
+	}{
+		{"root and two status batches, explained from plan.json", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status(pending.hash(t), started.hash(t), "1.1", "pending", "in_progress")
+			l.status(started.hash(t), done1.hash(t), "1.1", "in_progress", "completed")
+		}, done1, false, nil},
+		{"plan_hash_before not recorded", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status("", started.hash(t), "1.1", "pending", "in_progress")
+		}, started, false, nil},
+		{"explained from the first embedded plan", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status(pending.hash(t), started.hash(t), "1.1", "pending", "in_progress")
+			l.embed(started.hash(t), started)
+		}, started, true, nil},
+		{"no plan.json: nothing to start from", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status(pending.hash(t), started.hash(t), "1.1", "pending", "in_progress")
+		}, rplan{}, true, []int{1, 2}},
+		{"plan.json edited outside the ledger", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status(pending.hash(t), started.hash(t), "1.1", "pending", "in_progress")
+		}, done1, false, []int{1, 2}},
+		{"from_status tampered", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.status(pending.hash(t), started.hash(t), "1.1", "blocked", "in_progress")
+		}, started, false, []int{1, 2}},
+		{"root records another plan", func(t *testing.T, l *rledger) {
+			root(t, l, started)
+			l.status(pending.hash(t), started.hash(t), "1.1", "pending", "in_progress")
+		}, started, false, []int{1}}, // seq 2 is consistent; the root is not
+		{"an event that cannot be undone stops the walk", func(t *testing.T, l *rledger) {
+			root(t, l, pending)
+			l.add("task_removed", "save_plan", pending.hash(t), started.hash(t), `"task_id":"1.3"`)
+		}, started, false, []int{1, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := &rledger{t: t}
+			c.build(t, l)
+			led, err := ParseLedger(LedgerPath, []byte(strings.Join(l.lines, "\n")+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var final *jsjson.Value
+			if !c.noFinal {
+				final = parse(t, c.final)
+			}
+			r := ReplayLedgerWithPlan(led, final)
+			checkReplayShape(t, r)
+			if got := seqs(r.Unexplained); !slices.Equal(got, c.wantUnexplained) {
+				t.Fatalf("unexplained %v, want %v (%v)", got, c.wantUnexplained, hows(r))
+			}
+			if c.wantUnexplained == nil && r.Steps[0].How != HowBackward {
+				t.Errorf("root explained as %q, want %q", r.Steps[0].How, HowBackward)
+			}
+		})
+	}
+}
