@@ -102,6 +102,7 @@ type Gate interface {
 func Registry() []Gate {
 	return []Gate{
 		PlanFreeze{},
+		Critic{},
 		Scope{},
 		Placeholders{},
 		Evidence{},

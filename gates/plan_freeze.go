@@ -5,15 +5,33 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // PlanFreeze is swarm/plan-freeze: the head plan must be the plan the critic
-// approved (same structure hash as the newest plan-critic approval snapshot
-// in the ledger, spec sections 3.5-3.6), and the ledger must be intact (every
-// embedded plan re-hashes to its plan_hash_after; plan.json re-hashes to the
-// last plan_hash_after).
+// approved, and the plan's history must be intact. In order:
+//
+//   - the ledger extends the merge base's byte for byte, its seq numbers
+//     count up by one, every embedded plan re-hashes to its plan_hash_after,
+//     every event is explained by the replay of spec section 3.7, and
+//     plan.json re-hashes to the last plan_hash_after;
+//   - a locked execution_profile never changes;
+//   - the newest plan-critic approval snapshot for the head plan's id
+//     (spec sections 3.5-3.6) has verdict APPROVED, and its embedded plan has
+//     the head plan's structure hash; what changed since is listed field by
+//     field, classified as the PLAN FREEZE rules classify it
+//     (swarm.ComparePlans); fr_refs and phase type changes, outside the hash,
+//     are flagged too;
+//   - tasks removed since an approval (or since the merge base) were removed
+//     through the plugin (a task_removed event) if unfinished;
+//   - .swarm/spec-staleness.json is absent (the plugin blocks plan saves
+//     while it exists), or a human acknowledged the drift through swarm-gate;
+//   - the approval's source satisfies the base config's plan_freeze.approval.
+//
+// A human override recorded by swarm-gate for the head structure hash turns
+// approval failures (not integrity failures) into Overridden.
 type PlanFreeze struct{}
 
 // Name implements Gate.
@@ -21,24 +39,45 @@ func (PlanFreeze) Name() string { return "swarm/plan-freeze" }
 
 // Rule ids of swarm/plan-freeze findings.
 const (
-	RuleNoApproval        = "plan-freeze/no-critic-approval"
-	RuleApprovalVerdict   = "plan-freeze/approval-not-approved"
-	RulePlanChanged       = "plan-freeze/plan-changed-since-approval"
-	RuleLedgerHash        = "plan-freeze/ledger-hash-mismatch"
-	RulePlanOutsideLedger = "plan-freeze/plan-edited-outside-ledger"
-	RuleLedgerRewritten   = "plan-freeze/ledger-rewritten"
-	RuleLedgerSeq         = "plan-freeze/ledger-seq"
+	RuleNoApproval         = "plan-freeze/no-critic-approval"
+	RuleApprovalVerdict    = "plan-freeze/approval-not-approved"
+	RulePlanChanged        = "plan-freeze/plan-changed-since-approval"
+	RuleBookkeepingChanged = "plan-freeze/bookkeeping-changed-since-approval"
+	RuleUnhashedChanged    = "plan-freeze/unhashed-field-changed-since-approval"
+	RuleApprovalSource     = "plan-freeze/approval-source-not-accepted"
+	RuleTaskRemoved        = "plan-freeze/task-removed-without-ledger-event"
+	RuleSpecStale          = "plan-freeze/spec-stale"
+	RuleProfileLocked      = "plan-freeze/execution-profile-locked"
+	RuleLedgerHash         = "plan-freeze/ledger-hash-mismatch"
+	RuleLedgerUnexplained  = "plan-freeze/ledger-event-unexplained"
+	RulePlanOutsideLedger  = "plan-freeze/plan-edited-outside-ledger"
+	RuleLedgerRewritten    = "plan-freeze/ledger-rewritten"
+	RuleLedgerSeq          = "plan-freeze/ledger-seq"
 )
 
-// titles of plan-freeze failures, by the rule of their first finding.
+// titles of plan-freeze failures, by the rule of their first failing finding.
 var planFreezeTitles = map[string]string{
-	RuleNoApproval:        "no plan-critic approval for this plan",
-	RuleApprovalVerdict:   "the latest plan-critic approval is not APPROVED",
-	RulePlanChanged:       "the plan changed since the critic approved it",
-	RuleLedgerHash:        "the ledger does not re-hash: an embedded plan was edited",
-	RulePlanOutsideLedger: "plan.json was changed outside the ledger",
-	RuleLedgerRewritten:   "the ledger was rewritten: it does not extend the merge base's",
-	RuleLedgerSeq:         "the ledger's seq numbers are out of order",
+	RuleNoApproval:         "no plan-critic approval for this plan",
+	RuleApprovalVerdict:    "the latest plan-critic approval is not APPROVED",
+	RulePlanChanged:        "the plan changed since the critic approved it",
+	RuleBookkeepingChanged: "bookkeeping fields changed since the critic approved the plan",
+	RuleUnhashedChanged:    "fr_refs or phase type changed since the critic approved the plan",
+	RuleApprovalSource:     "the approval's source is not one the policy accepts",
+	RuleTaskRemoved:        "a task was removed outside the ledger",
+	RuleSpecStale:          "the spec changed after the plan was saved (spec-staleness.json)",
+	RuleProfileLocked:      "the execution profile changed after it was locked",
+	RuleLedgerHash:         "the ledger does not re-hash: an embedded plan was edited",
+	RuleLedgerUnexplained:  "the ledger has an event its replay cannot explain",
+	RulePlanOutsideLedger:  "plan.json was changed outside the ledger",
+	RuleLedgerRewritten:    "the ledger was rewritten: it does not extend the merge base's",
+	RuleLedgerSeq:          "the ledger's seq numbers are out of order",
+}
+
+// approvalRules are the rules a human override can clear: they are about
+// whether the plan is approved, not about whether its history is intact.
+var approvalRules = map[string]bool{
+	RuleNoApproval: true, RuleApprovalVerdict: true, RulePlanChanged: true,
+	RuleBookkeepingChanged: true, RuleUnhashedChanged: true, RuleApprovalSource: true,
 }
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
@@ -52,76 +91,269 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	if in.Head.LedgerErr != nil {
 		return errorResult(g.Name(), in.Head.LedgerErr)
 	}
-	ledger := in.Head.Ledger
-	if ledger != nil && len(ledger.Events) == 0 {
-		return Result{
-			Outcome: Failed,
-			Title:   "no plan-critic approval: " + swarm.LedgerPath + " is empty",
-			Summary: "The ledger has no events, so the critic never approved this plan. Next step: " + approveHint + ".",
-			Findings: []Finding{{Path: swarm.LedgerPath, Rule: RuleNoApproval, Severity: SeverityError,
-				Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + swarm.LedgerPath + " is empty; " + approveHint + "."}},
-		}
-	}
-	if ledger == nil {
-		return Result{
-			Outcome: Failed,
-			Title:   "no plan-critic approval: " + swarm.LedgerPath + " is missing",
-			Summary: "The plan has no ledger, so the critic never approved it through the plugin's plan-critic gate. Next step: " + approveHint + ".",
-			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError,
-				Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + swarm.LedgerPath + " is missing; " + approveHint + "."}},
-		}
-	}
 	if in.Base.LedgerErr != nil {
 		// %v, not %w: the file is the merge base's, so it is not an
 		// annotation on the pull request's copy.
 		return errorResult(g.Name(), fmt.Errorf("the merge base's %v", in.Base.LedgerErr))
 	}
+	cfg := in.config()
+	ledger := in.Head.Ledger
 	var findings []Finding
-	findings = append(findings, appendOnly(in.Base.Ledger, ledger)...)
-	findings = append(findings, ledgerIntegrity(ledger, plan)...)
-
-	id := plan.ID()
-	approval, drift := ledger.LastPlanCriticApproval(id)
 	var notes []string
+
+	if ledger != nil {
+		findings = append(findings, appendOnly(in.Base.Ledger, ledger)...)
+		findings = append(findings, ledgerIntegrity(ledger, plan)...)
+		rep := swarm.ReplayLedgerWithPlan(ledger, plan.Value)
+		findings = append(findings, replayFindings(rep, plan)...)
+		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
+		findings = append(findings, removedTasks(in, ledger, rep, plan)...)
+	}
+	findings = append(findings, specStale(in, plan)...)
+
+	approvalFindings, approvalNotes, approval := checkApproval(in, cfg, ledger, plan)
+	findings = append(findings, approvalFindings...)
+	notes = append(notes, approvalNotes...)
+	notes = append(notes, "**Policy**: approvals accepted: "+string(cfg.PlanFreeze.Approval)+"; from "+mdtext.Inline(cfg.Source)+".")
+
+	failing := failingFindings(findings)
+	override := in.override(CommandApprovePlanCritic, plan.Digests.Structure)
+	if override != nil {
+		notes = append(notes, overrideNote(override))
+	}
+	summary := strings.Join(notes, "\n\n")
 	switch {
-	case approval == nil:
-		msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. %s has no plan-critic approval for plan %s; %s.", swarm.LedgerPath, id, approveHint)
-		if drift > 0 {
-			msg += fmt.Sprintf(" (It has %s, which approve a phase's drift check, not the plan.)", plural(drift, "drift-verifier approval", "drift-verifier approvals"))
-		}
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg})
-	case approval.Approval.Verdict != "APPROVED":
-		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
-			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
-	default:
-		approved := approval.Plan
-		notes = append(notes, fmt.Sprintf("Approval: seq %d (%s), payload_hash %s; %s.", approval.Seq, approvalKind(approval.Approval), payloadHashKind(approval), provenance(in.Base.Ledger, approval)))
-		if approved.Digests.Structure != plan.Digests.Structure {
-			changes := swarm.DiffPlans(approved, plan)
-			msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Current plan differs from the last critic-approved snapshot (seq %d): structure hash %s, approved %s.",
-				approval.Seq, planhash.Short(plan.Digests.Structure), planhash.Short(approved.Digests.Structure))
-			findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanChanged, Severity: SeverityError,
-				Message: msg + " Next step: re-run the critic on the changed plan, or `/swarm approve-plan-critic <reason>`."})
-			for _, c := range changes {
-				findings = append(findings, Finding{Path: swarm.PlanPath, Line: c.Line, EndLine: c.Line, Rule: RulePlanChanged, Severity: SeverityError, Message: c.Text})
+	case len(failing) == 0 && approval != nil:
+		return Result{Outcome: Passed, Findings: findings, Summary: summary,
+			Title: fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, approvalOrigin(in, approval, override))}
+	case len(failing) == 0 && override != nil:
+		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
+	case len(failing) == 0:
+		return Result{Outcome: Passed, Findings: findings, Summary: summary,
+			Title: "legacy plan without a plan-critic approval, accepted by policy (plan_freeze.legacy_plans: allow)"}
+	case override != nil && onlyApprovalRules(failing):
+		for i := range findings {
+			if findings[i].Severity == SeverityError && approvalRules[findings[i].Rule] {
+				findings[i].Severity = SeverityNotice
+				findings[i].Message = "overridden by @" + override.Actor + ": " + findings[i].Message
 			}
 		}
+		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
 	}
-	summary := strings.Join(notes, "\n")
-	if len(findings) == 0 {
-		origin := "agent-attested"
-		if baseAnchored(in.Base.Ledger, approval) {
-			origin = "base-anchored"
-		}
-		return Result{Outcome: Passed,
-			Title:   fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, origin),
-			Summary: summary + fmt.Sprintf("\nStructure hash %s; %d ledger events checked.", planhash.Short(plan.Digests.Structure), len(ledger.Events))}
-	}
-	title := planFreezeTitles[findings[0].Rule]
-	if n := len(findings); n > 1 {
+	title := planFreezeTitles[failing[0].Rule]
+	if n := len(failing); n > 1 {
 		title += fmt.Sprintf(" (+%s)", plural(n-1, "more finding", "more findings"))
 	}
 	return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+}
+
+// failingFindings are the findings with severity error.
+func failingFindings(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Severity == SeverityError {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func onlyApprovalRules(fs []Finding) bool {
+	for _, f := range fs {
+		if !approvalRules[f.Rule] {
+			return false
+		}
+	}
+	return true
+}
+
+func overrideNote(o *Override) string {
+	s := fmt.Sprintf("**Human override**: `/swarm %s` by @%s at %s", o.Command, mdtext.Inline(o.Actor), mdtext.Inline(o.RecordedAt))
+	if o.Reason != "" {
+		s += ": " + mdtext.Inline(o.Reason)
+	}
+	if o.URL != "" {
+		s += " ([record](" + o.URL + "))"
+	}
+	return s + fmt.Sprintf("; bound to structure hash %s.", planhash.Short(o.StructureHash))
+}
+
+// checkApproval finds the plan-critic approval and compares it with the head
+// plan. It returns the findings, summary notes, and the approval when one
+// holds (nil otherwise).
+func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Plan) ([]Finding, []string, *swarm.LedgerEvent) {
+	id := plan.ID()
+	if ledger == nil || len(ledger.Events) == 0 {
+		why := swarm.LedgerPath + " is missing"
+		switch {
+		case in.Head.LedgerResetting:
+			why = swarm.LedgerResettingPath + " exists, so the plugin treats the ledger as empty"
+		case ledger != nil:
+			why = swarm.LedgerPath + " is empty"
+		}
+		f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError,
+			Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + why + "; " + approveHint + "."}
+		return []Finding{f}, []string{"**Approval**: none: " + why + ", so the critic never approved this plan through the plugin's plan-critic gate. Next step: " + approveHint + "."}, nil
+	}
+	approval, drift := ledger.LastPlanCriticApproval(id)
+	if approval == nil {
+		return noApproval(in, cfg, ledger, plan, drift)
+	}
+	var findings []Finding
+	notes := []string{approvalNote(in, approval)}
+	if approval.Approval.Verdict != "APPROVED" {
+		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
+			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
+		return findings, notes, nil
+	}
+	changes := swarm.ComparePlans(approval.Plan, plan)
+	cf, cn := changeFindings(cfg, approval, plan, changes)
+	findings = append(findings, cf...)
+	notes = append(notes, cn)
+	findings = append(findings, sourcePolicy(in, cfg, approval)...)
+	if len(failingFindings(findings)) > 0 {
+		return findings, notes, nil
+	}
+	return findings, notes, approval
+}
+
+// noApproval explains a ledger without a plan-critic approval for the head
+// plan's id: none at all (drift approvals only, or a legacy ledger), or one
+// for another plan id because the title or swarm changed.
+func noApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Plan, drift int) ([]Finding, []string, *swarm.LedgerEvent) {
+	id := plan.ID()
+	msg := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. %s has no plan-critic approval for plan %s; %s.", swarm.LedgerPath, id, approveHint)
+	note := "**Approval**: none for plan id " + mdtext.Code(id) + "."
+	if drift > 0 {
+		msg += fmt.Sprintf(" (It has %s, which approve a phase's drift check, not the plan.)", plural(drift, "drift-verifier approval", "drift-verifier approvals"))
+	}
+	if other := lastPlanCriticAnyID(ledger); other != nil {
+		msg += fmt.Sprintf(" The newest plan-critic approval (seq %d) is for plan id %s: the plan's identity changed since (its title or swarm), which the plugin treats as a new plan.", other.Seq, other.PlanID)
+		var lines []string
+		for _, c := range swarm.ComparePlans(other.Plan, plan) {
+			if c.Subject == "plan" && (c.Field == "title" || c.Field == "swarm") {
+				lines = append(lines, "- "+mdtext.Inline(c.Text()))
+			}
+		}
+		note += fmt.Sprintf(" The newest plan-critic approval, seq %d, is for plan id %s:\n%s", other.Seq, mdtext.Code(other.PlanID), strings.Join(lines, "\n"))
+	}
+	if ref, what := referencePlan(ledger, id); ref != nil {
+		changes := swarm.ComparePlans(ref.Plan, plan)
+		count := map[swarm.ChangeClass]int{}
+		for _, c := range changes {
+			count[c.Class]++
+		}
+		note += "\n\nFor reference, what changed since " + what + " (these approve nothing for the plan, but show what the critic would have to review):\n\n" +
+			strings.TrimPrefix(changesNote(ref, changes, count), fmt.Sprintf("**Since approval (seq %d)**: ", ref.Seq))
+	}
+	legacy := isLegacyLedger(ledger)
+	if legacy {
+		if cfg.PlanFreeze.AllowLegacyPlans {
+			return nil, []string{note + " This ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0), and the policy accepts such legacy plans (plan_freeze.legacy_plans: allow)."}, nil
+		}
+		msg += " This ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0): upgrade the plugin and run the critic, or set plan_freeze.legacy_plans: allow in the base branch's .github/swarm-gate.yml to accept legacy plans."
+	}
+	note += "\n\nNext step: " + approveHint + "."
+	f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg}
+	return []Finding{f}, []string{note}, nil
+}
+
+// referencePlan picks what to compare the head plan with when there is no
+// plan-critic approval: the oldest critic_approved snapshot of another kind
+// (a drift-verifier approval: everything redefined after it went
+// unreviewed), else the plan the ledger started with.
+func referencePlan(l *swarm.Ledger, id string) (*swarm.LedgerEvent, string) {
+	for i := range l.Events {
+		ev := &l.Events[i]
+		if ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Plan != nil && ev.Plan.ID() == id {
+			what := fmt.Sprintf("the first critic_approved snapshot (seq %d", ev.Seq)
+			if ev.Approval.IsDriftVerifier() {
+				what += fmt.Sprintf(", a drift-verifier approval of phase %d", ev.Approval.Phase)
+			}
+			return ev, what + ")"
+		}
+	}
+	for i := range l.Events {
+		if ev := &l.Events[i]; ev.Plan != nil && ev.Plan.ID() == id {
+			return ev, fmt.Sprintf("the ledger's first plan (seq %d, %s)", ev.Seq, ev.EventType)
+		}
+	}
+	return nil, ""
+}
+
+// lastPlanCriticAnyID is the newest plan-critic approval with an embedded
+// plan, whatever its plan id.
+func lastPlanCriticAnyID(l *swarm.Ledger) *swarm.LedgerEvent {
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		ev := &l.Events[i]
+		if ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Approval.IsPlanCritic() && ev.Plan != nil {
+			return ev
+		}
+	}
+	return nil
+}
+
+// isLegacyLedger reports whether every event is schema_version 1.0.0: the
+// ledger was written before task_removed (schema 1.1.0, plugin v7.19), and
+// every plan-critic approval in the corpus is in a 1.1.0 ledger.
+func isLegacyLedger(l *swarm.Ledger) bool {
+	for _, ev := range l.Events {
+		if ev.SchemaVersion != "1.0.0" {
+			return false
+		}
+	}
+	return len(l.Events) > 0
+}
+
+// approvalNote describes the approval for the summary.
+func approvalNote(in *Input, ev *swarm.LedgerEvent) string {
+	a := ev.Approval
+	s := fmt.Sprintf("**Approval**: seq %d, `%s`", ev.Seq, approvalKind(a))
+	if a.ApprovedAt != "" {
+		s += ", approved at " + mdtext.Inline(a.ApprovedAt)
+	}
+	if a.Method == "manual_override" {
+		confirmed := "user_confirmed not recorded"
+		if a.UserConfirmed != nil {
+			confirmed = fmt.Sprintf("user_confirmed: %t", *a.UserConfirmed)
+		}
+		s += " (" + confirmed
+		if a.Reason != "" {
+			s += ", reason: " + mdtext.Inline(clipN(a.Reason, 200))
+		}
+		s += ")"
+	}
+	s += fmt.Sprintf("; payload_hash %s; %s.", payloadHashKind(ev), provenance(in.Base.Ledger, ev))
+	return s
+}
+
+// approvalOrigin is the short form of where an approval came from.
+func approvalOrigin(in *Input, ev *swarm.LedgerEvent, o *Override) string {
+	origin := "agent-attested"
+	if baseAnchored(in.Base.Ledger, ev) {
+		origin = "base-anchored"
+	}
+	if o != nil {
+		origin += ", human override by @" + o.Actor
+	}
+	return origin
+}
+
+// sourcePolicy applies plan_freeze.approval to an approval that holds.
+func sourcePolicy(in *Input, cfg *Config, ev *swarm.LedgerEvent) []Finding {
+	var why string
+	switch cfg.PlanFreeze.Approval {
+	case ApprovalBaseAnchored:
+		if baseAnchored(in.Base.Ledger, ev) {
+			return nil
+		}
+		why = fmt.Sprintf("the approval (seq %d) was added by this pull request (agent-attested), but the policy (plan_freeze.approval: base-anchored) accepts only approvals already on the base branch or a human override; merge the approval first, or ask a maintainer to comment `/swarm approve-plan-critic <reason>`", ev.Seq)
+	case ApprovalHuman:
+		why = fmt.Sprintf("the policy (plan_freeze.approval: human) accepts only a human override recorded by swarm-gate; the ledger's approval (seq %d) is the agent's; ask a maintainer to comment `/swarm approve-plan-critic <reason>`", ev.Seq)
+	default:
+		return nil
+	}
+	return []Finding{{Path: swarm.LedgerPath, Line: ev.Line, EndLine: ev.Line, Rule: RuleApprovalSource, Severity: SeverityError, Message: why}}
 }
 
 // baseAnchored reports whether the approval's line is already in the merge
@@ -137,28 +369,6 @@ func provenance(base *swarm.Ledger, approval *swarm.LedgerEvent) string {
 		return "recorded on the base side (base-anchored)"
 	}
 	return "added in this pull request (agent-attested: the agent's own ledger entry)"
-}
-
-// appendOnly checks DESIGN.md section 3.3: the head ledger must extend the
-// merge base's byte for byte. It names the first line that differs.
-func appendOnly(base, head *swarm.Ledger) []Finding {
-	if base == nil || len(base.Data) == 0 {
-		return nil
-	}
-	if len(head.Data) >= len(base.Data) && string(head.Data[:len(base.Data)]) == string(base.Data) {
-		return nil
-	}
-	line := 1
-	for i := 0; i < len(base.Data) && i < len(head.Data) && base.Data[i] == head.Data[i]; i++ {
-		if base.Data[i] == '\n' {
-			line++
-		}
-	}
-	msg := fmt.Sprintf("the ledger was rewritten: line %d differs from the merge base's %s (%d lines there), but the ledger is append-only; restore the base lines and append new events after them", line, swarm.LedgerPath, len(base.Events))
-	if len(head.Data) < len(base.Data) && string(base.Data[:len(head.Data)]) == string(head.Data) {
-		msg = fmt.Sprintf("the ledger was truncated: it has %d bytes, the merge base's has %d; the ledger is append-only", len(head.Data), len(base.Data))
-	}
-	return []Finding{{Path: swarm.LedgerPath, Line: line, EndLine: line, Rule: RuleLedgerRewritten, Severity: SeverityError, Message: msg}}
 }
 
 func approvalKind(a *swarm.Approval) string {
@@ -178,22 +388,4 @@ func payloadHashKind(ev *swarm.LedgerEvent) string {
 		return "absent"
 	}
 	return "matches neither hash of the embedded plan"
-}
-
-// ledgerIntegrity turns swarm.VerifyLedger's problems into findings.
-func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
-	var out []Finding
-	for _, p := range swarm.VerifyLedger(l, plan) {
-		if p.Kind == "plan-json" {
-			out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanOutsideLedger, Severity: SeverityError,
-				Message: p.Msg + "; save plan changes through the plugin's tools (save_plan, update_task_status) so that the ledger records them, or restore plan.json"})
-			continue
-		}
-		rule := RuleLedgerHash
-		if p.Kind == "seq-order" {
-			rule = RuleLedgerSeq
-		}
-		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: rule, Severity: SeverityError, Message: p.String()})
-	}
-	return out
 }

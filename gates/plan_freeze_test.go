@@ -7,34 +7,51 @@ import (
 )
 
 func TestPlanFreezeCorpus(t *testing.T) {
+	legacy := &Config{Source: "test", PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny, AllowLegacyPlans: true}}
 	cases := []struct {
 		repo     string
-		phase    int
+		cfg      *Config
 		want     Outcome
-		wantRule string
-		wantText string
+		wantRule []string
+		mentions []string
+		absent   string
 	}{
-		{"VerduzcoTristan__landingpage", 1, Passed, "", "seq 3"},
-		{"pandejesal__Burgonomics-App", 1, Passed, "", ""},
-		{"JG1995__fm-value-scout", 1, Failed, RuleNoApproval, "drift-verifier approvals"},
-		{"micschr0__photochron", 1, Failed, RuleNoApproval, "drift-verifier approval"},
-		{"DediGadot__IMU-Parkinson", 1, Failed, RuleNoApproval, "drift-verifier approval"},
-		{"basel-ax__saleor-tma-frontend", 1, Failed, RuleNoApproval, "plan-ledger.jsonl is missing"},
-		{"phlawlessDevelopment__bomberz", 1, Failed, RuleNoApproval, "PLAN_CRITIC_GATE_VIOLATION"},
-		{"BotoVed__haos-rover", 1, Error, "", "plan.json is missing"},
+		{"VerduzcoTristan__landingpage", nil, Passed, nil, []string{"seq 3", "6 status-only changes", "= structure hash of the embedded plan"}, ""},
+		{"pandejesal__Burgonomics-App", nil, Passed, nil, []string{"seq 6", "no changes"}, ""},
+		{"JG1995__fm-value-scout", nil, Failed, []string{RuleNoApproval}, []string{"6 drift-verifier approvals", "predates the plugin's mechanical plan-critic gate",
+			"first critic_approved snapshot (seq 12, a drift-verifier approval of phase 1)", "task 2.2: description changed"}, ""},
+		{"JG1995__fm-value-scout", legacy, Passed, nil, []string{"legacy_plans: allow"}, ""},
+		{"micschr0__photochron", nil, Failed, []string{RuleNoApproval}, []string{"3 drift-verifier approvals"}, ""},
+		{"DediGadot__IMU-Parkinson", nil, Failed, []string{RuleNoApproval}, []string{"1 drift-verifier approval", "execution profile locked at seq"}, ""},
+		{"sleuthy-sloth__quest-forge", nil, Failed, []string{RuleSpecStale, RuleNoApproval}, []string{"the ledger's first plan (seq 1, plan_created)", "task 2.6 added"}, ""},
+		{"jonathanlopezc83717-commits__Frontend_1er_modulo", legacy, Failed, []string{RuleNoApproval}, []string{"PLAN_CRITIC_GATE_VIOLATION"}, "predates"},
+		{"basel-ax__saleor-tma-frontend", nil, Failed, []string{RuleNoApproval}, []string{"plan-ledger.jsonl is missing"}, ""},
+		{"phlawlessDevelopment__bomberz", nil, Failed, []string{RuleNoApproval}, []string{"PLAN_CRITIC_GATE_VIOLATION"}, ""},
+		{"Areopaguaworkshop__msocr", nil, Failed, []string{RuleNoApproval}, []string{"0 unexplained"}, ""},
+		{"BotoVed__haos-rover", nil, Error, nil, []string{"plan.json is missing"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.repo, func(t *testing.T) {
-			r := eval(PlanFreeze{}, &Input{Phase: c.phase, Head: corpus(t, c.repo)})
+			r := eval(PlanFreeze{}, &Input{Phase: 1, Head: corpus(t, c.repo), Config: c.cfg})
 			if r.Outcome != c.want {
 				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
 			}
-			if c.wantRule != "" && !hasRule(r, c.wantRule) {
-				t.Errorf("rules %v, want %s", rules(r), c.wantRule)
+			for _, rule := range c.wantRule {
+				if !hasRule(r, rule) {
+					t.Errorf("rules %v, want %s", rules(r), rule)
+				}
+			}
+			if len(c.wantRule) == 0 && len(failingFindings(r.Findings)) > 0 {
+				t.Errorf("failing findings on a passing result:\n%s", findingsText(r))
 			}
 			all := r.Title + r.Summary + findingsText(r)
-			if !strings.Contains(all, c.wantText) {
-				t.Errorf("output does not mention %q:\n%s", c.wantText, all)
+			for _, m := range c.mentions {
+				if !strings.Contains(all, m) {
+					t.Errorf("output does not mention %q:\n%s", m, all)
+				}
+			}
+			if c.absent != "" && strings.Contains(all, c.absent) {
+				t.Errorf("output mentions %q:\n%s", c.absent, all)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
@@ -60,6 +62,18 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "MISMATCH %s\n", p)
 	}
+	var final *jsjson.Value
+	if a.Plan != nil {
+		final = a.Plan.Value
+	}
+	rep := swarm.ReplayLedgerWithPlan(l, final)
+	fmt.Fprintf(stdout, "replay (spec section 3.7): %d events, %d unexplained\n", len(rep.Steps), len(rep.Unexplained))
+	for _, st := range rep.Unexplained {
+		fmt.Fprintf(stdout, "UNEXPLAINED seq %d (line %d, %s): %s\n", st.Seq, st.Line, st.EventType, mdtext.Printable(st.Problem))
+	}
+	if rep.LockedSeq > 0 {
+		fmt.Fprintf(stdout, "execution_profile locked at seq %d; %d later changes of it\n", rep.LockedSeq, len(rep.ProfileViolations))
+	}
 	if a.Plan == nil {
 		fmt.Fprintf(stdout, "%s is missing: only the ledger itself was checked\n", swarm.PlanPath)
 	} else if len(problems) == 0 {
@@ -68,6 +82,10 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	if a.Plan != nil {
 		printApproval(stdout, l, a.Plan)
 		printPlanMarkdown(stdout, dir, a.Plan)
+	}
+	if n := len(rep.Unexplained) + len(rep.ProfileViolations); n > 0 && len(problems) == 0 {
+		fmt.Fprintf(stdout, "%d unexplained or forbidden events\n", n)
+		return 1
 	}
 	if len(problems) > 0 {
 		if len(problems) == 1 {
@@ -96,8 +114,10 @@ func printApproval(w io.Writer, l *swarm.Ledger, plan *swarm.Plan) {
 	default:
 		fmt.Fprintf(w, "plan-critic approval seq %d: plan.json differs from the approved plan (structure hash %s, approved %s):\n", approval.Seq,
 			planhash.Short(plan.Digests.Structure), planhash.Short(approval.Plan.Digests.Structure))
-		for _, c := range swarm.DiffPlans(approval.Plan, plan) {
-			fmt.Fprintf(w, "  plan.json:%d: %s\n", c.Line, c.Text)
+		for _, c := range swarm.ComparePlans(approval.Plan, plan) {
+			if c.Class != swarm.ChangeStatus {
+				fmt.Fprintf(w, "  plan.json:%d: %s [%s]\n", c.Line, mdtext.Printable(c.Text()), c.Class)
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 )
 
@@ -63,7 +64,7 @@ func TestCheckCommandFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if rep.Version != 1 || rep.Outcome != "failed" || len(rep.Base) != 40 || len(rep.Head) != 40 || rep.MergeBase != rep.Base || rep.Phase != 1 || len(rep.Gates) != 4 {
+	if rep.Version != 1 || rep.Outcome != "failed" || len(rep.Base) != 40 || len(rep.Head) != 40 || rep.MergeBase != rep.Base || rep.Phase != 1 || len(rep.Gates) != len(gates.Registry()) {
 		t.Errorf("report header: %+v", rep)
 	}
 	code, out, _ = runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--format", "markdown")

@@ -122,13 +122,14 @@ func CodeBlock(s string) string {
 
 // Inline writes s as Markdown text on one line: Printable, with the
 // characters that start Markdown or HTML structure backslash-escaped
-// (\ ` * _ [ ] < > | ~ #), so repository text renders as the text it is.
+// (\ ` * _ [ ] < > | ~ # &, the last so that "&amp;" is not read as an
+// entity), so repository text renders as the text it is.
 func Inline(s string) string {
 	s = Printable(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#':
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#', '&':
 			b.WriteByte('\\')
 			b.WriteByte(c)
 		default:

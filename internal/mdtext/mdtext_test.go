@@ -50,4 +50,7 @@ func TestInline(t *testing.T) {
 	if got := Inline(in); got != want {
 		t.Errorf("Inline = %q\nwant     %q", got, want)
 	}
+	if got, want := Inline("a &amp; b"), `a \&amp; b`; got != want {
+		t.Errorf("Inline = %q, want %q (an entity would render as &)", got, want)
+	}
 }

@@ -35,7 +35,11 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 		fmt.Fprintf(bw, "Could not evaluate: %s\n", mdtext.Inline(r.Error))
 		return bw.Flush()
 	}
-	fmt.Fprintf(bw, "Phase **%d** (from %s) · head `%s` · merge base `%s`\n\n", r.Phase, r.PhaseSource, short(r.Head), short(r.MergeBase))
+	fmt.Fprintf(bw, "Phase **%d** (from %s) · head `%s` · merge base `%s`", r.Phase, r.PhaseSource, short(r.Head), short(r.MergeBase))
+	if r.Config != "" {
+		fmt.Fprintf(bw, " · policy: %s", mdtext.Inline(r.Config))
+	}
+	fmt.Fprint(bw, "\n\n")
 	fmt.Fprintf(bw, "| check | outcome | |\n|---|---|---|\n")
 	for _, g := range r.Gates {
 		fmt.Fprintf(bw, "| `%s` | %s %s | %s |\n", g.Name, emoji(g.Outcome), g.Outcome, cell(g.Title))

@@ -1,34 +1,106 @@
 package swarm
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
 
-// PlanChange is one difference between two plans that enters the structure
-// hash, placed on the line of the newer plan where it shows.
+// ChangeClass is how the plugin's PLAN FREEZE rules treat a change made to a
+// plan after the critic approved it.
+type ChangeClass string
+
+// Change classes, from the harmless to the serious.
+const (
+	// ChangeStatus is a task or phase status change: never invalidates an
+	// approval (statuses are outside the structure hash).
+	ChangeStatus ChangeClass = "status-only"
+	// ChangeUnhashed is a change outside the structure hash that still
+	// matters to the process (task fr_refs, phase type): the plugin cannot
+	// see it; swarm-gate flags it.
+	ChangeUnhashed ChangeClass = "unhashed"
+	// ChangeBookkeeping is a bookkeeping-grade field (size, evidence_path,
+	// blocked_reason, title, current_phase, files_touched): it trips the
+	// structure hash and is accepted only with a manual-override approval
+	// that post-dates it.
+	ChangeBookkeeping ChangeClass = "bookkeeping"
+	// ChangeMaterial changes what the plan asks for: tasks added, removed or
+	// moved, a task's description, acceptance or depends; the plan's
+	// schema_version, swarm, migration_status or execution_profile; a phase's
+	// id, name or required_agents; the order of phases or tasks.
+	ChangeMaterial ChangeClass = "material"
+)
+
+// PlanChange is one difference between an approved plan and a newer one.
 type PlanChange struct {
-	Line int // line in the newer plan's file (1 when not tied to a task or phase)
-	Text string
+	Class ChangeClass
+	// Subject is what changed: "plan", "phase 2" or "task 2.3".
+	Subject string
+	// Field is the field that changed ("description", "status", ...), or
+	// "added" / "removed" / "order" for whole tasks and phases.
+	Field string
+	// Before and After are short renderings of the two values ("" when
+	// not applicable), already clipped to 80 characters each.
+	Before, After string
+	// Line is the line in the newer plan's file where the change shows (the
+	// task or phase object); 1 when not tied to one.
+	Line int
 }
 
-// DiffPlans lists the differences between an approved plan and a newer one
-// that enter the structure hash (everything but statuses and fr_refs), task
-// by task, so that a reviewer sees why an approval no longer holds. It lists
-// at least one change whenever the structure hashes differ.
-func DiffPlans(approved, head *Plan) []PlanChange {
+// Text renders the change for a summary, e.g.
+// `task 2.3: description changed: "a" → "b"`.
+func (c PlanChange) Text() string {
+	switch c.Field {
+	case "added", "removed":
+		if c.Before != "" || c.After != "" {
+			return fmt.Sprintf("%s %s: %s", c.Subject, c.Field, c.Before+c.After)
+		}
+		return c.Subject + " " + c.Field
+	case "order":
+		return c.Subject + ": order changed: " + c.Before + " → " + c.After
+	}
+	return fmt.Sprintf("%s: %s changed: %s → %s", c.Subject, c.Field, c.Before, c.After)
+}
+
+// InvalidatesApproval reports whether the change trips the structure hash.
+func (c PlanChange) InvalidatesApproval() bool {
+	return c.Class == ChangeMaterial || c.Class == ChangeBookkeeping
+}
+
+// ComparePlans lists every difference between an approved plan and a newer
+// one, field by field, classified as the PLAN FREEZE rules classify it (spec
+// sections 2.4 and 3.6). Status changes are listed too (class
+// ChangeStatus). When the structure hashes differ, at least one change
+// that invalidates the approval is listed.
+func ComparePlans(approved, head *Plan) []PlanChange {
 	var out []PlanChange
-	top := func(field, a, b string) {
+	add := func(class ChangeClass, subject, field, before, after string, line int) {
+		out = append(out, PlanChange{Class: class, Subject: subject, Field: field, Before: before, After: after, Line: line})
+	}
+	str := func(class ChangeClass, subject, field, a, b string, line int) {
 		if a != b {
-			out = append(out, PlanChange{1, fmt.Sprintf("%s changed: %s", field, beforeAfter(a, b))})
+			qa, qb := quotePair(a, b)
+			add(class, subject, field, qa, qb, line)
 		}
 	}
-	top("title", approved.Title, head.Title)
-	top("swarm", approved.Swarm, head.Swarm)
-	top("schema_version", approved.SchemaVersion, head.SchemaVersion)
-	top("migration_status", approved.MigrationStatus, head.MigrationStatus)
-	top("current_phase", fmt.Sprint(approved.CurrentPhase), fmt.Sprint(head.CurrentPhase))
+	str(ChangeMaterial, "plan", "schema_version", approved.SchemaVersion, head.SchemaVersion, 1)
+	str(ChangeMaterial, "plan", "swarm", approved.Swarm, head.Swarm, 1)
+	str(ChangeMaterial, "plan", "migration_status", approved.MigrationStatus, head.MigrationStatus, 1)
+	str(ChangeBookkeeping, "plan", "title", approved.Title, head.Title, 1)
+	if approved.CurrentPhase != head.CurrentPhase {
+		add(ChangeBookkeeping, "plan", "current_phase", phaseNum(approved.CurrentPhase), phaseNum(head.CurrentPhase), 1)
+	}
+	if a, b := approved.ProfileJSON(), head.ProfileJSON(); !bytes.Equal(a, b) {
+		add(ChangeMaterial, "plan", "execution_profile", profileText(a), profileText(b), 1)
+	}
+
+	oldPhases := map[int]*Phase{}
+	for i := range approved.Phases {
+		oldPhases[approved.Phases[i].ID] = &approved.Phases[i]
+	}
 	oldTasks := map[string]*Task{}
 	for i := range approved.Phases {
 		for j := range approved.Phases[i].Tasks {
@@ -36,21 +108,22 @@ func DiffPlans(approved, head *Plan) []PlanChange {
 			oldTasks[t.ID] = t
 		}
 	}
-	oldPhases := map[int]*Phase{}
-	for i := range approved.Phases {
-		oldPhases[approved.Phases[i].ID] = &approved.Phases[i]
-	}
 	seen := map[string]bool{}
 	for i := range head.Phases {
 		ph := &head.Phases[i]
-		if op := oldPhases[ph.ID]; op == nil {
-			out = append(out, PlanChange{ph.Line, fmt.Sprintf("phase %d added", ph.ID)})
+		subject := fmt.Sprintf("phase %d", ph.ID)
+		op := oldPhases[ph.ID]
+		if op == nil {
+			add(ChangeMaterial, subject, "added", "", quote(ph.Name), ph.Line)
 		} else {
-			if op.Name != ph.Name {
-				out = append(out, PlanChange{ph.Line, fmt.Sprintf("phase %d: name changed: %s", ph.ID, beforeAfter(op.Name, ph.Name))})
-			}
+			str(ChangeMaterial, subject, "name", op.Name, ph.Name, ph.Line)
 			if !sameSet(op.RequiredAgents, ph.RequiredAgents) {
-				out = append(out, PlanChange{ph.Line, fmt.Sprintf("phase %d: required_agents changed", ph.ID)})
+				add(ChangeMaterial, subject, "required_agents", list(op.RequiredAgents), list(ph.RequiredAgents), ph.Line)
+			}
+			str(ChangeUnhashed, subject, "type", op.Type, ph.Type, ph.Line)
+			str(ChangeStatus, subject, "status", op.Status, ph.Status, ph.Line)
+			if a, b := taskOrder(op), taskOrder(ph); !slices.Equal(a, b) && sameSet(a, b) {
+				add(ChangeMaterial, subject, "order", list(a), list(b), ph.Line)
 			}
 		}
 		for j := range ph.Tasks {
@@ -58,53 +131,104 @@ func DiffPlans(approved, head *Plan) []PlanChange {
 			seen[t.ID] = true
 			o := oldTasks[t.ID]
 			if o == nil {
-				out = append(out, PlanChange{t.Line, fmt.Sprintf("task %s added: %s", t.ID, clip(t.Description))})
+				add(ChangeMaterial, "task "+t.ID, "added", "", quote(t.Description), t.Line)
 				continue
 			}
-			for _, f := range taskFieldChanges(o, t) {
-				out = append(out, PlanChange{t.Line, "task " + t.ID + ": " + f})
-			}
+			out = append(out, taskChanges(o, t)...)
 		}
 	}
 	for i := range approved.Phases {
-		for _, t := range approved.Phases[i].Tasks {
+		op := &approved.Phases[i]
+		for _, t := range op.Tasks {
 			if !seen[t.ID] {
-				out = append(out, PlanChange{1, fmt.Sprintf("task %s removed: %s", t.ID, clip(t.Description))})
+				add(ChangeMaterial, "task "+t.ID, "removed", quote(t.Description), "", 1)
 			}
 		}
-		if head.FindPhase(approved.Phases[i].ID) == nil {
-			out = append(out, PlanChange{1, fmt.Sprintf("phase %d removed", approved.Phases[i].ID)})
+		if head.FindPhase(op.ID) == nil {
+			add(ChangeMaterial, fmt.Sprintf("phase %d", op.ID), "removed", quote(op.Name), "", 1)
 		}
 	}
-	if len(out) == 0 {
-		out = append(out, PlanChange{1, "the change is in a field not listed per task (execution_profile or task order)"})
+	if a, b := phaseOrder(approved), phaseOrder(head); !slices.Equal(a, b) && sameSet(a, b) {
+		add(ChangeMaterial, "plan", "order", "phases "+list(a), "phases "+list(b), 1)
+	}
+	if approved.Digests.Structure != head.Digests.Structure && !slices.ContainsFunc(out, PlanChange.InvalidatesApproval) {
+		// A difference this comparison does not model (a duplicate task id,
+		// a field the plugin added later): say so rather than nothing.
+		add(ChangeMaterial, "plan", "structure", planhash.Short(approved.Digests.Structure), planhash.Short(head.Digests.Structure), 1)
 	}
 	return out
 }
 
-func taskFieldChanges(o, t *Task) []string {
-	var out []string
-	str := func(field, a, b string) {
+// taskChanges compares one task present in both plans.
+func taskChanges(o, t *Task) []PlanChange {
+	subject := "task " + t.ID
+	var out []PlanChange
+	add := func(class ChangeClass, field, before, after string) {
+		out = append(out, PlanChange{Class: class, Subject: subject, Field: field, Before: before, After: after, Line: t.Line})
+	}
+	str := func(class ChangeClass, field, a, b string) {
 		if a != b {
-			out = append(out, field+" changed: "+beforeAfter(a, b))
+			qa, qb := quotePair(a, b)
+			add(class, field, qa, qb)
 		}
 	}
-	set := func(field string, a, b []string) {
+	set := func(class ChangeClass, field string, a, b []string) {
 		if !sameSet(a, b) {
-			out = append(out, fmt.Sprintf("%s changed: [%s] → [%s]", field, strings.Join(a, ", "), strings.Join(b, ", ")))
+			add(class, field, list(a), list(b))
 		}
 	}
 	if o.Phase != t.Phase {
-		out = append(out, fmt.Sprintf("phase changed: %d → %d", o.Phase, t.Phase))
+		add(ChangeMaterial, "phase", phaseNum(o.Phase), phaseNum(t.Phase))
 	}
-	str("description", o.Description, t.Description)
-	str("acceptance", o.Acceptance, t.Acceptance)
-	str("size", o.Size, t.Size)
-	str("evidence_path", o.EvidencePath, t.EvidencePath)
-	str("blocked_reason", o.BlockedReason, t.BlockedReason)
-	set("depends", o.Depends, t.Depends)
-	set("files_touched", o.FilesTouched, t.FilesTouched)
+	str(ChangeMaterial, "description", o.Description, t.Description)
+	str(ChangeMaterial, "acceptance", o.Acceptance, t.Acceptance)
+	set(ChangeMaterial, "depends", o.Depends, t.Depends)
+	str(ChangeBookkeeping, "size", o.Size, t.Size)
+	str(ChangeBookkeeping, "evidence_path", o.EvidencePath, t.EvidencePath)
+	str(ChangeBookkeeping, "blocked_reason", o.BlockedReason, t.BlockedReason)
+	set(ChangeBookkeeping, "files_touched", o.FilesTouched, t.FilesTouched)
+	set(ChangeUnhashed, "fr_refs", o.FRRefs, t.FRRefs)
+	str(ChangeStatus, "status", o.Status, t.Status)
 	return out
+}
+
+// ProfileJSON is the plan's execution_profile as the plan hashes serialise
+// it (spec section 2.3), nil when the plan has none.
+func (p *Plan) ProfileJSON() []byte {
+	if p.Value == nil {
+		return nil
+	}
+	return planhash.ExecutionProfileJSON(p.Value.Get("execution_profile"))
+}
+
+func taskOrder(ph *Phase) []string {
+	ids := make([]string, len(ph.Tasks))
+	for i, t := range ph.Tasks {
+		ids[i] = t.ID
+	}
+	return ids
+}
+
+func phaseOrder(p *Plan) []string {
+	ids := make([]string, len(p.Phases))
+	for i, ph := range p.Phases {
+		ids[i] = fmt.Sprint(ph.ID)
+	}
+	return ids
+}
+
+func phaseNum(n int) string {
+	if n == 0 {
+		return "(none)"
+	}
+	return fmt.Sprint(n)
+}
+
+func profileText(b []byte) string {
+	if b == nil {
+		return "(none)"
+	}
+	return clip(string(b))
 }
 
 func sameSet(a, b []string) bool {
@@ -114,7 +238,30 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func beforeAfter(a, b string) string { return fmt.Sprintf("%q → %q", clip(a), clip(b)) }
+// quote renders a string value for a message, clipped.
+func quote(s string) string { return fmt.Sprintf("%q", clip(s)) }
+
+// quotePair renders two different strings for a before/after message so
+// that the difference shows: when they share a long beginning, both start a
+// little before the first difference, after an ellipsis.
+func quotePair(a, b string) (string, string) {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) <= 80 && len(rb) <= 80 {
+		return quote(a), quote(b)
+	}
+	p := 0
+	for p < len(ra) && p < len(rb) && ra[p] == rb[p] {
+		p++
+	}
+	if p <= 40 {
+		return quote(a), quote(b)
+	}
+	from := p - 20
+	return "…" + quote(string(ra[from:])), "…" + quote(string(rb[from:]))
+}
+
+// list renders a string list for a message, clipped.
+func list(items []string) string { return clip("[" + strings.Join(items, ", ") + "]") }
 
 // clip shortens s to at most 80 runes for messages.
 func clip(s string) string {

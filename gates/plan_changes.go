@@ -1,0 +1,171 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// maxListedChanges caps the changes listed in a summary; every change that
+// fails the gate is still a finding.
+const maxListedChanges = 30
+
+// changeFindings turns the differences between the approved plan and the
+// head plan into findings (what invalidates the approval, and fr_refs or
+// phase type changes, which the plugin cannot see) and a summary note.
+func changeFindings(cfg *Config, approval *swarm.LedgerEvent, plan *swarm.Plan, changes []swarm.PlanChange) ([]Finding, string) {
+	count := map[swarm.ChangeClass]int{}
+	for _, c := range changes {
+		count[c.Class]++
+	}
+	var findings []Finding
+	if n := count[swarm.ChangeMaterial] + count[swarm.ChangeBookkeeping]; n > 0 {
+		head := fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Current plan differs from the last critic-approved snapshot (seq %d): structure hash %s, approved %s; %s since.",
+			approval.Seq, planhash.Short(plan.Digests.Structure), planhash.Short(approval.Plan.Digests.Structure), plural(n, "change", "changes"))
+		rule := RulePlanChanged
+		if count[swarm.ChangeMaterial] == 0 {
+			rule = RuleBookkeepingChanged
+			head += " Only bookkeeping-grade fields changed (size, evidence_path, blocked_reason, title, current_phase, files_touched); the protocol accepts these with a manual-override approval that post-dates them: `/swarm approve-plan-critic <reason>`."
+		} else {
+			head += " Next step: re-run the critic on the changed plan (plan.md), or `/swarm approve-plan-critic <reason>` if it already approved this version."
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: rule, Severity: SeverityError, Message: head})
+	}
+	for _, c := range changes {
+		var rule string
+		sev := SeverityError
+		msg := c.Text()
+		switch c.Class {
+		case swarm.ChangeMaterial:
+			rule, msg = RulePlanChanged, msg+" (material: the critic must review it)"
+		case swarm.ChangeBookkeeping:
+			rule, msg = RuleBookkeepingChanged, msg+" (bookkeeping-grade: accepted only with `/swarm approve-plan-critic <reason>` after the change)"
+		case swarm.ChangeUnhashed:
+			rule = RuleUnhashedChanged
+			msg += " (outside the structure hash, so the plugin's gate does not see it, but it changes what the approved plan means: re-run the critic, or `/swarm approve-plan-critic <reason>`)"
+			if cfg.PlanFreeze.WarnUnhashedChanges {
+				sev = SeverityWarning
+			}
+		default:
+			continue
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: c.Line, EndLine: c.Line, Rule: rule, Severity: sev, Message: msg})
+	}
+	return findings, changesNote(approval, changes, count)
+}
+
+// changesNote summarises the changes since the approval by class and lists
+// them, status changes last.
+func changesNote(approval *swarm.LedgerEvent, changes []swarm.PlanChange, count map[swarm.ChangeClass]int) string {
+	if len(changes) == 0 {
+		return fmt.Sprintf("**Since approval (seq %d)**: no changes.", approval.Seq)
+	}
+	s := fmt.Sprintf("**Since approval (seq %d)**: %d material, %d bookkeeping-grade, %d outside the hash (fr_refs, phase type), %s (never invalidate an approval).",
+		approval.Seq, count[swarm.ChangeMaterial], count[swarm.ChangeBookkeeping], count[swarm.ChangeUnhashed], plural(count[swarm.ChangeStatus], "status-only change", "status-only changes"))
+	var lines []string
+	for _, class := range []swarm.ChangeClass{swarm.ChangeMaterial, swarm.ChangeBookkeeping, swarm.ChangeUnhashed, swarm.ChangeStatus} {
+		for _, c := range changes {
+			if c.Class == class {
+				lines = append(lines, fmt.Sprintf("- %s _(%s)_", mdtext.Inline(c.Text()), class))
+			}
+		}
+	}
+	if len(lines) > maxListedChanges {
+		lines = append(lines[:maxListedChanges], fmt.Sprintf("- … and %d more", len(lines)-maxListedChanges))
+	}
+	return s + "\n\n" + strings.Join(lines, "\n")
+}
+
+// removedTasks checks that tasks dropped since a plan-critic approval, or
+// since the merge base, were removed through the plugin (a task_removed
+// ledger event, which save_plan writes since schema 1.1.0). An unfinished
+// task dropped without one fails; a finished one is a warning, as is any
+// removal in a legacy (schema 1.0.0) ledger, whose plugin had no such event.
+func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swarm.Plan) []Finding {
+	type ref struct {
+		task  swarm.Task
+		where string
+	}
+	refs := map[string]ref{}
+	var order []string
+	note := func(t swarm.Task, where string) {
+		if _, ok := refs[t.ID]; !ok {
+			order = append(order, t.ID)
+		}
+		refs[t.ID] = ref{t, where} // later references win: the newest status
+	}
+	id := plan.ID()
+	for i := range ledger.Events {
+		ev := &ledger.Events[i]
+		if ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Approval.IsPlanCritic() && ev.Plan != nil && ev.Plan.ID() == id {
+			for _, ph := range ev.Plan.Phases {
+				for _, t := range ph.Tasks {
+					note(t, fmt.Sprintf("the plan the critic approved at seq %d", ev.Seq))
+				}
+			}
+		}
+	}
+	if bp := in.Base.Plan; bp != nil && bp.ID() == id {
+		for _, ph := range bp.Phases {
+			for _, t := range ph.Tasks {
+				note(t, "the merge base's plan")
+			}
+		}
+	}
+	legacy := isLegacyLedger(ledger)
+	var out []Finding
+	for _, tid := range order {
+		if t, _ := plan.FindTask(tid); t != nil {
+			continue
+		}
+		if _, ok := rep.Removed[tid]; ok {
+			continue
+		}
+		r := refs[tid]
+		sev := SeverityError
+		msg := fmt.Sprintf("task %s (%s: %q) is in %s but not in the head plan, and no task_removed event in %s records its removal: ", tid, r.task.Status, clipN(r.task.Description, 80), r.where, swarm.LedgerPath)
+		switch {
+		case legacy:
+			sev = SeverityWarning
+			msg += "this ledger predates task_removed events (schema 1.0.0), so check by hand that dropping it was intended"
+		case r.task.Status == "completed" || r.task.Status == "closed":
+			sev = SeverityWarning
+			msg += "it was finished, but its removal should still go through save_plan so that the ledger records it"
+		default:
+			msg += "an unfinished task was dropped silently; restore it, or remove it with the plugin's save_plan (which records task_removed) and have the critic approve the new plan"
+		}
+		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: sev, Message: msg})
+	}
+	return out
+}
+
+// specStale blocks while .swarm/spec-staleness.json exists at head, as the
+// plugin blocks save_plan, update_task_status and phase_complete, unless a
+// human acknowledged the drift through swarm-gate for this plan structure.
+func specStale(in *Input, plan *swarm.Plan) []Finding {
+	st := in.Head.SpecStaleness
+	if st == nil && in.Head.SpecStalenessErr == nil {
+		return nil
+	}
+	msg := "spec.md changed after the plan was saved"
+	if st != nil && st.SpecHashPlan != "" && st.SpecHashCurrent != "" {
+		msg += fmt.Sprintf(" (spec hash %s when the plan was saved, %s now", planhash.Short(st.SpecHashPlan), planhash.Short(st.SpecHashCurrent))
+		if st.Timestamp != "" {
+			msg += "; detected " + st.Timestamp
+		}
+		msg += ")"
+	}
+	msg += ": the plugin blocks save_plan, update_task_status and phase_complete while " + swarm.SpecStalenessPath + " exists."
+	if err := in.Head.SpecStalenessErr; err != nil {
+		msg += " The file is also unreadable: " + err.Error() + "."
+	}
+	if o := in.override(CommandAcknowledgeSpecDrift, plan.Digests.Structure); o != nil {
+		return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityNotice,
+			Message: msg + " Acknowledged by @" + o.Actor + " (`/swarm acknowledge-spec-drift`): " + o.Reason}}
+	}
+	msg += " Next step: update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>` (the protocol forbids the agent from acknowledging it itself)."
+	return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityError, Message: msg}}
+}
