@@ -10,6 +10,7 @@ type Config struct {
 	Source string
 
 	PlanFreeze PlanFreezeConfig
+	Scope      ScopeConfig
 }
 
 // ApprovalPolicy is which plan-critic approvals swarm/plan-freeze accepts.
@@ -42,12 +43,34 @@ type PlanFreezeConfig struct {
 	WarnUnhashedChanges bool
 }
 
+// ScopeConfig is the scope section of the config file.
+type ScopeConfig struct {
+	// Extras are doublestar glob patterns (github.com/bmatcuk/doublestar/v4
+	// syntax, '/'-separated, matched against the whole repository-relative
+	// path) of files every phase may change: generated outputs, lockfiles
+	// the defaults do not cover. Validated when the config is read.
+	Extras []string
+	// Lockfiles lets a lockfile change when the manifest beside it is in
+	// scope (go.sum with go.mod, package-lock.json with package.json, ...;
+	// see LockfileManifests). Default true.
+	Lockfiles bool
+	// FailUntouchedCompleted fails, instead of warning about, a task this
+	// pull request marks completed although none of its scoped files
+	// changed (default false: a warning).
+	FailUntouchedCompleted bool
+	// WarnNotDeclared turns SCOPE_NOT_DECLARED (a phase whose tasks declare
+	// no scope at all) into a warning, letting the gate pass (default false:
+	// it fails).
+	WarnNotDeclared bool
+}
+
 // DefaultConfig is the policy when the base branch has no config file:
 // plugin-compatible, fail-closed.
 func DefaultConfig() *Config {
 	return &Config{
 		Source:     "built-in defaults (no .github/swarm-gate.yml on the base branch)",
 		PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny},
+		Scope:      ScopeConfig{Lockfiles: true},
 	}
 }
 

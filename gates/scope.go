@@ -5,20 +5,31 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // Scope is swarm/scope: every file the pull request changes must lie inside
-// the union of the phase's task scopes (task files_touched plus
-// .swarm/scopes/scope-{taskId}.json declarations), by the plugin's rule: a
-// file is in scope when it equals an entry or lies under an entry treated as
-// a directory (spec section 5). .swarm/ itself is exempt.
+// the union of the phase's task scopes, by the plugin's rules (spec section
+// 5): each task's effective scope is its declaration
+// (.swarm/scopes/scope-{taskId}.json, or v2 bindings for the head plan's
+// structure hash) if it has one, else its files_touched; a file is in scope
+// when it equals an entry or lies under an entry treated as a directory.
+// .swarm/ itself is exempt; the base config's scope.extras (globs) and, by
+// default, lockfiles beside an in-scope manifest are allowed too. Each
+// changed file is attributed to the tasks that cover it; each file outside
+// is a finding naming the nearest task scope. A task the pull request marks
+// completed although none of its files changed is a warning (or a failure,
+// by config).
 type Scope struct{}
 
 // Name implements Gate.
@@ -26,47 +37,42 @@ func (Scope) Name() string { return "swarm/scope" }
 
 // Rule ids of swarm/scope findings.
 const (
-	RuleOutOfScope       = "scope/out-of-scope"
-	RuleScopeNotDeclared = "scope/SCOPE_NOT_DECLARED"
-	RuleInvalidEntry     = "scope/invalid-entry"
-	RuleUncleanPath      = "scope/unclean-path"
+	RuleOutOfScope         = "scope/out-of-scope"
+	RuleScopeNotDeclared   = "scope/SCOPE_NOT_DECLARED"
+	RuleScopeConflict      = "scope/SCOPE_CONFLICT"
+	RuleInvalidEntry       = "scope/invalid-entry"
+	RuleUncleanPath        = "scope/unclean-path"
+	RuleStaleBinding       = "scope/stale-binding"
+	RuleUntouchedCompleted = "scope/completed-but-untouched"
 )
+
+// maxSummaryTasks caps the per-task table of the summary.
+const maxSummaryTasks = 40
 
 // Evaluate implements Gate.
 func (g Scope) Evaluate(_ context.Context, in *Input) Result {
-	_, phase, err := headPhase(in)
+	plan, phase, err := headPhase(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
 	}
 	if in.Head.Scopes.DirErr != nil {
 		return errorResult(g.Name(), in.Head.Scopes.DirErr)
 	}
+	cfg := in.config().Scope
 	var findings []Finding
-	entries := map[string]bool{}
-	for _, t := range phase.Tasks {
-		add := func(raw []string, from string, line int) {
-			for _, e := range raw {
-				n, err := NormalizeScopeEntry(e)
-				if err == nil && strings.ContainsAny(n, "*?[") {
-					err = errors.New("glob patterns are not supported in plan scopes (the plugin matches entries literally, as a file or a directory)")
-				}
-				if err != nil {
-					findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
-						Message: fmt.Sprintf("scope entry %q of task %s ignored: %v", e, t.ID, err)})
-					continue
-				}
-				entries[n] = true
-			}
-		}
-		add(t.FilesTouched, swarm.PlanPath, t.Line)
-		p := swarm.ScopesDir + "/scope-" + t.ID + ".json"
-		if err := in.Head.Scopes.Broken[p]; err != nil {
+	scopes := make([]*taskScope, 0, len(phase.Tasks))
+	declaredAny := false
+	for i := range phase.Tasks {
+		ts, f, err := resolveTaskScope(in, &phase.Tasks[i], plan.Digests.Structure)
+		if err != nil {
 			return errorResult(g.Name(), err)
 		}
-		if sf := in.Head.Scopes.Declared[t.ID]; sf != nil {
-			add(sf.Files, sf.Path, 0)
-		}
+		findings = append(findings, f...)
+		scopes = append(scopes, ts)
+		declaredAny = declaredAny || ts.source != ScopeFromNone
 	}
+	x := newScopeIndex(scopes)
+
 	var paths []scopePath
 	exempt := 0
 	for i := range in.Changes.Files {
@@ -79,15 +85,24 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			paths = append(paths, scopePath{f, p})
 		}
 	}
-	if len(paths) == 0 {
+	newlyDone := newlyCompleted(in, phase)
+	if len(paths) == 0 && len(newlyDone) == 0 {
 		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/",
-			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes only %s under .swarm/, which is exempt.", phase.ID, plural(exempt, "path", "paths")), Findings: findings}
+			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes only %s under .swarm/, which is exempt, and marks no task completed.", phase.ID, plural(exempt, "path", "paths")), Findings: findings}
 	}
-	if len(entries) == 0 {
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: SeverityError,
-			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so the %s this pull request changes cannot be checked against a scope", phase.ID, plural(len(paths), "file", "files"))})
-		return Result{Outcome: Failed, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings}
+	if !declaredAny {
+		sev, outcome := SeverityError, Failed
+		if cfg.WarnNotDeclared {
+			sev, outcome = SeverityWarning, Passed
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: sev,
+			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so the %s this pull request changes cannot be checked against a scope; list each task's files in files_touched (or declare_scope them)", phase.ID, plural(len(paths), "file", "files"))})
+		return Result{Outcome: outcome, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings,
+			Summary: "No task of the phase has a scope. Policy: scope.not_declared: " + map[bool]string{true: "warn", false: "fail"}[cfg.WarnNotDeclared] + "."}
 	}
+
+	touched := map[string][]string{} // task id -> changed paths it covers
+	other := map[string][]string{}   // "extras" / "lockfiles" -> paths
 	outside := 0
 	for _, sp := range paths {
 		if !IsCleanPath(sp.path) {
@@ -96,22 +111,121 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 				Message: fmt.Sprintf("%q is not a clean repository path (it has a backslash, a . or .. segment, or an empty segment), so it cannot be matched against the scope of phase %d; rename it", sp.path, phase.ID)})
 			continue
 		}
-		if InScope(entries, sp.path) {
+		if ids := x.tasksFor(sp.path); len(ids) > 0 {
+			for _, id := range ids {
+				touched[id] = append(touched[id], sp.path)
+			}
 			continue
 		}
+		if pat := matchExtra(cfg.Extras, sp.path); pat != "" {
+			other["scope.extras "+mdtext.Code(pat)] = append(other["scope.extras "+mdtext.Code(pat)], sp.path)
+			continue
+		}
+		if cfg.Lockfiles {
+			if m := x.lockfileManifest(sp.path); m != "" {
+				for _, id := range x.tasksFor(m) {
+					touched[id] = append(touched[id], sp.path)
+				}
+				continue
+			}
+		}
 		outside++
-		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase)})
+		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase, x)})
 	}
-	checked := len(paths)
-	scope := sortedKeys(entries)
-	summary := fmt.Sprintf("Scope of phase %d (tasks %s): %s.", phase.ID, listSome(codes(taskIDs(phase.Tasks)), 20), listSome(codes(scope), 30))
-	if exempt > 0 {
-		summary += fmt.Sprintf(" %s under .swarm/ exempt.", plural(exempt, "changed path", "changed paths"))
+	for _, t := range newlyDone {
+		ts := scopes[slices.IndexFunc(scopes, func(s *taskScope) bool { return s.task == t })]
+		if len(ts.entries) == 0 || len(touched[t.ID]) > 0 {
+			continue
+		}
+		sev := SeverityWarning
+		if cfg.FailUntouchedCompleted {
+			sev = SeverityError
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleUntouchedCompleted, Severity: sev,
+			Message: fmt.Sprintf("task %s is marked completed in this pull request, but none of its files changed (%s: %s); the protocol warns that a coder may report done without producing a diff: check that the work is really in this pull request", t.ID, ts.source, listSome(quoteAll(ts.entries), 5))})
 	}
-	if outside > 0 {
+
+	summary := scopeSummary(phase, scopes, touched, other, exempt)
+	failing := len(failingFindings(findings))
+	switch {
+	case outside > 0:
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of phase %d", plural(outside, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+	case failing > 0:
+		title := fmt.Sprintf("phase %d's scope is inconsistent", phase.ID)
+		for _, f := range findings {
+			if f.Severity == SeverityError && f.Rule == RuleUntouchedCompleted {
+				title = "a task marked completed changed none of its files"
+			}
+		}
+		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	}
-	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(checked, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(len(paths), "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+}
+
+// newlyCompleted are the phase's tasks completed at head but not at the
+// merge base (or absent there): the work this pull request claims.
+func newlyCompleted(in *Input, phase *swarm.Phase) []*swarm.Task {
+	var out []*swarm.Task
+	for i := range phase.Tasks {
+		t := &phase.Tasks[i]
+		if t.Status != "completed" {
+			continue
+		}
+		if bp := in.Base.Plan; bp != nil {
+			if bt, _ := bp.FindTask(t.ID); bt != nil && bt.Status == "completed" {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// matchExtra returns the first configured glob that matches p, or "".
+func matchExtra(patterns []string, p string) string {
+	for _, pat := range patterns {
+		if ok, err := doublestar.Match(pat, p); err == nil && ok {
+			return pat
+		}
+	}
+	return ""
+}
+
+// scopeSummary is the per-task table: where each task's scope comes from,
+// its entries, and the changed files attributed to it.
+func scopeSummary(phase *swarm.Phase, scopes []*taskScope, touched, other map[string][]string, exempt int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scope of phase %d, task by task (a declaration in .swarm/scopes/ takes precedence over files_touched, as in the plugin):\n\n", phase.ID)
+	b.WriteString("| task | status | scope from | entries | changed files in it |\n|---|---|---|---|---|\n")
+	for i, ts := range scopes {
+		if i == maxSummaryTasks {
+			fmt.Fprintf(&b, "| … | | | | %d more tasks |\n", len(scopes)-i)
+			break
+		}
+		from := string(ts.source)
+		if ts.source == ScopeFromDeclaration {
+			from = strings.Join(codes(ts.files), ", ")
+			if ts.newInPR {
+				from += " (added or changed in this pull request)"
+			}
+		}
+		files := slices.Clone(touched[ts.task.ID])
+		slices.Sort(files)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdtext.Inline(ts.task.ID), ts.task.Status, from,
+			listSome(codes(ts.entries), 8), listSome(codes(files), 8))
+	}
+	keys := make([]string, 0, len(other))
+	for k := range other {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\nAllowed by %s: %s.", k, listSome(codes(other[k]), 10))
+	}
+	if exempt > 0 {
+		fmt.Fprintf(&b, "\n%s under .swarm/ exempt.", plural(exempt, "changed path", "changed paths"))
+	}
+	return b.String()
 }
 
 // scopePath is one path a change must have in scope.
@@ -132,7 +246,7 @@ func scopePaths(f *changeset.File) []string {
 	return []string{f.NewPath}
 }
 
-func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase) string {
+func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scopeIndex) string {
 	what := string(f.Status)
 	switch {
 	case f.Status == changeset.Renamed && p == f.OldPath:
@@ -146,7 +260,13 @@ func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase) string {
 	case f.Status == changeset.Modified && f.ModeChanged() && len(f.Added) == 0:
 		what = fmt.Sprintf("mode changed %o → %o", f.OldMode, f.NewMode)
 	}
-	return fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase lists it in files_touched or in a scope declaration", p, what, phase.ID)
+	msg := fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase covers it", p, what, phase.ID)
+	if e := x.nearest(p); e != "" {
+		msg += fmt.Sprintf("; did you mean task %s's %q?", strings.Join(x.owners[e], "/"), e)
+	} else {
+		msg += "."
+	}
+	return msg + " Move the change to the pull request of the phase that owns it, or add the file to a task's scope (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change)."
 }
 
 // isSwarmPath reports whether p is the plugin's own state, exempt from

@@ -100,44 +100,67 @@ func TestScopeUnknownPhase(t *testing.T) {
 
 // TestScopeCorpus checks IMU-Parkinson's phase against its own declared
 // scope files: each declared file is in scope, anything else is not.
+// TestScopeCorpus uses the real scope declarations of the corpus: for each
+// phase with declarations, changing exactly the declared files passes (each
+// file attributed to its task), and one more file fails with exactly one
+// finding on it.
 func TestScopeCorpus(t *testing.T) {
-	head := corpus(t, "DediGadot__IMU-Parkinson")
-	var files []changeset.File
-	phase := 0
-	for id, sf := range head.Scopes.Declared {
-		_, ph := head.Plan.FindTask(id)
-		if ph == nil {
-			continue
-		}
-		if phase == 0 {
-			phase = ph.ID
-		}
-		if ph.ID != phase {
-			continue
-		}
-		for _, f := range sf.Files {
-			// A directory entry ("results/") stands for the files under it.
-			p, err := NormalizeScopeEntry(f)
-			if err != nil {
-				t.Fatal(err)
+	for _, repo := range []string{"DediGadot__IMU-Parkinson", "JG1995__fm-value-scout", "sleuthy-sloth__quest-forge", "VerduzcoTristan__landingpage", "jonathanlopezc83717-commits__Frontend_1er_modulo"} {
+		t.Run(repo, func(t *testing.T) {
+			head := corpus(t, repo)
+			byPhase := map[int][]changeset.File{}
+			owner := map[int]map[string]string{} // phase -> path -> task
+			for id, sf := range head.Scopes.Declared {
+				_, ph := head.Plan.FindTask(id)
+				if ph == nil {
+					continue // a declaration for a task no longer in the plan
+				}
+				for _, f := range sf.Files {
+					p, err := NormalizeScopeEntry(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.HasSuffix(f, "/") { // a directory entry stands for the files under it
+						p += "/file.txt"
+					}
+					byPhase[ph.ID] = append(byPhase[ph.ID], changeset.File{Status: changeset.Modified, OldPath: p, NewPath: p})
+					if owner[ph.ID] == nil {
+						owner[ph.ID] = map[string]string{}
+					}
+					owner[ph.ID][p] = id
+				}
 			}
-			if strings.HasSuffix(f, "/") {
-				p += "/file.txt"
+			if len(byPhase) == 0 {
+				t.Fatal("no declared scope files for a plan task")
 			}
-			files = append(files, changeset.File{Status: changeset.Modified, OldPath: p, NewPath: p})
-		}
-	}
-	if len(files) == 0 {
-		t.Fatal("no declared scope files for a plan task")
-	}
-	r := eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: files}})
-	if r.Outcome != Passed {
-		t.Fatalf("declared files out of scope: %s\n%s", r.Title, findingsText(r))
-	}
-	files = append(files, changeset.File{Status: changeset.Added, NewPath: "not/declared.py"})
-	r = eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: files}})
-	if r.Outcome != Failed || len(r.Findings) != 1 || r.Findings[0].Path != "not/declared.py" {
-		t.Errorf("want one finding for not/declared.py, got %s\n%s", r.Outcome, findingsText(r))
+			for phase, files := range byPhase {
+				r := eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: files}})
+				if r.Outcome != Passed {
+					t.Fatalf("phase %d: declared files out of scope: %s\n%s", phase, r.Title, findingsText(r))
+				}
+				for _, f := range files {
+					id := owner[phase][f.NewPath]
+					row := ""
+					for _, line := range strings.Split(r.Summary, "\n") {
+						if strings.HasPrefix(line, "| "+id+" |") {
+							row = line
+						}
+					}
+					if cells := strings.Split(row, " | "); len(cells) < 5 || !strings.Contains(cells[4], "`"+f.NewPath+"`") {
+						t.Errorf("phase %d: summary does not attribute %s to task %s:\n%s", phase, f.NewPath, id, r.Summary)
+					}
+				}
+				more := append(files[:len(files):len(files)], changeset.File{Status: changeset.Added, NewPath: "not/declared.py"})
+				r = eval(Scope{}, &Input{Phase: phase, Head: head, Changes: &changeset.ChangeSet{Files: more}})
+				var out []string
+				for _, f := range failingFindings(r.Findings) {
+					out = append(out, f.Path)
+				}
+				if r.Outcome != Failed || len(out) != 1 || out[0] != "not/declared.py" {
+					t.Errorf("phase %d: want one finding for not/declared.py, got %s\n%s", phase, r.Outcome, findingsText(r))
+				}
+			}
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/swarm-gate/swarm-gate/gates"
@@ -115,6 +116,28 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 				},
 			})
 		},
+		"scope": func(n *yaml.Node) {
+			p.mapping(n, "scope", map[string]func(*yaml.Node){
+				"extras": func(n *yaml.Node) {
+					c.Scope.Extras = p.globs(n, "scope.extras")
+				},
+				"lockfiles": func(n *yaml.Node) {
+					if v, ok := p.scalar(n, "scope.lockfiles", "!!bool"); ok {
+						c.Scope.Lockfiles = v == "true"
+					}
+				},
+				"untouched_completed": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "scope.untouched_completed", "warn", "fail"); ok {
+						c.Scope.FailUntouchedCompleted = v == "fail"
+					}
+				},
+				"not_declared": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "scope.not_declared", "fail", "warn"); ok {
+						c.Scope.WarnNotDeclared = v == "warn"
+					}
+				},
+			})
+		},
 	})
 	if p.err != nil {
 		return nil, p.err
@@ -166,7 +189,14 @@ func (p *parser) mapping(n *yaml.Node, path string, fields map[string]func(*yaml
 				known = append(known, name)
 			}
 			slices.Sort(known)
-			p.fail(k, "unknown key %q in %s (known keys: %s)", key, where, strings.Join(known, ", "))
+			hint := ""
+			for _, name := range known {
+				if editDistance(key, name) <= 2 {
+					hint = fmt.Sprintf("; did you mean %q?", name)
+					break
+				}
+			}
+			p.fail(k, "unknown key %q in %s (known keys: %s)%s", key, where, strings.Join(known, ", "), hint)
 			return
 		}
 		f(v)
@@ -197,6 +227,57 @@ func (p *parser) enum(n *yaml.Node, path string, allowed ...string) (string, boo
 		return "", false
 	}
 	return v, true
+}
+
+// globs returns n's items when it is a list of valid doublestar patterns
+// over clean, relative, '/'-separated paths.
+func (p *parser) globs(n *yaml.Node, path string) []string {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, "%s must be a list of glob patterns, found %s", path, describe(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, item := range n.Content {
+		v, ok := p.scalar(item, fmt.Sprintf("%s[%d]", path, i), "!!str")
+		if !ok {
+			return nil
+		}
+		switch {
+		case v == "":
+			p.fail(item, "%s[%d] is empty", path, i)
+		case strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.Contains(v, `\`) || v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../"):
+			p.fail(item, "%s[%d]: %q must be relative to the repository root, '/'-separated, without ./ or .. (e.g. dist/** or **/*.gen.go)", path, i, v)
+		case !doublestar.ValidatePattern(v):
+			p.fail(item, "%s[%d]: %q is not a valid glob pattern", path, i, v)
+		}
+		if p.err != nil {
+			return nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // resolve follows an alias to its anchor.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -47,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: plan_freeze, version)`},
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: plan_freeze, scope, version); did you mean "plan_freeze"?`},
 		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
 		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
 		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
@@ -85,13 +86,56 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestParseScope(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want gates.ScopeConfig
+	}{
+		{"defaults", "", gates.ScopeConfig{Lockfiles: true}},
+		{"all keys", "scope:\n  extras: [dist/**, \"**/*.gen.go\", docs/*.md]\n  lockfiles: false\n  untouched_completed: fail\n  not_declared: warn\n",
+			gates.ScopeConfig{Extras: []string{"dist/**", "**/*.gen.go", "docs/*.md"}, FailUntouchedCompleted: true, WarnNotDeclared: true}},
+		{"block list", "scope:\n  extras:\n    - go.work.sum\n    - gen/{a,b}/**\n", gates.ScopeConfig{Extras: []string{"go.work.sum", "gen/{a,b}/**"}, Lockfiles: true}},
+		{"empty list", "scope:\n  extras: []\n", gates.ScopeConfig{Extras: []string{}, Lockfiles: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(Path, []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.Scope, tt.want) {
+				t.Errorf("got %+v, want %+v", c.Scope, tt.want)
+			}
+		})
+	}
+	bad := []struct{ name, yaml, msg string }{
+		{"extras not a list", "scope:\n  extras: dist/**\n", "scope.extras must be a list"},
+		{"invalid glob", "scope:\n  extras:\n    - \"dist/[\"\n", `scope.extras[0]: "dist/[" is not a valid glob pattern`},
+		{"absolute", "scope:\n  extras: [/etc/**]\n", "must be relative"},
+		{"dot-dot", "scope:\n  extras: [a/../b]\n", "must be relative"},
+		{"backslash", "scope:\n  extras: ['a\\b']\n", "must be relative"},
+		{"number item", "scope:\n  extras: [1]\n", "scope.extras[0] must be a string"},
+		{"lockfiles as string", "scope:\n  lockfiles: \"yes\"\n", "scope.lockfiles must be true or false"},
+		{"unknown key", "scope:\n  extra: [a]\n", `unknown key "extra" in scope`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(Path, []byte(tt.yaml))
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %v, want %q", err, tt.msg)
+			}
+		})
+	}
+}
+
 func TestLoad(t *testing.T) {
 	t.Run("absent gives defaults", func(t *testing.T) {
 		c, err := Load(fstest.MapFS{}, "base 1a2b3c4")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *c != *gates.DefaultConfig() {
+		if !reflect.DeepEqual(c, gates.DefaultConfig()) {
 			t.Errorf("got %+v", c)
 		}
 	})

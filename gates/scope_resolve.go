@@ -1,0 +1,303 @@
+package gates
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// ScopeSource is where a task's effective scope comes from, in the plugin's
+// order of precedence (resolveCoderScopeSources, spec section 5).
+type ScopeSource string
+
+// Scope sources, highest precedence first.
+const (
+	ScopeFromDeclaration  ScopeSource = "declared"      // .swarm/scopes/scope-{id}.json or a v2 binding
+	ScopeFromFilesTouched ScopeSource = "files_touched" // the plan's task.files_touched
+	ScopeFromNone         ScopeSource = "none"
+)
+
+// taskScope is one task's effective scope.
+type taskScope struct {
+	task    *swarm.Task
+	source  ScopeSource
+	entries []string // normalised, sorted, deduplicated
+	files   []string // the declaration files it came from (for summaries)
+	// newInPR says the declaration is absent or different at the merge
+	// base: the agent's claim, made in this pull request.
+	newInPR bool
+}
+
+// scopeIndex answers "which tasks cover this path" with one map lookup per
+// path segment.
+type scopeIndex struct {
+	owners map[string][]string // entry -> ids of the tasks whose scope holds it
+	// near maps a directory ("" for the root) to up to nearCap entries
+	// beneath it, for "did you mean" suggestions.
+	near map[string][]string
+}
+
+const nearCap = 64
+
+func newScopeIndex(scopes []*taskScope) *scopeIndex {
+	x := &scopeIndex{owners: map[string][]string{}, near: map[string][]string{}}
+	for _, ts := range scopes {
+		for _, e := range ts.entries {
+			if !slices.Contains(x.owners[e], ts.task.ID) {
+				x.owners[e] = append(x.owners[e], ts.task.ID)
+			}
+		}
+	}
+	entries := make([]string, 0, len(x.owners))
+	for e := range x.owners {
+		entries = append(entries, e)
+	}
+	sort.Strings(entries)
+	for _, e := range entries {
+		for d := parentDir(e); ; d = parentDir(d) {
+			if len(x.near[d]) < nearCap {
+				x.near[d] = append(x.near[d], e)
+			}
+			if d == "" {
+				break
+			}
+		}
+	}
+	return x
+}
+
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// covering returns the entries that cover the clean path p (p itself or an
+// ancestor directory), deepest first.
+func (x *scopeIndex) covering(p string) []string {
+	var out []string
+	for {
+		if _, ok := x.owners[p]; ok {
+			out = append(out, p)
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return out
+		}
+		p = p[:i]
+	}
+}
+
+// tasksFor returns the ids of the tasks whose scope covers p, sorted.
+func (x *scopeIndex) tasksFor(p string) []string {
+	var ids []string
+	for _, e := range x.covering(p) {
+		for _, id := range x.owners[e] {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, compareTaskIDs)
+	return ids
+}
+
+// nearest suggests the scope entry closest to an uncovered path: among the
+// entries under its deepest ancestor directory that has any, the one
+// sharing the longest prefix with it; "" when nothing shares a character.
+func (x *scopeIndex) nearest(p string) string {
+	d := parentDir(p)
+	for {
+		if cands := x.near[d]; len(cands) > 0 {
+			best, bestN := "", 0
+			for _, e := range cands {
+				n := commonPrefix(p, e)
+				if n > bestN || (n == bestN && n > 0 && len(e) < len(best)) {
+					best, bestN = e, n
+				}
+			}
+			return best
+		}
+		if d == "" {
+			return ""
+		}
+		d = parentDir(d)
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// compareTaskIDs orders task ids numerically by dotted part ("1.10" after
+// "1.9"), falling back to string order.
+func compareTaskIDs(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if len(pa[i]) != len(pb[i]) && isDigits(pa[i]) && isDigits(pb[i]) {
+			return len(pa[i]) - len(pb[i])
+		}
+		if c := strings.Compare(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	return len(pa) - len(pb)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// LockfileManifests maps a lockfile's name to the manifests it follows: a
+// changed lockfile is in scope when one of its manifests in the same
+// directory is (scope.lockfiles in the config, on by default).
+var LockfileManifests = map[string][]string{
+	"go.sum":              {"go.mod"},
+	"go.work.sum":         {"go.work"},
+	"package-lock.json":   {"package.json"},
+	"npm-shrinkwrap.json": {"package.json"},
+	"pnpm-lock.yaml":      {"package.json"},
+	"yarn.lock":           {"package.json"},
+	"bun.lock":            {"package.json"},
+	"bun.lockb":           {"package.json"},
+	"Cargo.lock":          {"Cargo.toml"},
+	"poetry.lock":         {"pyproject.toml"},
+	"uv.lock":             {"pyproject.toml"},
+	"pdm.lock":            {"pyproject.toml"},
+	"Pipfile.lock":        {"Pipfile"},
+	"Gemfile.lock":        {"Gemfile"},
+	"composer.lock":       {"composer.json"},
+}
+
+// lockfileManifest returns the in-scope manifest a lockfile path follows,
+// or "".
+func (x *scopeIndex) lockfileManifest(p string) string {
+	dir, name := path.Split(p)
+	for _, m := range LockfileManifests[name] {
+		if len(x.covering(dir+m)) > 0 {
+			return dir + m
+		}
+	}
+	return ""
+}
+
+// resolveTaskScope applies the plugin's precedence to one task: a
+// declaration (v1 scope-{id}.json, or v2 bindings for the head plan's
+// structure hash) over files_touched over nothing. It returns the scope and
+// the findings its sources give (invalid entries, SCOPE_CONFLICT).
+func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScope, []Finding, error) {
+	ts := &taskScope{task: t, source: ScopeFromNone}
+	var findings []Finding
+	norm := func(raw []string, from string, line int) []string {
+		set := map[string]bool{}
+		for _, e := range raw {
+			n, err := NormalizeScopeEntry(e)
+			if err == nil && strings.ContainsAny(n, "*?[") {
+				err = errors.New("glob patterns are not supported in plan scopes (the plugin matches entries literally, as a file or a directory; put globs in the base branch's .github/swarm-gate.yml scope.extras)")
+			}
+			if err != nil {
+				findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
+					Message: fmt.Sprintf("scope entry %q of task %s ignored: %v", e, t.ID, err)})
+				continue
+			}
+			set[n] = true
+		}
+		return sortedKeys(set)
+	}
+
+	var declared []string
+	sc := in.Head.Scopes
+	v1 := swarm.ScopesDir + "/scope-" + t.ID + ".json"
+	if err := sc.Broken[v1]; err != nil {
+		return nil, nil, err
+	}
+	if sf := sc.Declared[t.ID]; sf != nil {
+		declared = append(declared, norm(sf.Files, sf.Path, 0)...)
+		ts.files = append(ts.files, sf.Path)
+		if bf := in.Base.Scopes.Declared[t.ID]; bf == nil || !slices.Equal(bf.Files, sf.Files) {
+			ts.newInPR = true
+		}
+	}
+	for _, b := range sc.Bindings {
+		if b.TaskID != t.ID {
+			continue
+		}
+		if b.PlanStructureHash != structureHash {
+			findings = append(findings, Finding{Path: b.Path, Rule: RuleStaleBinding, Severity: SeverityNotice,
+				Message: fmt.Sprintf("scope binding for task %s ignored: it is bound to plan structure hash %s, not the head plan's %s", t.ID, shortHash(b.PlanStructureHash), shortHash(structureHash))})
+			continue
+		}
+		declared = append(declared, norm(b.Files, b.Path, 0)...)
+		ts.files = append(ts.files, b.Path)
+		ts.newInPR = true // bindings are session-bound runtime state: always the agent's
+	}
+	planned := norm(t.FilesTouched, swarm.PlanPath, t.Line)
+	switch {
+	case len(declared) > 0:
+		ts.source = ScopeFromDeclaration
+		ts.entries = dedupe(declared)
+		var extra []string
+		for _, e := range planned {
+			if !InScope(toSet(ts.entries), e) {
+				extra = append(extra, e)
+			}
+		}
+		if len(extra) > 0 {
+			findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleScopeConflict, Severity: SeverityError,
+				Message: fmt.Sprintf("SCOPE_CONFLICT: task %s's files_touched lists %s outside its declared scope (%s), which takes precedence; the plugin refuses to dispatch a coder with conflicting scopes. Make files_touched a subset of the declaration, or declare the missing files", t.ID, listSome(quoteAll(extra), 5), strings.Join(ts.files, ", "))})
+		}
+	case len(planned) > 0:
+		ts.source = ScopeFromFilesTouched
+		ts.entries = planned
+	}
+	return ts, findings, nil
+}
+
+func dedupe(items []string) []string {
+	set := toSet(items)
+	return sortedKeys(set)
+}
+
+func toSet(items []string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, s := range items {
+		m[s] = true
+	}
+	return m
+}
+
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+func shortHash(h string) string {
+	if h == "" {
+		return "(none)"
+	}
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// sortTaskIDs sorts task ids with compareTaskIDs.
+func sortTaskIDs(ids []string) { slices.SortFunc(ids, compareTaskIDs) }

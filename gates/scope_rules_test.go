@@ -1,0 +1,155 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// rulesPlan has a phase 1 whose tasks use each scope source; 1.3 is
+// completed at head.
+const rulesPlan = `{"schema_version":"1.0.0","title":"T","swarm":"s","current_phase":1,"phases":[
+ {"id":1,"name":"One","tasks":[
+   {"id":"1.1","phase":1,"description":"api","files_touched":["src/api","go.mod"]},
+   {"id":"1.2","phase":1,"description":"web","files_touched":["web/app.ts","web/util.ts"]},
+   {"id":"1.3","phase":1,"status":"completed","description":"docs","files_touched":["docs/guide.md"]},
+   {"id":"1.4","phase":1,"description":"ui","files_touched":["ui/"]}]}]}`
+
+func modified(p string) changeset.File {
+	return changeset.File{Status: changeset.Modified, OldPath: p, NewPath: p, OldMode: 0o100644, NewMode: 0o100644}
+}
+
+func TestScopeRules(t *testing.T) {
+	structure := func(t *testing.T) string {
+		p, err := swarm.ParsePlan("plan.json", []byte(rulesPlan))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Digests.Structure
+	}
+	cfg := func(f func(*ScopeConfig)) *Config {
+		c := DefaultConfig()
+		f(&c.Scope)
+		return c
+	}
+	cases := []struct {
+		name     string
+		files    func(t *testing.T) fstest.MapFS
+		basePlan string // "" means no plan at the merge base
+		changes  []string
+		cfg      *Config
+		want     Outcome
+		rule     string
+		sev      Severity
+		mention  string
+	}{
+		{"declaration replaces files_touched", func(t *testing.T) fstest.MapFS {
+			return fstest.MapFS{".swarm/scopes/scope-1.2.json": {Data: []byte(`{"version":1,"taskId":"1.2","declaredAt":1,"expiresAt":2,"files":["web/app.ts"]}`)}}
+		}, "", []string{"web/util.ts", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "web/util.ts (modified) is outside the scope of phase 1"},
+		{"SCOPE_CONFLICT when files_touched is not a subset of the declaration", func(t *testing.T) fstest.MapFS {
+			return fstest.MapFS{".swarm/scopes/scope-1.2.json": {Data: []byte(`{"version":1,"taskId":"1.2","files":["web/app.ts"]}`)}}
+		}, "", []string{"web/app.ts", "docs/guide.md"}, nil, Failed, RuleScopeConflict, SeverityError, `SCOPE_CONFLICT: task 1.2's files_touched lists "web/util.ts" outside its declared scope`},
+		{"a wider declaration is no conflict, and says it came from this pull request", func(t *testing.T) fstest.MapFS {
+			return fstest.MapFS{".swarm/scopes/scope-1.2.json": {Data: []byte(`{"version":1,"taskId":"1.2","files":["web"]}`)}}
+		}, "", []string{"web/new.ts", "docs/guide.md"}, nil, Passed, "", "", "(added or changed in this pull request)"},
+		{"v2 binding for the head structure counts", func(t *testing.T) fstest.MapFS {
+			return fstest.MapFS{".swarm/scopes/binding-1.4-b1-g1.json": {Data: []byte(fmt.Sprintf(`{"version":2,"planId":"s-T","planStructureHash":%q,"taskId":"1.4","files":["ui","ui-kit"]}`, structure(t)))}}
+		}, "", []string{"ui-kit/button.tsx", "docs/guide.md"}, nil, Passed, "", "", "binding-1.4-b1-g1.json"},
+		{"v2 binding for another structure is ignored", func(t *testing.T) fstest.MapFS {
+			return fstest.MapFS{".swarm/scopes/binding-1.4-b1-g1.json": {Data: []byte(`{"version":2,"planStructureHash":"0000","taskId":"1.4","files":["ui-kit"]}`)}}
+		}, "", []string{"ui-kit/button.tsx", "docs/guide.md"}, nil, Failed, RuleStaleBinding, SeverityNotice, "bound to plan structure hash 0000"},
+		{"go.sum follows go.mod in scope", nil, "", []string{"go.sum", "docs/guide.md"}, nil, Passed, "", "", "`go.sum`"},
+		{"a lockfile without its manifest in scope", nil, "", []string{"web/package-lock.json", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "web/package-lock.json"},
+		{"lockfiles: false", nil, "", []string{"go.sum", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Lockfiles = false }), Failed, RuleOutOfScope, SeverityError, "go.sum (modified)"},
+		{"extras glob", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist/**"} }), Passed, "", "", "Allowed by scope.extras `dist/**`"},
+		{"did you mean: a sibling with a common prefix", nil, "", []string{"src/api2/x.go", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.1's "src/api"?`},
+		{"did you mean: a typo in a file name", nil, "", []string{"web/utils.ts", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.2's "web/util.ts"?`},
+		{"no suggestion when nothing is near", nil, "", []string{"zzz.txt", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "no task of the phase covers it. Move the change"},
+		{"completed but untouched: a warning", nil, "", []string{"src/api/x.go"}, nil, Passed, RuleUntouchedCompleted, SeverityWarning, "task 1.3 is marked completed in this pull request, but none of its files changed"},
+		{"completed but untouched: a failure by config", nil, "", []string{"src/api/x.go"}, cfg(func(s *ScopeConfig) { s.FailUntouchedCompleted = true }), Failed, RuleUntouchedCompleted, SeverityError, "none of its files changed"},
+		{"completed at the merge base already: not this pull request's claim", nil, rulesPlan, []string{"src/api/x.go"}, nil, Passed, "", "", "src/api/x.go"},
+		{"only .swarm/ changes but a task is newly completed", nil, "", []string{".swarm/plan.json"}, nil, Passed, RuleUntouchedCompleted, SeverityWarning, "task 1.3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head := fstest.MapFS{".swarm/plan.json": {Data: []byte(rulesPlan)}}
+			if c.files != nil {
+				for k, v := range c.files(t) {
+					head[k] = v
+				}
+			}
+			var files []changeset.File
+			for _, p := range c.changes {
+				files = append(files, modified(p))
+			}
+			in := &Input{Phase: 1, Head: load(head), Changes: &changeset.ChangeSet{Files: files}, Config: c.cfg}
+			if c.basePlan != "" {
+				in.Base = load(fstest.MapFS{".swarm/plan.json": {Data: []byte(c.basePlan)}})
+			}
+			r := eval(Scope{}, in)
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s\n%s", r.Outcome, r.Title, c.want, findingsText(r), r.Summary)
+			}
+			if c.rule != "" {
+				ok := false
+				for _, f := range r.Findings {
+					ok = ok || (f.Rule == c.rule && f.Severity == c.sev)
+				}
+				if !ok {
+					t.Errorf("no %s finding of severity %s:\n%s", c.rule, c.sev, findingsText(r))
+				}
+			} else if hasRule(r, RuleUntouchedCompleted) {
+				t.Errorf("unexpected untouched warning:\n%s", findingsText(r))
+			}
+			if all := r.Title + "\n" + r.Summary + "\n" + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// TestScopeAttribution checks the summary table: each changed file is listed
+// under the task whose scope covers it.
+func TestScopeAttribution(t *testing.T) {
+	head := fstest.MapFS{".swarm/plan.json": {Data: []byte(rulesPlan)}}
+	r := eval(Scope{}, &Input{Phase: 1, Head: load(head), Changes: &changeset.ChangeSet{Files: []changeset.File{
+		modified("src/api/a.go"), modified("web/app.ts"), modified("docs/guide.md")}}})
+	if r.Outcome != Passed {
+		t.Fatalf("outcome %s (%s)\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	for _, row := range []string{
+		"| 1.1 | pending | files_touched | `go.mod`, `src/api` | `src/api/a.go` |",
+		"| 1.2 | pending | files_touched | `web/app.ts`, `web/util.ts` | `web/app.ts` |",
+		"| 1.3 | completed | files_touched | `docs/guide.md` | `docs/guide.md` |",
+		"| 1.4 | pending | files_touched | `ui` |  |",
+	} {
+		if !strings.Contains(r.Summary, row) {
+			t.Errorf("summary lacks %q:\n%s", row, r.Summary)
+		}
+	}
+}
+
+func TestScopeNotDeclaredWarn(t *testing.T) {
+	plan := `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"A","tasks":[{"id":"1.1","phase":1,"description":"d"}]}]}`
+	c := DefaultConfig()
+	c.Scope.WarnNotDeclared = true
+	r := eval(Scope{}, &Input{Phase: 1, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}}), Config: c,
+		Changes: &changeset.ChangeSet{Files: []changeset.File{modified("a.go")}}})
+	if r.Outcome != Passed || !hasRule(r, RuleScopeNotDeclared) || r.Findings[0].Severity != SeverityWarning {
+		t.Fatalf("outcome %s, findings:\n%s", r.Outcome, findingsText(r))
+	}
+}
+
+func TestCompareTaskIDs(t *testing.T) {
+	ids := []string{"1.10", "1.9", "1.2.1", "1.2", "10.1", "2.1", "1.a"}
+	want := "1.2 1.2.1 1.9 1.10 1.a 2.1 10.1"
+	sorted := append([]string(nil), ids...)
+	sortTaskIDs(sorted)
+	if got := strings.Join(sorted, " "); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
