@@ -72,6 +72,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&opts.HeadBranch, "head-branch", "", "the pull request's head branch name, for the swarm/phase-<N> rule when --head is a SHA (in Actions: ${{ github.head_ref }})")
 	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
+	only := fs.String("gates", "", "comma-separated check names to run (e.g. swarm/placeholders); default all")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -97,6 +98,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "swarm-gate check: --diff-engine must be auto, git or go-git, not %q\n", opts.DiffEngine)
 		return exitUsage
 	}
+	if *only != "" {
+		gs, err := selectGates(*only)
+		if err != nil {
+			fmt.Fprintf(stderr, "swarm-gate check: --gates: %v\n", err)
+			return exitUsage
+		}
+		opts.Gates = gs
+	}
 	if opts.Base == "" {
 		fmt.Fprintln(stderr, "swarm-gate check: --base is required: the ref the pull request targets, e.g. --base origin/main")
 		return exitUsage
@@ -111,6 +120,34 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	printCauses(stderr, "swarm-gate", r)
 	return r.ExitCode
+}
+
+// selectGates returns the registered gates named in a comma-separated list,
+// in registry order.
+func selectGates(list string) ([]gates.Gate, error) {
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			want[name] = true
+		}
+	}
+	var out, all []string
+	var gs []gates.Gate
+	for _, g := range gates.Registry() {
+		all = append(all, g.Name())
+		if want[g.Name()] {
+			gs = append(gs, g)
+			out = append(out, g.Name())
+			delete(want, g.Name())
+		}
+	}
+	for name := range want {
+		return nil, fmt.Errorf("unknown check %q (known: %s)", name, strings.Join(all, ", "))
+	}
+	if len(gs) == 0 {
+		return nil, fmt.Errorf("no check named (known: %s)", strings.Join(all, ", "))
+	}
+	return gs, nil
 }
 
 // printCauses writes one line on stderr for each distinct reason a gate could

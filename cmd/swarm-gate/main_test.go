@@ -75,10 +75,31 @@ func TestCheckCommandFormats(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"},
-		{"check", "--base", "main", "--max-findings", "-1"}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
+		{"check", "--base", "main", "--max-findings", "-1"}, {"check", "--base", "main", "--gates", "swarm/nope"}, {"check", "--base", "main", "--gates", ","}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
 		if code, _, _ := runCLI(t, args...); code != 3 {
 			t.Errorf("%q: exit %d, want 3", args, code)
 		}
+	}
+}
+
+func TestCheckGatesFlag(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--gates", " swarm/placeholders , swarm/critic", "--format", "json")
+	var rep struct {
+		Gates []struct{ Name string } `json:"gates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("json: %v\n%s%s", err, out, stderr)
+	}
+	var names []string
+	for _, g := range rep.Gates {
+		names = append(names, g.Name)
+	}
+	if code != 1 || strings.Join(names, " ") != "swarm/critic swarm/placeholders" {
+		t.Errorf("exit %d, gates %v (want registry order)", code, names)
 	}
 }
 
