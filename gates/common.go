@@ -36,7 +36,11 @@ func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
 		for i, p := range plan.Phases {
 			ids[i] = strconv.Itoa(p.ID)
 		}
-		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "))
+		fix := "pass --phase N (the phase input of the Action)"
+		if in.PhaseSource == PhaseFromBranch {
+			fix = "name the branch swarm/phase-<N> after a phase of the plan, or pass --phase N"
+		}
+		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s; %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "), fix)
 	}
 	return plan, ph, nil
 }

@@ -41,6 +41,10 @@ type PlanFreezeConfig struct {
 	// that still matter to the process (task fr_refs, phase type) into
 	// warnings instead of failures (default false: they fail).
 	WarnUnhashedChanges bool
+	// FailAgentOverrides fails, instead of warning about, a plan-critic
+	// approval the agent recorded itself (manual_override with
+	// user_confirmed false, from the plugin's approve_plan_critic tool).
+	FailAgentOverrides bool
 }
 
 // ScopeConfig is the scope section of the config file.

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ const (
 	RuleCriticNotApproved   = "critic/not-approved"
 	RuleCriticStale         = "critic/approved-an-earlier-plan"
 	RuleCriticReceiptReject = "critic/receipt-rejected"
+	RuleCriticNotIntact     = "critic/approval-not-intact"
 )
 
 // Verdicts of the critic on a plan, as the protocol names them.
@@ -62,8 +64,11 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 	if ledger != nil {
 		approval, drift = ledger.LastPlanCriticApproval(plan.ID())
 	}
-	critics, others := criticReceipts(rc)
-	receiptsNote := fmt.Sprintf("**Review receipts**: %s from the critic, %s from other reviewers (not about the plan).", plural(len(critics), "receipt", "receipts"), plural(others, "receipt", "receipts"))
+	critics, others, deleted := criticReceipts(in.Base.Receipts, rc)
+	receiptsNote := fmt.Sprintf("**Review receipts** (head, plus any the pull request deleted from the merge base): %s from the critic, %s from other reviewers (not about the plan).", plural(len(critics), "receipt", "receipts"), plural(others, "receipt", "receipts"))
+	if deleted > 0 {
+		receiptsNote += fmt.Sprintf(" %s deleted by this pull request still count.", plural(deleted, "critic receipt", "critic receipts"))
+	}
 
 	var res Result
 	switch {
@@ -83,8 +88,16 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 			Summary: "Verdict: **none**: " + why + ". Next step: " + approveHint + ".",
 			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticNoVerdict, Severity: SeverityError,
 				Message: "the critic has no recorded verdict on this plan; " + approveHint}}}
+	case !approvalIntact(approval):
+		res = Result{Outcome: Failed, Title: "the critic's approval record is not intact",
+			Summary: fmt.Sprintf("The approval at seq %d does not hold together: %s. The plugin's dispatch gate would not accept it; swarm/plan-freeze has the ledger details.", approval.Seq, approvalDefect(approval)),
+			Findings: []Finding{{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleCriticNotIntact, Severity: SeverityError,
+				Message: fmt.Sprintf("the approval at seq %d is not intact: %s; re-run the critic so that the plugin records a new approval", approval.Seq, approvalDefect(approval))}}}
 	case approval.Approval.Verdict != VerdictApproved:
 		v := normalizeVerdict(approval.Approval.Verdict)
+		if v == "" {
+			v = "(none)"
+		}
 		title := "critic verdict: " + v
 		if v == VerdictApproved {
 			// "approved" and the like: the plugin's gate accepts only the
@@ -107,14 +120,18 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 			Summary: fmt.Sprintf("Verdict: **APPROVED** at seq %d, but for structure hash %s; the head plan's is %s (%s since: swarm/plan-freeze lists them). Next step: re-run the critic on the changed plan, or `/swarm approve-plan-critic <reason>`.",
 				approval.Seq, planhash.Short(approval.Plan.Digests.Structure), planhash.Short(plan.Digests.Structure), plural(n, "change", "changes")),
 			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticStale, Severity: SeverityError,
-				Message: fmt.Sprintf("the critic approved the plan at seq %d, but the plan changed since (%s that trip the structure hash); re-run the critic", approval.Seq, plural(n, "change", "changes"))}}}
+				Message: fmt.Sprintf("the critic approved the plan at seq %d, but the plan changed since (%s the structure hash); re-run the critic", approval.Seq, plural(n, "change that trips", "changes that trip"))}}}
 	default:
-		if rej := rejectedAfter(critics, approval.Approval.ApprovedAt); rej != nil {
+		if rej := rejectedAfter(critics, approvedAt(approval)); rej != nil {
+			when := "reviewed at " + rej.ReviewedAt
+			if _, err := time.Parse(time.RFC3339Nano, rej.ReviewedAt); err != nil {
+				when = fmt.Sprintf("review time %q unreadable, so counted as after the approval", rej.ReviewedAt)
+			}
 			res = Result{Outcome: Failed, Title: "critic verdict: REJECTED by a review receipt after the approval",
 				Summary: fmt.Sprintf("Verdict: **REJECTED**: the approval at seq %d (%s) is followed by the critic's receipt %s (%s, %s).",
-					approval.Seq, mdtext.Inline(approval.Approval.ApprovedAt), mdtext.Code(rej.Path), mdtext.Inline(rej.ReviewedAt), plural(rej.BlockingFindings, "blocking finding", "blocking findings")),
+					approval.Seq, mdtext.Inline(approvedAt(approval)), mdtext.Code(rej.Path), mdtext.Inline(when), plural(rej.BlockingFindings, "blocking finding", "blocking findings")),
 				Findings: []Finding{{Path: rej.Path, Line: 1, EndLine: 1, Rule: RuleCriticReceiptReject, Severity: SeverityError,
-					Message: fmt.Sprintf("the critic rejected (reviewed at %s) after approving the plan at seq %d; address its blocking findings and run the critic again", rej.ReviewedAt, approval.Seq)}}}
+					Message: fmt.Sprintf("the critic rejected (%s) after approving the plan at seq %d; address its blocking findings (in the receipt) and run the critic again", when, approval.Seq)}}}
 			break
 		}
 		res = Result{Outcome: Passed,
@@ -134,20 +151,56 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 	return res
 }
 
-// criticReceipts returns the receipts written by the critic (agent "critic"
-// or a prefixed "<swarm>_critic") and how many others there are.
-func criticReceipts(rc *swarm.Receipts) ([]swarm.ReviewReceipt, int) {
-	if rc == nil {
-		return nil, 0
-	}
-	var out []swarm.ReviewReceipt
-	for _, r := range rc.Items {
+// criticReceipts returns the receipts written by the critic (agent
+// "critic" or a prefixed "<swarm>_critic") at head, plus those of the merge
+// base that the pull request deleted (deleting a rejection must not clear
+// it), sorted by review time; how many receipts of other reviewers there
+// are; and how many critic receipts were deleted.
+func criticReceipts(base, head *swarm.Receipts) (critics []swarm.ReviewReceipt, others, deleted int) {
+	isCritic := func(r swarm.ReviewReceipt) bool {
 		a := strings.ToLower(r.ReviewerAgent)
-		if a == "critic" || strings.HasSuffix(a, "_critic") {
-			out = append(out, r)
+		return a == "critic" || strings.HasSuffix(a, "_critic")
+	}
+	atHead := map[string]bool{}
+	if head != nil {
+		for _, r := range head.Items {
+			atHead[r.Path] = true
+			if isCritic(r) {
+				critics = append(critics, r)
+			} else {
+				others++
+			}
 		}
 	}
-	return out, len(rc.Items) - len(out)
+	if base != nil {
+		for _, r := range base.Items {
+			if !atHead[r.Path] && isCritic(r) {
+				critics = append(critics, r)
+				deleted++
+			}
+		}
+	}
+	slices.SortStableFunc(critics, func(a, b swarm.ReviewReceipt) int { return strings.Compare(a.ReviewedAt, b.ReviewedAt) })
+	return critics, others, deleted
+}
+
+// approvalIntact reports whether an approval snapshot holds together as
+// the plugin writes it: its embedded plan re-hashes to plan_hash_after, and
+// payload_hash is the embedded plan's structure hash (or, before plugin
+// #2523, its ledger hash).
+func approvalIntact(ev *swarm.LedgerEvent) bool { return approvalDefect(ev) == "" }
+
+func approvalDefect(ev *swarm.LedgerEvent) string {
+	d := ev.Plan.Digests
+	switch {
+	case d.Ledger != ev.PlanHashAfter:
+		return fmt.Sprintf("its embedded plan hashes to %s, not its plan_hash_after %s", planhash.Short(d.Ledger), planhash.Short(ev.PlanHashAfter))
+	case ev.PayloadHash == "":
+		return "it has no payload_hash"
+	case ev.PayloadHash != d.Structure && ev.PayloadHash != d.Ledger:
+		return fmt.Sprintf("its payload_hash %s is neither hash of its embedded plan (structure %s)", planhash.Short(ev.PayloadHash), planhash.Short(d.Structure))
+	}
+	return ""
 }
 
 // rejectedAfter returns the newest critic receipt whose verdict does not

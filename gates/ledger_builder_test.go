@@ -150,3 +150,10 @@ func edit(t *testing.T, plan, old, new string) string {
 	}
 	return strings.Replace(plan, old, new, 1)
 }
+
+// agentApprove appends what the plugin's approve_plan_critic tool writes:
+// a manual override the agent records itself (user_confirmed false).
+func (b *ledgerBuilder) agentApprove(plan, reason string) *ledgerBuilder {
+	return b.embedded("snapshot", "critic_approved", plan, map[string]any{
+		"verdict": "APPROVED", "source": "plan_critic_gate", "method": "manual_override", "reason": reason, "user_confirmed": false, "session_id": "ses_agent", "approved_at": "2026-07-18T10:00:00.000Z"})
+}

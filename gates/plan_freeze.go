@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -53,6 +54,8 @@ const (
 	RulePlanOutsideLedger  = "plan-freeze/plan-edited-outside-ledger"
 	RuleLedgerRewritten    = "plan-freeze/ledger-rewritten"
 	RuleLedgerSeq          = "plan-freeze/ledger-seq"
+	RuleLedgerResetting    = "plan-freeze/ledger-resetting"
+	RuleAgentOverride      = "plan-freeze/agent-self-approval"
 )
 
 // titles of plan-freeze failures, by the rule of their first failing finding.
@@ -71,6 +74,8 @@ var planFreezeTitles = map[string]string{
 	RulePlanOutsideLedger:  "plan.json was changed outside the ledger",
 	RuleLedgerRewritten:    "the ledger was rewritten: it does not extend the merge base's",
 	RuleLedgerSeq:          "the ledger's seq numbers are out of order",
+	RuleLedgerResetting:    "a ledger reset marker (plan-ledger.resetting) is present",
+	RuleAgentOverride:      "the agent approved its own plan change (manual override, user_confirmed: false)",
 }
 
 // approvalRules are the rules a human override can clear: they are about
@@ -101,8 +106,18 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	var findings []Finding
 	var notes []string
 
+	baseLedger := in.Base.Ledger
+	switch {
+	case in.Head.LedgerResetting:
+		findings = append(findings, Finding{Path: swarm.LedgerResettingPath, Line: 1, EndLine: 1, Rule: RuleLedgerResetting, Severity: SeverityError,
+			Message: swarm.LedgerResettingPath + " exists, so the plugin treats the ledger as empty (a reset in progress); the ledger cannot be checked against the merge base. If no reset is in progress the marker is a leftover: delete it and push again"})
+		baseLedger = nil // the append-only check is meaningless against an empty ledger
+	case ledger == nil && baseLedger != nil && len(baseLedger.Events) > 0:
+		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: 1, EndLine: 1, Rule: RuleLedgerRewritten, Severity: SeverityError,
+			Message: fmt.Sprintf("the pull request deletes %s, which has %s at the merge base; the ledger is append-only: restore it", swarm.LedgerPath, plural(len(baseLedger.Events), "event", "events"))})
+	}
 	if ledger != nil {
-		findings = append(findings, appendOnly(in.Base.Ledger, ledger)...)
+		findings = append(findings, appendOnly(baseLedger, ledger)...)
 		findings = append(findings, ledgerIntegrity(ledger, plan)...)
 		rep := swarm.ReplayLedgerWithPlan(ledger, plan.Value)
 		findings = append(findings, replayFindings(rep, plan)...)
@@ -123,6 +138,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	}
 	summary := strings.Join(notes, "\n\n")
 	switch {
+	case len(failing) == 0 && approval != nil && isAgentOverride(approval.Approval):
+		return Result{Outcome: Passed, Findings: findings, Summary: summary,
+			Title: fmt.Sprintf("plan matches an approval the agent recorded itself (seq %d, manual override, user_confirmed: false, %s)", approval.Seq, approvalOrigin(in, approval, override))}
 	case len(failing) == 0 && approval != nil:
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, approvalOrigin(in, approval, override))}
@@ -201,6 +219,9 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 	}
 	var findings []Finding
 	notes := []string{approvalNote(in, approval)}
+	if n := skippedAfter(ledger, approval, id); n != "" {
+		notes = append(notes, n)
+	}
 	if approval.Approval.Verdict != "APPROVED" {
 		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
 			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
@@ -211,10 +232,86 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 	findings = append(findings, cf...)
 	notes = append(notes, cn)
 	findings = append(findings, sourcePolicy(in, cfg, approval)...)
+	if isAgentOverride(approval.Approval) {
+		f, n := agentOverride(cfg, ledger, approval, plan)
+		findings = append(findings, f)
+		notes = append(notes, n)
+	}
 	if len(failingFindings(findings)) > 0 {
 		return findings, notes, nil
 	}
 	return findings, notes, approval
+}
+
+// skippedAfter notes the critic_approved snapshots newer than the approval
+// that the plan-critic lookup passed over, so that a reviewer knows they
+// exist and why they do not count.
+func skippedAfter(l *swarm.Ledger, approval *swarm.LedgerEvent, id string) string {
+	var drift, other []string
+	for i := range l.Events {
+		ev := &l.Events[i]
+		if ev.Seq <= approval.Seq || ev.EventType != "snapshot" || ev.Source != "critic_approved" {
+			continue
+		}
+		switch {
+		case ev.Approval.IsDriftVerifier():
+			drift = append(drift, fmt.Sprint(ev.Seq))
+		default:
+			other = append(other, fmt.Sprint(ev.Seq))
+		}
+	}
+	var parts []string
+	if len(drift) > 0 {
+		parts = append(parts, "seq "+listSome(drift, 10)+" (drift-verifier approvals of a phase, not of the plan)")
+	}
+	if len(other) > 0 {
+		parts = append(parts, "seq "+listSome(other, 10)+" (not a plan-critic approval for plan id "+mdtext.Code(id)+": another plan id, no embedded plan, or no plan_critic_gate source)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Newer critic_approved snapshots passed over: " + strings.Join(parts, "; ") + "."
+}
+
+// agentOverride reports an approval the agent recorded itself (the
+// plugin's approve_plan_critic tool: manual_override, user_confirmed
+// false): the plugin accepts it, but no critic saw the plan. It lists what
+// changed since the last approval that was not the agent's own.
+func agentOverride(cfg *Config, l *swarm.Ledger, approval *swarm.LedgerEvent, plan *swarm.Plan) (Finding, string) {
+	var prior *swarm.LedgerEvent
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		ev := &l.Events[i]
+		if ev.Seq < approval.Seq && ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Approval.IsPlanCritic() &&
+			ev.Approval.Verdict == "APPROVED" && !isAgentOverride(ev.Approval) && ev.Plan != nil && ev.Plan.ID() == plan.ID() {
+			prior = ev
+			break
+		}
+	}
+	sev := SeverityWarning
+	if cfg.PlanFreeze.FailAgentOverrides {
+		sev = SeverityError
+	}
+	reason := ""
+	if approval.Approval.Reason != "" {
+		reason = fmt.Sprintf(" (reason: %q)", clipN(approval.Approval.Reason, 200))
+	}
+	msg := fmt.Sprintf("the approval at seq %d is a manual override the agent recorded itself%s (the plugin's approve_plan_critic tool: method manual_override, user_confirmed false), not a critic verdict", approval.Seq, reason)
+	note := "**Agent self-approval**: " + mdtext.Inline(msg) + "."
+	if prior == nil {
+		msg += "; no critic approval precedes it, so no critic has reviewed this plan"
+		note += " No critic approval precedes it."
+	} else {
+		changes := swarm.ComparePlans(prior.Plan, plan)
+		count := map[swarm.ChangeClass]int{}
+		for _, c := range changes {
+			count[c.Class]++
+		}
+		msg += fmt.Sprintf("; since the last critic approval (seq %d): %d material, %d bookkeeping-grade, %d outside the hash", prior.Seq, count[swarm.ChangeMaterial], count[swarm.ChangeBookkeeping], count[swarm.ChangeUnhashed])
+		note += fmt.Sprintf(" What changed since the last critic approval (seq %d), which no critic has seen:\n\n", prior.Seq) +
+			strings.TrimPrefix(changesNote(prior, changes, count), fmt.Sprintf("**Since approval (seq %d)**: ", prior.Seq))
+	}
+	msg += "; have the critic review the plan, or a maintainer record `/swarm approve-plan-critic <reason>` (plan_freeze.agent_overrides: fail makes this a failure)"
+	return Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleAgentOverride, Severity: sev, Message: msg}, note
 }
 
 // noApproval explains a ledger without a plan-critic approval for the head
@@ -249,7 +346,7 @@ func noApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Plan, 
 	legacy := isLegacyLedger(ledger)
 	if legacy {
 		if cfg.PlanFreeze.AllowLegacyPlans {
-			return nil, []string{note + " This ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0), and the policy accepts such legacy plans (plan_freeze.legacy_plans: allow)."}, nil
+			return nil, []string{"**Legacy plan accepted by policy**: this ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0), and the policy accepts such plans without a plan-critic approval (plan_freeze.legacy_plans: allow).\n\n" + note}, nil
 		}
 		msg += " This ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0): upgrade the plugin and run the critic, or set plan_freeze.legacy_plans: allow in the base branch's .github/swarm-gate.yml to accept legacy plans."
 	}
@@ -309,8 +406,8 @@ func isLegacyLedger(l *swarm.Ledger) bool {
 func approvalNote(in *Input, ev *swarm.LedgerEvent) string {
 	a := ev.Approval
 	s := fmt.Sprintf("**Approval**: seq %d, `%s`", ev.Seq, approvalKind(a))
-	if a.ApprovedAt != "" {
-		s += ", approved at " + mdtext.Inline(a.ApprovedAt)
+	if at := approvedAt(ev); at != "" {
+		s += ", approved at " + mdtext.Inline(at)
 	}
 	if a.Method == "manual_override" {
 		confirmed := "user_confirmed not recorded"
@@ -325,6 +422,22 @@ func approvalNote(in *Input, ev *swarm.LedgerEvent) string {
 	}
 	s += fmt.Sprintf("; payload_hash %s; %s.", payloadHashKind(ev), provenance(in.Base.Ledger, ev))
 	return s
+}
+
+// approvedAt is the approval's approved_at, else the event's timestamp.
+func approvedAt(ev *swarm.LedgerEvent) string {
+	if ev.Approval != nil && ev.Approval.ApprovedAt != "" {
+		return ev.Approval.ApprovedAt
+	}
+	return ev.Timestamp
+}
+
+// isAgentOverride reports whether the approval is a manual override the
+// agent recorded itself: the plugin's approve_plan_critic tool writes
+// method manual_override with user_confirmed false (the human's
+// /swarm approve-plan-critic command in the editor writes true).
+func isAgentOverride(a *swarm.Approval) bool {
+	return a != nil && a.Method == "manual_override" && (a.UserConfirmed == nil || !*a.UserConfirmed)
 }
 
 // approvalOrigin is the short form of where an approval came from.
@@ -356,10 +469,14 @@ func sourcePolicy(in *Input, cfg *Config, ev *swarm.LedgerEvent) []Finding {
 	return []Finding{{Path: swarm.LedgerPath, Line: ev.Line, EndLine: ev.Line, Rule: RuleApprovalSource, Severity: SeverityError, Message: why}}
 }
 
-// baseAnchored reports whether the approval's line is already in the merge
-// base's ledger (which the head ledger extends byte for byte).
+// baseAnchored reports whether the approval's line, byte for byte, is the
+// same line of the merge base's ledger: the approval was already on the base
+// side. (Its position alone proves nothing when the ledger was rewritten.)
 func baseAnchored(base *swarm.Ledger, approval *swarm.LedgerEvent) bool {
-	return base != nil && approval.Line <= len(base.Events)
+	if base == nil || approval.Line < 1 || approval.Line > len(base.Events) {
+		return false
+	}
+	return bytes.Equal(base.Events[approval.Line-1].Raw, approval.Raw)
 }
 
 // provenance says whether an approval was already on the base side or was

@@ -79,7 +79,7 @@ func TestPlanFreezeClassification(t *testing.T) {
 		}, &Config{Source: "test", PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny, WarnUnhashedChanges: true}}, Passed, RuleUnhashedChanged, SeverityWarning, "fr_refs changed"},
 		{"phase type: not in the hash, still flagged", func(t *testing.T, p string) string {
 			return edit(t, p, `"name": "Docs",`, `"name": "Docs", "type": "non-code",`)
-		}, nil, Failed, RuleUnhashedChanged, SeverityError, `phase 2: type changed: "" → "non-code"`},
+		}, nil, Failed, RuleUnhashedChanged, SeverityError, `phase 2: type changed: (none) → "non-code"`},
 		{"title: a new plan id", func(t *testing.T, p string) string {
 			return edit(t, p, `"title": "Café <export> & \"quotes\""`, `"title": "Café export"`)
 		}, nil, Failed, RuleNoApproval, SeverityError, "identity changed"},
@@ -301,6 +301,16 @@ func TestPlanFreezeLockedProfile(t *testing.T) {
 		}
 		if !strings.Contains(findingsText(r), `"max_concurrent_tasks":1`) {
 			t.Errorf("findings do not show the locked profile:\n%s", findingsText(r))
+		}
+	})
+	t.Run("changed after approval: the change names the key", func(t *testing.T) {
+		l := newLedger(t, locked).approve(locked).snapshot(changed)
+		r := eval(PlanFreeze{}, &Input{Phase: 1, Head: load(l.fs(changed))})
+		if r.Outcome != Failed || !hasRule(r, RuleProfileLocked) || !hasRule(r, RulePlanChanged) {
+			t.Fatalf("outcome %s, rules %v", r.Outcome, rules(r))
+		}
+		if !strings.Contains(r.Summary, "plan: execution\\_profile.max\\_concurrent\\_tasks changed: 1 → 4") {
+			t.Errorf("summary does not name the changed profile key:\n%s", r.Summary)
 		}
 	})
 }

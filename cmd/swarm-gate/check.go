@@ -13,7 +13,6 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
-	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 const (
@@ -163,8 +162,11 @@ func printCauses(stderr io.Writer, cmd string, r *report.Report) {
 			continue
 		}
 		seen[cause] = true
-		if strings.Contains(cause, swarm.Dir+"/") {
-			cause += "; " + pipeline.RepairHint
+		for _, f := range g.Findings {
+			if f.Rule == gates.RuleUnreadable {
+				cause += "; " + pipeline.RepairHint
+				break
+			}
 		}
 		fmt.Fprintf(stderr, "%s: could not evaluate: %s\n", cmd, mdtext.Printable(cause))
 	}

@@ -114,6 +114,11 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 						c.PlanFreeze.WarnUnhashedChanges = v == "warn"
 					}
 				},
+				"agent_overrides": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "plan_freeze.agent_overrides", "warn", "fail"); ok {
+						c.PlanFreeze.FailAgentOverrides = v == "fail"
+					}
+				},
 			})
 		},
 		"scope": func(n *yaml.Node) {

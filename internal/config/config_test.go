@@ -24,7 +24,8 @@ func TestParse(t *testing.T) {
 		{"base-anchored", "plan_freeze:\n  approval: base-anchored\n", gates.PlanFreezeConfig{Approval: gates.ApprovalBaseAnchored}},
 		{"human, legacy allowed, warn", "version: 1\nplan_freeze:\n  approval: human\n  legacy_plans: allow\n  unhashed_changes: warn\n",
 			gates.PlanFreezeConfig{Approval: gates.ApprovalHuman, AllowLegacyPlans: true, WarnUnhashedChanges: true}},
-		{"explicit defaults", "plan_freeze:\n  approval: any\n  legacy_plans: fail\n  unhashed_changes: fail\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"explicit defaults", "plan_freeze:\n  approval: any\n  legacy_plans: fail\n  unhashed_changes: fail\n  agent_overrides: warn\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
+		{"agent overrides fail", "plan_freeze:\n  agent_overrides: fail\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny, FailAgentOverrides: true}},
 		{"anchor on a section", "plan_freeze: &p\n  approval: human\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
 		{"CRLF", "plan_freeze:\r\n  approval: human\r\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
 	}

@@ -123,7 +123,9 @@ func CodeBlock(s string) string {
 // Inline writes s as Markdown text on one line: Printable, with the
 // characters that start Markdown or HTML structure backslash-escaped
 // (\ ` * _ [ ] < > | ~ # &, the last so that "&amp;" is not read as an
-// entity), so repository text renders as the text it is.
+// entity), so repository text renders as the text it is; and with a zero
+// width space after each '@' that follows neither a letter nor a digit, so
+// that "@octocat" or "@org/team" in a plan does not notify anyone.
 func Inline(s string) string {
 	s = Printable(s)
 	var b strings.Builder
@@ -132,9 +134,18 @@ func Inline(s string) string {
 		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#', '&':
 			b.WriteByte('\\')
 			b.WriteByte(c)
+		case '@':
+			b.WriteByte(c)
+			if i == 0 || !isWordByte(s[i-1]) {
+				b.WriteString("\u200b")
+			}
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }

@@ -50,6 +50,9 @@ func TestInline(t *testing.T) {
 	if got := Inline(in); got != want {
 		t.Errorf("Inline = %q\nwant     %q", got, want)
 	}
+	if got, want := Inline("ping @octocat and @org/team, mail a@b.c"), "ping @\u200boctocat and @\u200borg/team, mail a@b.c"; got != want {
+		t.Errorf("Inline = %q, want %q (mentions must not notify)", got, want)
+	}
 	if got, want := Inline("a &amp; b"), `a \&amp; b`; got != want {
 		t.Errorf("Inline = %q, want %q (an entity would render as &)", got, want)
 	}

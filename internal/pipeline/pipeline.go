@@ -5,9 +5,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"regexp"
 	"strconv"
@@ -44,7 +46,7 @@ type Options struct {
 var phaseBranch = regexp.MustCompile(`^swarm/phase-(\d+)$`)
 
 // RepairHint says how to fix a damaged .swarm/ artifact.
-const RepairHint = "repair the file (restore it from git history, or save the plan again with the plugin's tools) and push again"
+const RepairHint = "repair the file (restore it from git history, or let the plugin write it again) and push again"
 
 // ErrNoSwarm is returned when the head commit has no .swarm/ folder.
 var ErrNoSwarm = errors.New("no .swarm/ folder")
@@ -103,6 +105,11 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	cfg, err := config.Load(baseTipFS, "base "+base.String()[:12])
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
+	}
+	if headCfg, err := fs.ReadFile(headFS, config.Path); err == nil {
+		if baseCfg, err := fs.ReadFile(baseTipFS, config.Path); err != nil || !bytes.Equal(baseCfg, headCfg) {
+			cfg.Source += "; the pull request's own " + config.Path + " differs and is not used (policy comes from the base branch: it applies once merged)"
+		}
 	}
 	headArt := swarm.Load(headFS)
 	if !headArt.Present {

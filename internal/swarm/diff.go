@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
 
@@ -94,7 +95,7 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 		add(ChangeBookkeeping, "plan", "current_phase", phaseNum(approved.CurrentPhase), phaseNum(head.CurrentPhase), 1)
 	}
 	if a, b := approved.ProfileJSON(), head.ProfileJSON(); !bytes.Equal(a, b) {
-		add(ChangeMaterial, "plan", "execution_profile", profileText(a), profileText(b), 1)
+		out = append(out, profileChanges(approved, head, a, b)...)
 	}
 
 	oldPhases := map[int]*Phase{}
@@ -224,6 +225,37 @@ func phaseNum(n int) string {
 	return fmt.Sprint(n)
 }
 
+// profileChanges lists an execution_profile change key by key when both
+// plans have a profile object, else as a whole.
+func profileChanges(approved, head *Plan, a, b []byte) []PlanChange {
+	pa, pb := approved.Value.Get("execution_profile"), head.Value.Get("execution_profile")
+	if pa == nil || pb == nil || pa.Kind != jsjson.Object || pb.Kind != jsjson.Object {
+		return []PlanChange{{Class: ChangeMaterial, Subject: "plan", Field: "execution_profile", Before: profileText(a), After: profileText(b), Line: 1}}
+	}
+	render := func(v *jsjson.Value) string {
+		if v == nil {
+			return "(absent)"
+		}
+		return clip(string(jsjson.Stringify(v)))
+	}
+	var out []PlanChange
+	seen := map[string]bool{}
+	for _, m := range append(slices.Clone(pa.Members), pb.Members...) {
+		if seen[m.Key] {
+			continue
+		}
+		seen[m.Key] = true
+		va, vb := pa.Get(m.Key), pb.Get(m.Key)
+		if render(va) != render(vb) {
+			out = append(out, PlanChange{Class: ChangeMaterial, Subject: "plan", Field: "execution_profile." + m.Key, Before: render(va), After: render(vb), Line: 1})
+		}
+	}
+	if len(out) == 0 { // only the key order or a normalised-away key differs
+		out = append(out, PlanChange{Class: ChangeMaterial, Subject: "plan", Field: "execution_profile", Before: profileText(a), After: profileText(b), Line: 1})
+	}
+	return out
+}
+
 func profileText(b []byte) string {
 	if b == nil {
 		return "(none)"
@@ -238,8 +270,14 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// quote renders a string value for a message, clipped.
-func quote(s string) string { return fmt.Sprintf("%q", clip(s)) }
+// quote renders a string value for a message, clipped; an empty or absent
+// value is "(none)".
+func quote(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return fmt.Sprintf("%q", clip(s))
+}
 
 // quotePair renders two different strings for a before/after message so
 // that the difference shows: when they share a long beginning, both start a

@@ -9,6 +9,15 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
 
+// LedgerEventTypes are the event types the plugin writes (spec section 3.2);
+// its replay rejects any other.
+var LedgerEventTypes = map[string]bool{
+	"plan_created": true, "task_added": true, "task_removed": true, "task_updated": true,
+	"task_status_changed": true, "task_reordered": true, "phase_completed": true,
+	"plan_rebuilt": true, "plan_exported": true, "plan_reset": true, "snapshot": true,
+	"execution_profile_set": true, "execution_profile_locked": true,
+}
+
 // How a replay step was explained (ReplayStep.How).
 const (
 	// HowEmbedded: the event carries payload.plan, the plan re-hashes to the
@@ -212,11 +221,15 @@ func (p *replayer) embedded(ev *LedgerEvent) {
 	phv := ev.Payload.Get("payload_hash")
 	ph, phOK := phv.AsString()
 	switch {
+	case !LedgerEventTypes[ev.EventType]:
+		st.Problem = fmt.Sprintf("event_type %q is not one the plugin writes, and its replay rejects unknown types", ev.EventType)
 	case d.Ledger != ev.PlanHashAfter:
 		st.Problem = fmt.Sprintf("the embedded plan hashes to %s but plan_hash_after is %s (the line was edited after it was written)",
 			planhash.Short(d.Ledger), planhash.Short(ev.PlanHashAfter))
 	case phv != nil && !phOK:
 		st.Problem = fmt.Sprintf("payload_hash is a %s, not a string", phv.Kind)
+	case phv != nil && ph == d.Structure && ph != d.Ledger && ev.Source != "critic_approved":
+		st.Problem = fmt.Sprintf("payload_hash %s is the embedded plan's structure hash, which only critic_approved snapshots carry (source is %q)", planhash.Short(ph), ev.Source)
 	case phv != nil && ph != d.Ledger && (ph != d.Structure || ev.Source != "critic_approved"):
 		st.Problem = fmt.Sprintf("payload_hash %s is neither the embedded plan's ledger hash %s nor (for critic_approved snapshots) its structure hash %s",
 			planhash.Short(ph), planhash.Short(d.Ledger), planhash.Short(d.Structure))

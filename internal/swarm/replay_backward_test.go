@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
 
 // TestReplayBackward covers ledgers whose root has no payload.plan (the
@@ -86,5 +87,40 @@ func TestReplayBackward(t *testing.T) {
 				t.Errorf("root explained as %q, want %q", r.Steps[0].How, HowBackward)
 			}
 		})
+	}
+}
+
+// TestReplayUnknownTypeWithPlan: an event type the plugin does not write is
+// unexplained even when it carries a plan that re-hashes.
+func TestReplayUnknownTypeWithPlan(t *testing.T) {
+	p := rplan{phases: []rphase{{1, "pending", []rtask{{"1.1", "pending"}}}}}
+	l := &rledger{t: t}
+	l.embed("", p)
+	h := p.hash(t)
+	l.add("task_teleported", "save_plan", h, h, `"payload":{"plan":`+p.json()+`,"payload_hash":"`+h+`"}`)
+	r := l.replay()
+	if got := seqs(r.Unexplained); !slices.Equal(got, []int{2}) || !strings.Contains(r.Unexplained[0].Problem, `"task_teleported" is not one the plugin writes`) {
+		t.Fatalf("unexplained %+v", r.Unexplained)
+	}
+}
+
+// TestReplayStructureHashOutsideCriticSnapshot: a save_plan snapshot whose
+// payload_hash is the structure hash says so, instead of contradicting itself.
+func TestReplayStructureHashOutsideCriticSnapshot(t *testing.T) {
+	p := rplan{phases: []rphase{{1, "pending", []rtask{{"1.1", "pending"}}}}}
+	v, err := jsjson.Parse([]byte(p.json()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := planhash.StructureHash(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &rledger{t: t}
+	l.embed("", p)
+	l.add("snapshot", "save_plan", p.hash(t), p.hash(t), `"payload":{"plan":`+p.json()+`,"payload_hash":"`+sh+`"}`)
+	r := l.replay()
+	if len(r.Unexplained) != 1 || !strings.Contains(r.Unexplained[0].Problem, "which only critic_approved snapshots carry") {
+		t.Fatalf("unexplained %+v", r.Unexplained)
 	}
 }

@@ -46,7 +46,10 @@ func VerifyLedger(l *Ledger, plan *Plan) []LedgerProblem {
 			out = append(out, LedgerProblem{ev.Seq, ev.Line, "hash-mismatch",
 				fmt.Sprintf("the embedded plan hashes to %s but plan_hash_after is %s (the line was edited after it was written)", d.Ledger, ev.PlanHashAfter)})
 		}
-		if ph := ev.PayloadHash; ph != "" && ph != d.Ledger && (ph != d.Structure || ev.Source != "critic_approved") {
+		if ph := ev.PayloadHash; ph != "" && ph == d.Structure && ph != d.Ledger && ev.Source != "critic_approved" {
+			out = append(out, LedgerProblem{ev.Seq, ev.Line, "payload-hash",
+				fmt.Sprintf("payload_hash %s is the embedded plan's structure hash, which only critic_approved snapshots carry (source is %q); the ledger hash is %s", ph, ev.Source, d.Ledger)})
+		} else if ph != "" && ph != d.Ledger && (ph != d.Structure || ev.Source != "critic_approved") {
 			out = append(out, LedgerProblem{ev.Seq, ev.Line, "payload-hash",
 				fmt.Sprintf("payload_hash %s is neither the ledger hash %s nor (for critic approvals) the structure hash %s of the embedded plan", ph, d.Ledger, d.Structure)})
 		}
