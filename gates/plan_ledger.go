@@ -29,15 +29,19 @@ func appendOnly(base, head *swarm.Ledger) []Finding {
 	if len(head.Data) < len(base.Data) && string(base.Data[:len(head.Data)]) == string(head.Data) {
 		msg = fmt.Sprintf("the ledger was truncated: it has %d bytes, the merge base's has %d; the ledger is append-only", len(head.Data), len(base.Data))
 	}
-	switch norm := func(b []byte) []byte {
-		return bytes.ReplaceAll(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), []byte("\r\n"), []byte("\n"))
-	}; {
-	case bytes.HasPrefix(norm(head.Data), norm(base.Data)) && bytes.HasPrefix(head.Data, []byte("\xef\xbb\xbf")) && !bytes.HasPrefix(base.Data, []byte("\xef\xbb\xbf")):
+	bom := []byte("\xef\xbb\xbf")
+	switch {
+	case bytes.HasPrefix(normalizeEOL(head.Data), normalizeEOL(base.Data)) && bytes.HasPrefix(head.Data, bom) && !bytes.HasPrefix(base.Data, bom):
 		msg += "; the only difference is a byte order mark added at the start of the file: an editor saved it, remove the BOM"
-	case bytes.HasPrefix(norm(head.Data), norm(base.Data)):
+	case bytes.HasPrefix(normalizeEOL(head.Data), normalizeEOL(base.Data)):
 		msg += "; the only difference is the line endings (CRLF instead of LF): check core.autocrlf and add `.swarm/*.jsonl -text` to .gitattributes"
 	}
 	return []Finding{{Path: swarm.LedgerPath, Line: line, EndLine: line, Rule: RuleLedgerRewritten, Severity: SeverityError, Message: msg}}
+}
+
+// normalizeEOL drops a leading byte order mark and turns CRLF into LF.
+func normalizeEOL(b []byte) []byte {
+	return bytes.ReplaceAll(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), []byte("\r\n"), []byte("\n"))
 }
 
 // ledgerIntegrity turns swarm.VerifyLedger's problems into findings.
