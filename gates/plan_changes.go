@@ -117,6 +117,7 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 	}
 	legacy := isLegacyLedger(ledger)
 	var out []Finding
+	var legacyIDs []string
 	for _, tid := range order {
 		if t, _ := plan.FindTask(tid); t != nil {
 			continue
@@ -125,19 +126,24 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 			continue
 		}
 		r := refs[tid]
+		if legacy {
+			legacyIDs = append(legacyIDs, tid)
+			continue
+		}
 		sev := SeverityError
 		msg := fmt.Sprintf("task %s (%s: %q) is in %s but not in the head plan, and no task_removed event in %s records its removal: ", tid, r.task.Status, clipN(r.task.Description, 80), r.where, swarm.LedgerPath)
-		switch {
-		case legacy:
-			sev = SeverityWarning
-			msg += "this ledger predates task_removed events (schema 1.0.0), so check by hand that dropping it was intended"
-		case r.task.Status == "completed" || r.task.Status == "closed":
+		if r.task.Status == "completed" || r.task.Status == "closed" {
 			sev = SeverityWarning
 			msg += "it was finished, but its removal should still go through save_plan so that the ledger records it"
-		default:
+		} else {
 			msg += "an unfinished task was dropped silently; restore it, or remove it with the plugin's save_plan (which records task_removed) and have the critic approve the new plan"
 		}
 		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: sev, Message: msg})
+	}
+	if len(legacyIDs) > 0 {
+		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s dropped from the plan (%s), with no task_removed event; this ledger predates such events (schema 1.0.0), so check by hand that dropping them was intended",
+				plural(len(legacyIDs), "task was", "tasks were"), listSome(legacyIDs, 20))})
 	}
 	return out
 }

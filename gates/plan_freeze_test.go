@@ -204,3 +204,38 @@ func TestPlanFreezeAppendOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFreezeHistoryPairs runs the whole gate on real base/head pairs
+// from the corpus history (an older committed .swarm state as the merge
+// base, a newer one as head): the head ledger extends the base's, and every
+// event replays.
+func TestPlanFreezeHistoryPairs(t *testing.T) {
+	type pair struct{ repo, base, head string }
+	for _, p := range []pair{
+		{"JG1995__fm-value-scout", "history/6bfbd4d282", "history/d49c7e57af"},
+		{"JG1995__fm-value-scout", "history/d49c7e57af", ".swarm"},
+		{"phlawlessDevelopment__bomberz", "history/2b6a5945cd", "history/9d39fdc528"},
+		{"sleuthy-sloth__quest-forge", "history/108df05bc6", "history/5aec337146"},
+		{"jonathanlopezc83717-commits__Frontend_1er_modulo", "history/ea3136b455", "history/90d9ef4196"},
+		{"Areopaguaworkshop__msocr", "history/9259dcb217", "history/e2b1a897fa"},
+	} {
+		t.Run(p.repo+"/"+p.base+".."+p.head, func(t *testing.T) {
+			m := corpusFS(t, p.repo, p.base+"/plan.json", p.base+"/plan-ledger.jsonl", p.head+"/plan.json", p.head+"/plan-ledger.jsonl")
+			side := func(dir string) fstest.MapFS {
+				return fstest.MapFS{".swarm/plan.json": m[dir+"/plan.json"], ".swarm/plan-ledger.jsonl": m[dir+"/plan-ledger.jsonl"]}
+			}
+			r := eval(PlanFreeze{}, &Input{Phase: 1, Base: load(side(p.base)), Head: load(side(p.head))})
+			for _, f := range r.Findings {
+				switch {
+				case f.Rule == RuleTaskRemoved && f.Severity == SeverityWarning:
+					t.Logf("%s", f.Message) // real plans that dropped tasks before task_removed existed
+				case f.Rule == RuleLedgerRewritten, f.Rule == RuleLedgerUnexplained, f.Rule == RuleLedgerHash, f.Rule == RuleLedgerSeq, f.Rule == RuleProfileLocked, f.Rule == RuleTaskRemoved:
+					t.Errorf("%s: %s", f.Rule, f.Message)
+				}
+			}
+			if !strings.Contains(r.Summary, "0 unexplained") {
+				t.Errorf("summary:\n%s", r.Summary)
+			}
+		})
+	}
+}
