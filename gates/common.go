@@ -85,3 +85,7 @@ func codes(items []string) []string {
 	}
 	return out
 }
+
+// cell escapes '|' for a Markdown table cell (GFM splits cells on it even
+// inside code spans).
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -62,6 +62,10 @@ type ScopeConfig struct {
 	// pull request marks completed although none of its scoped files
 	// changed (default false: a warning).
 	FailUntouchedCompleted bool
+	// FailWidenedByPR fails, instead of warning about, a scope declaration
+	// the pull request adds or changes that covers more than the task's
+	// files_touched (default false: a warning).
+	FailWidenedByPR bool
 	// WarnNotDeclared turns SCOPE_NOT_DECLARED (a phase whose tasks declare
 	// no scope at all) into a warning, letting the gate pass (default false:
 	// it fails).

@@ -44,6 +44,7 @@ const (
 	RuleUncleanPath        = "scope/unclean-path"
 	RuleStaleBinding       = "scope/stale-binding"
 	RuleUntouchedCompleted = "scope/completed-but-untouched"
+	RuleWidenedByPR        = "scope/widened-by-pull-request"
 )
 
 // maxSummaryTasks caps the per-task table of the summary.
@@ -72,23 +73,37 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 		declaredAny = declaredAny || ts.source != ScopeFromNone
 	}
 	x := newScopeIndex(scopes)
+	others := otherPhases(plan, phase)
 
 	var paths []scopePath
 	exempt := 0
+	touched := map[string][]string{} // task id -> changed paths it covers
+	seenPath := map[string]bool{}
 	for i := range in.Changes.Files {
 		f := &in.Changes.Files[i]
 		for _, p := range scopePaths(f) {
+			if seenPath[p] {
+				continue // a type change (delete + add) or a modified copy source: one path, one verdict
+			}
+			seenPath[p] = true
 			if isSwarmPath(p) {
 				exempt++
+				for _, id := range x.tasksFor(p) { // exempt, but it still shows the task's work
+					touched[id] = append(touched[id], p)
+				}
 				continue
 			}
 			paths = append(paths, scopePath{f, p})
 		}
 	}
 	newlyDone := newlyCompleted(in, phase)
-	if len(paths) == 0 && len(newlyDone) == 0 {
+	if len(paths) == 0 && len(newlyDone) == 0 && len(failingFindings(findings)) == 0 {
+		what := "no files"
+		if exempt > 0 {
+			what = "only " + plural(exempt, "path", "paths") + " under .swarm/, which is exempt,"
+		}
 		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/",
-			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes only %s under .swarm/, which is exempt, and marks no task completed.", phase.ID, plural(exempt, "path", "paths")), Findings: findings}
+			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes %s and marks no task completed.", phase.ID, what), Findings: findings}
 	}
 	if !declaredAny {
 		sev, outcome := SeverityError, Failed
@@ -96,19 +111,18 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			sev, outcome = SeverityWarning, Passed
 		}
 		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: sev,
-			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d declares files_touched or a .swarm/scopes/scope-{taskId}.json, so the %s this pull request changes cannot be checked against a scope; list each task's files in files_touched (or declare_scope them)", phase.ID, plural(len(paths), "file", "files"))})
+			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d has a valid scope (files_touched or a .swarm/scopes/scope-{taskId}.json), so the %s this pull request changes cannot be checked against a scope; list each task's files in files_touched (or declare_scope them)", phase.ID, plural(len(paths), "file", "files"))})
 		return Result{Outcome: outcome, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings,
 			Summary: "No task of the phase has a scope. Policy: scope.not_declared: " + map[bool]string{true: "warn", false: "fail"}[cfg.WarnNotDeclared] + "."}
 	}
 
-	touched := map[string][]string{} // task id -> changed paths it covers
-	other := map[string][]string{}   // "extras" / "lockfiles" -> paths
+	other := map[string][]string{} // "scope.extras <pattern>" -> paths
 	outside := 0
 	for _, sp := range paths {
 		if !IsCleanPath(sp.path) {
 			outside++
 			findings = append(findings, Finding{Path: sp.path, Rule: RuleUncleanPath, Severity: SeverityError,
-				Message: fmt.Sprintf("%q is not a clean repository path (it has a backslash, a . or .. segment, or an empty segment), so it cannot be matched against the scope of phase %d; rename it", sp.path, phase.ID)})
+				Message: fmt.Sprintf("%q is not a clean repository path (%s), so it cannot be matched against the scope of phase %d; rename it", sp.path, uncleanReason(sp.path), phase.ID)})
 			continue
 		}
 		if ids := x.tasksFor(sp.path); len(ids) > 0 {
@@ -130,7 +144,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 		outside++
-		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase, x)})
+		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase, x, others.ownerText(sp.path))})
 	}
 	for _, t := range newlyDone {
 		ts := scopes[slices.IndexFunc(scopes, func(s *taskScope) bool { return s.task == t })]
@@ -159,6 +173,9 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	}
+	if len(paths) == 0 {
+		return Result{Outcome: Passed, Title: fmt.Sprintf("no changed files outside .swarm/; %s marked completed", plural(len(newlyDone), "task", "tasks")), Summary: summary, Findings: findings}
+	}
 	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(len(paths), "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
 }
 
@@ -181,10 +198,15 @@ func newlyCompleted(in *Input, phase *swarm.Phase) []*swarm.Task {
 	return out
 }
 
-// matchExtra returns the first configured glob that matches p, or "".
+// matchExtra returns the first configured pattern that matches p, or "". A
+// pattern matches by doublestar rules, and, like a scope entry, also covers
+// everything under it ("dist" covers "dist/app.js").
 func matchExtra(patterns []string, p string) string {
 	for _, pat := range patterns {
 		if ok, err := doublestar.Match(pat, p); err == nil && ok {
+			return pat
+		}
+		if ok, err := doublestar.Match(pat+"/**", p); err == nil && ok {
 			return pat
 		}
 	}
@@ -211,8 +233,8 @@ func scopeSummary(phase *swarm.Phase, scopes []*taskScope, touched, other map[st
 		}
 		files := slices.Clone(touched[ts.task.ID])
 		slices.Sort(files)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdtext.Inline(ts.task.ID), ts.task.Status, from,
-			listSome(codes(ts.entries), 8), listSome(codes(files), 8))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(mdtext.Inline(ts.task.ID)), cell(ts.task.Status), cell(from),
+			cell(listSome(codes(ts.entries), 8)), cell(listSome(codes(files), 8)))
 	}
 	keys := make([]string, 0, len(other))
 	for k := range other {
@@ -246,7 +268,7 @@ func scopePaths(f *changeset.File) []string {
 	return []string{f.NewPath}
 }
 
-func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scopeIndex) string {
+func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scopeIndex, owner string) string {
 	what := string(f.Status)
 	switch {
 	case f.Status == changeset.Renamed && p == f.OldPath:
@@ -261,12 +283,28 @@ func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scope
 		what = fmt.Sprintf("mode changed %o → %o", f.OldMode, f.NewMode)
 	}
 	msg := fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase covers it", p, what, phase.ID)
+	if owner != "" {
+		return msg + "; " + owner + ": move the change to that phase's pull request, or add the file to a task of this phase (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change)."
+	}
 	if e := x.nearest(p); e != "" {
 		msg += fmt.Sprintf("; did you mean task %s's %q?", strings.Join(x.owners[e], "/"), e)
 	} else {
 		msg += "."
 	}
 	return msg + " Move the change to the pull request of the phase that owns it, or add the file to a task's scope (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change)."
+}
+
+// uncleanReason says why IsCleanPath rejects p.
+func uncleanReason(p string) string {
+	switch {
+	case !utf8.ValidString(p):
+		return "its name is not valid UTF-8"
+	case strings.Contains(p, `\`):
+		return "it has a backslash"
+	case strings.IndexByte(p, 0) >= 0:
+		return "it has a NUL byte"
+	}
+	return "it has a ., .. or empty segment"
 }
 
 // isSwarmPath reports whether p is the plugin's own state, exempt from
@@ -308,8 +346,8 @@ func IsCleanPath(p string) bool {
 
 // NormalizeScopeEntry normalises a scope entry or a changed path the way the
 // plugin's normalizeScopeFiles does: trim whitespace, turn '\' into '/',
-// reject empty entries, NUL and other control characters, absolute and
-// drive-letter paths, clean the path
+// reject empty entries, NUL, absolute and drive-letter paths, the root
+// itself, clean the path
 // ("src/../README.md" becomes "README.md"), strip "./" and a trailing '/',
 // and reject anything that leaves the repository ("..", "../x").
 func NormalizeScopeEntry(s string) (string, error) {
@@ -318,15 +356,18 @@ func NormalizeScopeEntry(s string) (string, error) {
 	switch {
 	case s == "":
 		return "", errors.New("empty path")
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return "", errors.New("contains a control character")
+	case strings.IndexByte(s, 0) >= 0:
+		return "", errors.New("contains a NUL character")
 	case strings.HasPrefix(s, "/"):
 		return "", errors.New("absolute path")
 	case len(s) >= 2 && s[1] == ':' && (s[0]|0x20) >= 'a' && (s[0]|0x20) <= 'z':
 		return "", errors.New("drive-letter path")
 	}
 	s = path.Clean(s)
-	if s == "." || s == ".." || strings.HasPrefix(s, "../") {
+	if s == "." {
+		return "", errors.New("is the repository root itself; list the files or folders the task changes")
+	}
+	if s == ".." || strings.HasPrefix(s, "../") {
 		return "", errors.New("points outside the repository")
 	}
 	return s, nil

@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -108,18 +107,24 @@ func (x *scopeIndex) tasksFor(p string) []string {
 	return ids
 }
 
-// nearest suggests the scope entry closest to an uncovered path: among the
-// entries under its deepest ancestor directory that has any, the one
-// sharing the longest prefix with it; "" when nothing shares a character.
+// nearest suggests the scope entry closest to an uncovered path, or "":
+// among the entries under the path's deepest ancestor directory that has
+// any, the one whose name at that depth is within a small edit distance of
+// the path's (a typo, "api2" for "api", "utils.ts" for "util.ts").
 func (x *scopeIndex) nearest(p string) string {
 	d := parentDir(p)
 	for {
 		if cands := x.near[d]; len(cands) > 0 {
-			best, bestN := "", 0
+			comp := segmentAfter(p, d)
+			best, bestD := "", 0
 			for _, e := range cands {
-				n := commonPrefix(p, e)
-				if n > bestN || (n == bestN && n > 0 && len(e) < len(best)) {
-					best, bestN = e, n
+				ec := segmentAfter(e, d)
+				dist := editDistance(comp, ec)
+				if dist > 2 || dist*3 > max(len(comp), len(ec)) {
+					continue
+				}
+				if best == "" || dist < bestD || (dist == bestD && e < best) {
+					best, bestD = e, dist
 				}
 			}
 			return best
@@ -131,12 +136,79 @@ func (x *scopeIndex) nearest(p string) string {
 	}
 }
 
-func commonPrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
+// segmentAfter is the path segment of p right under directory dir ("" for
+// the root).
+func segmentAfter(p, dir string) string {
+	if dir != "" {
+		p = strings.TrimPrefix(p, dir+"/")
 	}
-	return n
+	seg, _, _ := strings.Cut(p, "/")
+	return seg
+}
+
+// editDistance is the Levenshtein distance between two short strings, in
+// bytes; strings over 64 bytes count as far apart.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 20
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// phaseOwners indexes the files_touched and declarations of the plan's
+// other phases, to say which phase a stray file belongs to.
+type phaseOwners struct {
+	x     *scopeIndex
+	phase map[string]int // task id -> phase id
+}
+
+func otherPhases(plan *swarm.Plan, phase *swarm.Phase) *phaseOwners {
+	var scopes []*taskScope
+	po := &phaseOwners{phase: map[string]int{}}
+	for i := range plan.Phases {
+		ph := &plan.Phases[i]
+		if ph.ID == phase.ID {
+			continue
+		}
+		for j := range ph.Tasks {
+			t := &ph.Tasks[j]
+			var entries []string
+			for _, e := range t.FilesTouched {
+				if n, err := NormalizeScopeEntry(e); err == nil {
+					entries = append(entries, n)
+				}
+			}
+			scopes = append(scopes, &taskScope{task: t, entries: entries})
+			po.phase[t.ID] = ph.ID
+		}
+	}
+	po.x = newScopeIndex(scopes)
+	return po
+}
+
+// ownerText names the other phase's task that lists p, or "".
+func (po *phaseOwners) ownerText(p string) string {
+	ids := po.x.tasksFor(p)
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("task %s of phase %d lists it", ids[0], po.phase[ids[0]])
 }
 
 // compareTaskIDs orders task ids numerically by dotted part ("1.10" after
@@ -203,17 +275,22 @@ func (x *scopeIndex) lockfileManifest(p string) string {
 func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScope, []Finding, error) {
 	ts := &taskScope{task: t, source: ScopeFromNone}
 	var findings []Finding
-	norm := func(raw []string, from string, line int) []string {
+	// norm applies normalizeScopeFiles to one source: like the plugin, one
+	// invalid entry makes the whole list invalid (the task has no scope from
+	// that source). Entries are literal paths: '*', '?' and '[' are parts
+	// of names (app/[slug]/page.tsx), never patterns.
+	norm := func(raw []string, from string, line int, what string) []string {
 		set := map[string]bool{}
 		for _, e := range raw {
 			n, err := NormalizeScopeEntry(e)
-			if err == nil && strings.ContainsAny(n, "*?[") {
-				err = errors.New("glob patterns are not supported in plan scopes (the plugin matches entries literally, as a file or a directory; put globs in the base branch's .github/swarm-gate.yml scope.extras)")
-			}
 			if err != nil {
 				findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
-					Message: fmt.Sprintf("scope entry %q of task %s ignored: %v", e, t.ID, err)})
-				continue
+					Message: fmt.Sprintf("task %s's %s is invalid as a whole, as in the plugin (normalizeScopeFiles), because of the entry %q: %v; the task has no scope from it. Fix or remove the entry", t.ID, what, e, err)})
+				return nil
+			}
+			if strings.Contains(n, "*") {
+				findings = append(findings, Finding{Path: from, Line: line, EndLine: line, Rule: RuleInvalidEntry, Severity: SeverityWarning,
+					Message: fmt.Sprintf("scope entry %q of task %s contains '*': scope entries are literal paths (the plugin has no globs), so it covers only a file or folder named exactly so; put glob patterns in the base branch's .github/swarm-gate.yml scope.extras", e, t.ID)})
 			}
 			set[n] = true
 		}
@@ -226,8 +303,13 @@ func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScop
 	if err := sc.Broken[v1]; err != nil {
 		return nil, nil, err
 	}
+	for p, err := range sc.Broken {
+		if bindingTask(p) == t.ID {
+			return nil, nil, err
+		}
+	}
 	if sf := sc.Declared[t.ID]; sf != nil {
-		declared = append(declared, norm(sf.Files, sf.Path, 0)...)
+		declared = append(declared, norm(sf.Files, sf.Path, 0, "declaration "+sf.Path)...)
 		ts.files = append(ts.files, sf.Path)
 		if bf := in.Base.Scopes.Declared[t.ID]; bf == nil || !slices.Equal(bf.Files, sf.Files) {
 			ts.newInPR = true
@@ -242,30 +324,69 @@ func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScop
 				Message: fmt.Sprintf("scope binding for task %s ignored: it is bound to plan structure hash %s, not the head plan's %s", t.ID, shortHash(b.PlanStructureHash), shortHash(structureHash))})
 			continue
 		}
-		declared = append(declared, norm(b.Files, b.Path, 0)...)
+		declared = append(declared, norm(b.Files, b.Path, 0, "binding "+b.Path)...)
 		ts.files = append(ts.files, b.Path)
 		ts.newInPR = true // bindings are session-bound runtime state: always the agent's
 	}
-	planned := norm(t.FilesTouched, swarm.PlanPath, t.Line)
+	planned := norm(t.FilesTouched, swarm.PlanPath, t.Line, "files_touched")
+	doneAtBase := false
+	if bp := in.Base.Plan; bp != nil {
+		if bt, _ := bp.FindTask(t.ID); bt != nil && bt.Status == "completed" {
+			doneAtBase = true
+		}
+	}
 	switch {
 	case len(declared) > 0:
 		ts.source = ScopeFromDeclaration
 		ts.entries = dedupe(declared)
+		covered := toSet(ts.entries)
 		var extra []string
 		for _, e := range planned {
-			if !InScope(toSet(ts.entries), e) {
+			if !InScope(covered, e) {
 				extra = append(extra, e)
 			}
 		}
 		if len(extra) > 0 {
-			findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleScopeConflict, Severity: SeverityError,
-				Message: fmt.Sprintf("SCOPE_CONFLICT: task %s's files_touched lists %s outside its declared scope (%s), which takes precedence; the plugin refuses to dispatch a coder with conflicting scopes. Make files_touched a subset of the declaration, or declare the missing files", t.ID, listSome(quoteAll(extra), 5), strings.Join(ts.files, ", "))})
+			sev, note := SeverityError, " the plugin refuses to dispatch a coder with conflicting scopes. Make files_touched a subset of the declaration, or declare the missing files"
+			if doneAtBase {
+				sev, note = SeverityNotice, " the task was already completed at the merge base, so this is earlier work, not this pull request's"
+			}
+			findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleScopeConflict, Severity: sev,
+				Message: fmt.Sprintf("SCOPE_CONFLICT: task %s's files_touched lists %s outside its declared scope (%s), which takes precedence;%s", t.ID, listSome(quoteAll(extra), 5), strings.Join(ts.files, ", "), note)})
+		}
+		if ts.newInPR && !doneAtBase && len(planned) > 0 {
+			var wider []string
+			plannedSet := toSet(planned)
+			for _, e := range ts.entries {
+				if !InScope(plannedSet, e) {
+					wider = append(wider, e)
+				}
+			}
+			if len(wider) > 0 {
+				sev := SeverityWarning
+				if in.config().Scope.FailWidenedByPR {
+					sev = SeverityError
+				}
+				findings = append(findings, Finding{Path: ts.files[0], Rule: RuleWidenedByPR, Severity: sev,
+					Message: fmt.Sprintf("a scope declaration added or changed by this pull request gives task %s %s beyond its files_touched (%s): the agent widened its own scope (the plugin's declare_scope allows it; a reviewer should confirm)", t.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(planned), 5))})
+			}
 		}
 	case len(planned) > 0:
 		ts.source = ScopeFromFilesTouched
 		ts.entries = planned
 	}
 	return ts, findings, nil
+}
+
+// bindingTask is the task id in a v2 binding file's name
+// (binding-{taskId}-{bindingId}-{generationId}.json), or "".
+func bindingTask(p string) string {
+	name := strings.TrimPrefix(p, swarm.ScopesDir+"/binding-")
+	if name == p {
+		return ""
+	}
+	id, _, _ := strings.Cut(name, "-")
+	return id
 }
 
 func dedupe(items []string) []string {

@@ -66,6 +66,8 @@ func TestScopeRules(t *testing.T) {
 		{"a lockfile without its manifest in scope", nil, "", []string{"web/package-lock.json", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "web/package-lock.json"},
 		{"lockfiles: false", nil, "", []string{"go.sum", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Lockfiles = false }), Failed, RuleOutOfScope, SeverityError, "go.sum (modified)"},
 		{"extras glob", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist/**"} }), Passed, "", "", "Allowed by scope.extras `dist/**`"},
+		{"extras: a folder covers what is under it", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist"} }), Passed, "", "", "Allowed by scope.extras `dist`"},
+		{"extras: a pattern for files under folders", nil, "", []string{"pkg/gen/x.gen.go", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"**/*.gen.go"} }), Passed, "", "", "`**/*.gen.go`"},
 		{"did you mean: a sibling with a common prefix", nil, "", []string{"src/api2/x.go", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.1's "src/api"?`},
 		{"did you mean: a typo in a file name", nil, "", []string{"web/utils.ts", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.2's "web/util.ts"?`},
 		{"no suggestion when nothing is near", nil, "", []string{"zzz.txt", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "no task of the phase covers it. Move the change"},
@@ -151,5 +153,74 @@ func TestCompareTaskIDs(t *testing.T) {
 	sortTaskIDs(sorted)
 	if got := strings.Join(sorted, " "); got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestScopeFromABreakingPass has a row per problem a tester found.
+func TestScopeFromABreakingPass(t *testing.T) {
+	plan := `{"schema_version":"1.0.0","title":"T","swarm":"s","current_phase":1,"phases":[
+ {"id":1,"name":"One","tasks":[
+   {"id":"1.1","phase":1,"description":"api","files_touched":["src/api/a.go","src/api/b.go"]},
+   {"id":"1.2","phase":1,"status":"completed","description":"ctx","files_touched":[".swarm/context.md"]},
+   {"id":"1.3","phase":1,"description":"root","files_touched":["."]}]},
+ {"id":2,"name":"Two","tasks":[{"id":"2.1","phase":2,"description":"lib","files_touched":["lib"]}]}]}`
+	basePlanDone := strings.Replace(plan, `"description":"api",`, `"status":"completed","description":"api",`, 1)
+	narrow := fstest.MapFS{".swarm/scopes/scope-1.1.json": {Data: []byte(`{"version":1,"taskId":"1.1","files":["src/api/a.go"]}`)}}
+	wide := fstest.MapFS{".swarm/scopes/scope-1.1.json": {Data: []byte(`{"version":1,"taskId":"1.1","files":["src","Makefile"]}`)}}
+	cases := []struct {
+		name     string
+		head     fstest.MapFS
+		basePlan string
+		baseFS   fstest.MapFS
+		files    []changeset.File
+		want     Outcome
+		rule     string
+		sev      Severity
+		mention  string
+	}{
+		{"a conflict fails even when only .swarm/ changes", narrow, "", nil, []changeset.File{modified(".swarm/scopes/scope-1.1.json")}, Failed, RuleScopeConflict, SeverityError, "SCOPE_CONFLICT"},
+		{"a conflict inherited from a task completed at the merge base is a notice", narrow, basePlanDone, narrow, []changeset.File{modified("src/api/a.go"), modified(".swarm/context.md")}, Passed, RuleScopeConflict, SeverityNotice, "already completed at the merge base"},
+		{"the pull request widens its own scope", wide, "", nil, []changeset.File{modified("src/lib/u.go"), modified("Makefile"), modified(".swarm/context.md")}, Passed, RuleWidenedByPR, SeverityWarning, `gives task 1.1 "Makefile", "src" beyond its files_touched`},
+		{"a declaration already on the base side is not a widening", wide, "", wide, []changeset.File{modified("Makefile"), modified(".swarm/context.md")}, Passed, "", "", "Makefile"},
+		{"a broken v2 binding of a phase task fails closed", fstest.MapFS{".swarm/scopes/binding-1.1-b-g.json": {Data: []byte("{broken")}}, "", nil, []changeset.File{modified("src/api/a.go")}, Error, RuleUnreadable, SeverityError, "binding-1.1-b-g.json"},
+		{"a modified copy source is one finding", nil, "", nil, []changeset.File{modified("tmp/x.txt"), {Status: changeset.Copied, OldPath: "tmp/x.txt", NewPath: "src/api/a.go"}, modified(".swarm/context.md")}, Failed, RuleOutOfScope, SeverityError, "1 changed file outside"},
+		{"a completed task whose file is under .swarm/ is touched", nil, "", nil, []changeset.File{modified("src/api/a.go"), modified(".swarm/context.md")}, Passed, "", "", "`.swarm/context.md`"},
+		{"the root as an entry", nil, "", nil, []changeset.File{modified("src/api/a.go"), modified(".swarm/context.md")}, Passed, RuleInvalidEntry, SeverityWarning, "is the repository root itself"},
+		{"a file of another phase names it", nil, "", nil, []changeset.File{modified("lib/x.go"), modified(".swarm/context.md")}, Failed, RuleOutOfScope, SeverityError, "task 2.1 of phase 2 lists it"},
+		{"no far-fetched suggestion", nil, "", nil, []changeset.File{modified(`src/q"uote.go`), modified(".swarm/context.md")}, Failed, RuleOutOfScope, SeverityError, "no task of the phase covers it. Move"},
+		{"a typo gets a suggestion", nil, "", nil, []changeset.File{modified("src/api/c.go"), modified(".swarm/context.md")}, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.1's "src/api/a.go"?`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}}
+			for k, v := range c.head {
+				head[k] = v
+			}
+			in := &Input{Phase: 1, Head: load(head), Changes: &changeset.ChangeSet{Files: c.files}}
+			base := fstest.MapFS{}
+			for k, v := range c.baseFS {
+				base[k] = v
+			}
+			if c.basePlan != "" {
+				base[".swarm/plan.json"] = &fstest.MapFile{Data: []byte(c.basePlan)}
+			}
+			in.Base = load(base)
+			r := eval(Scope{}, in)
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s\n%s", r.Outcome, r.Title, c.want, findingsText(r), r.Summary)
+			}
+			if c.rule != "" {
+				ok := false
+				for _, f := range r.Findings {
+					ok = ok || (f.Rule == c.rule && f.Severity == c.sev)
+				}
+				if !ok {
+					t.Errorf("no %s finding of severity %s:\n%s", c.rule, c.sev, findingsText(r))
+				}
+			}
+			if all := r.Title + "\n" + r.Summary + "\n" + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
 	}
 }

@@ -13,8 +13,8 @@ import (
 const scopePlan = `{"schema_version":"1.0.0","title":"T","swarm":"s","current_phase":2,"phases":[
  {"id":1,"name":"One","tasks":[{"id":"1.1","phase":1,"description":"d","files_touched":["lib/"]}]},
  {"id":2,"name":"Two","tasks":[
-   {"id":"2.1","phase":2,"description":"d","files_touched":["src/api","./docs/guide.md"]},
-   {"id":"2.2","phase":2,"description":"d","files_touched":["/etc/passwd","scripts\\deploy.sh"]},
+   {"id":"2.1","phase":2,"description":"d","files_touched":["src/api","./docs/guide.md","scripts\\deploy.sh"]},
+   {"id":"2.2","phase":2,"description":"d","files_touched":["/etc/passwd","tools/x.sh"]},
    {"id":"2.3","phase":2,"description":"d"}]}]}`
 
 func scopeHead(extra fstest.MapFS) fstest.MapFS {
@@ -39,6 +39,7 @@ func TestScope(t *testing.T) {
 		{"file under a directory entry", nil, []changeset.File{mod("src/api/handler.go")}, Passed, nil},
 		{"entry with ./ matches", nil, []changeset.File{mod("docs/guide.md")}, Passed, nil},
 		{"backslash entry matches", nil, []changeset.File{mod("scripts/deploy.sh")}, Passed, nil},
+		{"one invalid entry invalidates the task's whole list, as in the plugin", nil, []changeset.File{mod("tools/x.sh")}, Failed, []string{"tools/x.sh"}},
 		{"sibling with a common prefix is outside", nil, []changeset.File{mod("src/api2/x.go")}, Failed, []string{"src/api2/x.go"}},
 		{"other phase's scope does not count", nil, []changeset.File{mod("lib/a.go")}, Failed, []string{"lib/a.go"}},
 		{".swarm is exempt", nil, []changeset.File{mod(".swarm/plan.json"), {Status: changeset.Added, NewPath: ".swarm/evidence/2.1.json"}, mod("src/api/x.go")}, Passed, nil},
@@ -237,20 +238,28 @@ func TestScopeUncleanAndEmpty(t *testing.T) {
 func TestScopeGlobEntryWarns(t *testing.T) {
 	head := load(scopeHead(fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["web/**"]}`)}}))
 	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "web/a.ts"}}}})
-	if r.Outcome != Failed || !hasRule(r, RuleInvalidEntry) || !strings.Contains(findingsText(r), "glob") {
+	if r.Outcome != Failed || !hasRule(r, RuleInvalidEntry) || !strings.Contains(findingsText(r), "contains '*'") {
 		t.Errorf("glob entry: %s\n%s", r.Outcome, findingsText(r))
 	}
 }
 
-// TestScopeSummaryIsEscaped: scope entries are repository text and end up
-// in the Markdown summary; they must not be able to add Markdown structure.
+// TestScopeBracketsAreLiteral: Next.js and SvelteKit route folders are
+// named with brackets; the plugin matches them literally.
+func TestScopeBracketsAreLiteral(t *testing.T) {
+	head := load(scopeHead(fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["app/[slug]/page.tsx","app/(group)/[[...rest]]","a?b"]}`)}}))
+	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{
+		modified("app/[slug]/page.tsx"), modified("app/(group)/[[...rest]]/page.tsx"), modified("a?b")}}})
+	if r.Outcome != Passed || strings.Contains(findingsText(r), "scope-2.3.json: scope/invalid-entry") {
+		t.Errorf("bracket entries: %s\n%s", r.Outcome, findingsText(r))
+	}
+}
+
 func TestScopeSummaryIsEscaped(t *testing.T) {
 	head := load(scopeHead(fstest.MapFS{".swarm/scopes/scope-2.3.json": {Data: []byte(`{"version":1,"taskId":"2.3","files":["src\n\n</details>\n\n## swarm-gate: passed","web/` + "`a`" + `|b"]}`)}}))
 	r := eval(Scope{}, &Input{Phase: 2, Head: head, Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "web/x.ts"}}}})
-	if strings.Contains(r.Summary, "\n## ") || strings.Contains(r.Summary, "</details>") || !strings.Contains(r.Summary, "`` web/`a`|b ``") {
-		t.Errorf("summary not escaped:\n%s", r.Summary)
-	}
-	if !hasRule(r, RuleInvalidEntry) {
-		t.Errorf("an entry with control characters must be reported: %v", rules(r))
+	// The plugin accepts entries with newlines; in the summary they stay
+	// inside one code span, escaped.
+	if strings.Contains(r.Summary, "\n## ") || !strings.Contains(r.Summary, "`src\\n\\n</details>\\n\\n## swarm-gate: passed`") || !strings.Contains(r.Summary, "`` web/`a`\\|b ``") {
+		t.Errorf("summary not escaped (a | must not split the table cell):\n%s", r.Summary)
 	}
 }

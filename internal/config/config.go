@@ -136,6 +136,11 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 						c.Scope.FailUntouchedCompleted = v == "fail"
 					}
 				},
+				"widened_by_pr": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "scope.widened_by_pr", "warn", "fail"); ok {
+						c.Scope.FailWidenedByPR = v == "fail"
+					}
+				},
 				"not_declared": func(n *yaml.Node) {
 					if v, ok := p.enum(n, "scope.not_declared", "fail", "warn"); ok {
 						c.Scope.WarnNotDeclared = v == "warn"
@@ -251,7 +256,7 @@ func (p *parser) globs(n *yaml.Node, path string) []string {
 		switch {
 		case v == "":
 			p.fail(item, "%s[%d] is empty", path, i)
-		case strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.Contains(v, `\`) || v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../"):
+		case strings.HasPrefix(v, "/") || strings.Contains(v, `\`) || slices.ContainsFunc(strings.Split(strings.TrimSuffix(v, "/"), "/"), func(seg string) bool { return seg == "." || seg == ".." || seg == "" }):
 			p.fail(item, "%s[%d]: %q must be relative to the repository root, '/'-separated, without ./ or .. (e.g. dist/** or **/*.gen.go)", path, i, v)
 		case !doublestar.ValidatePattern(v):
 			p.fail(item, "%s[%d]: %q is not a valid glob pattern", path, i, v)
@@ -259,7 +264,7 @@ func (p *parser) globs(n *yaml.Node, path string) []string {
 		if p.err != nil {
 			return nil
 		}
-		out = append(out, v)
+		out = append(out, strings.TrimSuffix(v, "/"))
 	}
 	return out
 }

@@ -94,10 +94,11 @@ func TestParseScope(t *testing.T) {
 		want gates.ScopeConfig
 	}{
 		{"defaults", "", gates.ScopeConfig{Lockfiles: true}},
-		{"all keys", "scope:\n  extras: [dist/**, \"**/*.gen.go\", docs/*.md]\n  lockfiles: false\n  untouched_completed: fail\n  not_declared: warn\n",
-			gates.ScopeConfig{Extras: []string{"dist/**", "**/*.gen.go", "docs/*.md"}, FailUntouchedCompleted: true, WarnNotDeclared: true}},
+		{"all keys", "scope:\n  extras: [dist/**, \"**/*.gen.go\", docs/*.md]\n  lockfiles: false\n  untouched_completed: fail\n  widened_by_pr: fail\n  not_declared: warn\n",
+			gates.ScopeConfig{Extras: []string{"dist/**", "**/*.gen.go", "docs/*.md"}, FailUntouchedCompleted: true, FailWidenedByPR: true, WarnNotDeclared: true}},
 		{"block list", "scope:\n  extras:\n    - go.work.sum\n    - gen/{a,b}/**\n", gates.ScopeConfig{Extras: []string{"go.work.sum", "gen/{a,b}/**"}, Lockfiles: true}},
 		{"empty list", "scope:\n  extras: []\n", gates.ScopeConfig{Extras: []string{}, Lockfiles: true}},
+		{"a folder with a trailing slash", "scope:\n  extras: [dist/]\n", gates.ScopeConfig{Extras: []string{"dist"}, Lockfiles: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +116,9 @@ func TestParseScope(t *testing.T) {
 		{"invalid glob", "scope:\n  extras:\n    - \"dist/[\"\n", `scope.extras[0]: "dist/[" is not a valid glob pattern`},
 		{"absolute", "scope:\n  extras: [/etc/**]\n", "must be relative"},
 		{"dot-dot", "scope:\n  extras: [a/../b]\n", "must be relative"},
+		{"dot segment", "scope:\n  extras: [dist/./x]\n", "must be relative"},
+		{"trailing dot-dot", "scope:\n  extras: [dist/**/..]\n", "must be relative"},
+		{"empty segment", "scope:\n  extras: [dist//x]\n", "must be relative"},
 		{"backslash", "scope:\n  extras: ['a\\b']\n", "must be relative"},
 		{"number item", "scope:\n  extras: [1]\n", "scope.extras[0] must be a string"},
 		{"lockfiles as string", "scope:\n  lockfiles: \"yes\"\n", "scope.lockfiles must be true or false"},
