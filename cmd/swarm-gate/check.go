@@ -30,7 +30,7 @@ type checkFlags struct {
 }
 
 func (c *checkFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.format, "format", "text", "output format: text, json or markdown")
+	fs.StringVar(&c.format, "format", "text", "output format: text, json, markdown or sarif")
 	fs.IntVar(&c.maxFindings, "max-findings", 50, "findings shown per gate in text and markdown (0 = all); json always has all")
 }
 
@@ -39,10 +39,10 @@ func (c *checkFlags) validate() error {
 		return fmt.Errorf("%w: --max-findings must be 0 (all) or more", errUsage)
 	}
 	switch c.format {
-	case "text", "json", "markdown":
+	case "text", "json", "markdown", "sarif":
 		return nil
 	}
-	return fmt.Errorf("%w: --format must be text, json or markdown, not %q", errUsage, c.format)
+	return fmt.Errorf("%w: --format must be text, json, markdown or sarif, not %q", errUsage, c.format)
 }
 
 // parseExit is the exit code after a flag parsing error: 0 for -h/--help
@@ -189,6 +189,8 @@ func write(w io.Writer, r *report.Report, cf checkFlags) error {
 		return report.WriteJSON(w, r)
 	case "markdown":
 		return report.WriteMarkdown(w, r, cf.maxFindings)
+	case "sarif":
+		return report.WriteSARIF(w, r, version)
 	}
 	return report.WriteText(w, r, cf.maxFindings)
 }

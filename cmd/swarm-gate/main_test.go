@@ -73,6 +73,57 @@ func TestCheckCommandFormats(t *testing.T) {
 	}
 }
 
+func TestCheckCommandSARIF(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--format", "sarif")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct{ Name string } `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "swarm-gate" || len(log.Runs[0].Results) < 3 {
+		t.Fatalf("SARIF log: %+v", log)
+	}
+	rules := map[string]bool{}
+	for _, r := range log.Runs[0].Results {
+		rules[r.RuleID] = true
+		if r.Level == "" || len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" {
+			t.Errorf("result without level or location: %+v", r)
+		}
+	}
+	for _, want := range []string{"scope/out-of-scope", "placeholder/comment-todo"} {
+		if !rules[want] {
+			t.Errorf("no %s result among %v", want, rules)
+		}
+	}
+	// A check that cannot start still writes a SARIF log on stdout.
+	code, out, _ = runCLI(t, "check", "--repo", t.TempDir(), "--base", "main", "--format", "sarif")
+	if code != 2 || !strings.Contains(out, `"executionSuccessful": false`) || !strings.Contains(out, "not a git repository") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"},
 		{"check", "--base", "main", "--max-findings", "-1"}, {"check", "--base", "main", "--gates", "swarm/nope"}, {"check", "--base", "main", "--gates", ","}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
