@@ -42,7 +42,8 @@ type Finding struct {
 	// Remediation is the rule's advice ("" when it has none).
 	Remediation string
 	// File is repository-relative and '/'-separated; Line and Column are
-	// 1-based (Column 0 when unknown).
+	// 1-based (Column 0 when unknown). Tier A columns count UTF-16 code
+	// units, as the plugin (JavaScript) does, not bytes.
 	File         string
 	Line, Column int
 	// Excerpt is the flagged line as it is in the file. When Secret is true
