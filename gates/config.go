@@ -1,5 +1,7 @@
 package gates
 
+import "github.com/swarm-gate/swarm-gate/internal/sast"
+
 // Config is the policy the gates apply, read from the base branch's
 // .github/swarm-gate.yml (DESIGN.md section 3.1: a pull request cannot relax
 // its own rules). The zero value is not valid; start from DefaultConfig.
@@ -9,8 +11,16 @@ type Config struct {
 	// ".github/swarm-gate.yml at 1a2b3c4" or "built-in defaults".
 	Source string
 
-	PlanFreeze PlanFreezeConfig
-	Scope      ScopeConfig
+	PlanFreeze   PlanFreezeConfig
+	Scope        ScopeConfig
+	SAST         SASTConfig
+	Placeholders PlaceholdersConfig
+
+	// The QA gate profile and the phase-close checks (qa_gates.go).
+	QAGates   QAGates
+	Drift     DriftConfig
+	PlanLint  PlanLintConfig
+	PhaseWrap PhaseWrapConfig
 }
 
 // ApprovalPolicy is which plan-critic approvals swarm/plan-freeze accepts.
@@ -72,6 +82,58 @@ type ScopeConfig struct {
 	WarnNotDeclared bool
 }
 
+// PlaceholdersConfig is the placeholders section of the config file. The
+// zero value is the default: the plugin's rules, SC-PLACEHOLDER as the only
+// sentinel, Markdown headings flagged.
+type PlaceholdersConfig struct {
+	// Allow are doublestar glob patterns of files the gate does not scan
+	// (the plugin's allow_globs), each matched against the whole
+	// repository-relative path and against the file name: "**/fixtures/**",
+	// "*.snap". Validated when the config is read.
+	Allow []string
+	// Sentinels are strings that drop a finding when its excerpt (the
+	// line's first 100 characters) contains one, ignoring case, as
+	// SC-PLACEHOLDER always does (the plugin's sentinel_allowlist).
+	Sentinels []string
+	// IgnoreMarkdownHeadings stops counting a Markdown "# heading" as a
+	// comment. Default false: "# TODO" in a README is flagged, as the plugin
+	// flags it.
+	IgnoreMarkdownHeadings bool
+	// Disable lists rule ids (see PlaceholderRules) that are not applied,
+	// e.g. placeholder/code-stub-return, whose plugin patterns also match
+	// ordinary code such as `return true;` and `return None`.
+	// placeholder/suppression-without-reason cannot be disabled.
+	Disable []string
+}
+
+// SASTBaselineMode is where swarm/sast's baseline comes from.
+type SASTBaselineMode string
+
+// Baseline modes.
+const (
+	// SASTBaselineAuto: the phase's sast-baseline.json at the merge base
+	// when there is one, else SASTBaselineMergeBase.
+	SASTBaselineAuto SASTBaselineMode = "auto"
+	// SASTBaselineFile: only the baseline file (none is an error).
+	SASTBaselineFile SASTBaselineMode = "file"
+	// SASTBaselineMergeBase: the same rules run on the merge base's version
+	// of each changed file.
+	SASTBaselineMergeBase SASTBaselineMode = "merge-base"
+)
+
+// SASTConfig is the sast section of the config file.
+type SASTConfig struct {
+	// Threshold is the lowest severity of a new finding that fails the
+	// gate (default medium, as the plugin's sast_scan).
+	Threshold sast.Severity
+	// Baseline is where the baseline comes from (default auto).
+	Baseline SASTBaselineMode
+	// AcceptTriage lets fingerprints the pull request adds to its own
+	// baseline file, each with a triage rationale, clear their findings
+	// (default false: agent self-triage does not clear the gate).
+	AcceptTriage bool
+}
+
 // DefaultConfig is the policy when the base branch has no config file:
 // plugin-compatible, fail-closed.
 func DefaultConfig() *Config {
@@ -79,6 +141,10 @@ func DefaultConfig() *Config {
 		Source:     "built-in defaults (no .github/swarm-gate.yml on the base branch)",
 		PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny},
 		Scope:      ScopeConfig{Lockfiles: true},
+		SAST:       SASTConfig{Threshold: sast.Medium, Baseline: SASTBaselineAuto},
+
+		QAGates:   DefaultQAGates(),
+		PhaseWrap: PhaseWrapConfig{RequireDocs: true, RequiredAgents: DefaultRequiredAgents()},
 	}
 }
 

@@ -5,16 +5,34 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // Evidence is swarm/evidence: every task of the phase marked completed at
 // head, and every task of any other phase that this pull request marks
-// completed (it was not completed at the merge base), has its gate evidence
-// file .swarm/evidence/{taskId}.json, with a non-empty required_gates list
-// and a record for each required gate (the plugin's hasPassedAllGates,
-// src/gate-evidence.ts; spec section 8.1).
+// completed (it was not completed at the merge base), has evidence for each
+// of its required gates, and the newest record of each says it passed.
+//
+// It reads the three forms the plugin has written (spec section 8.1):
+//   - the gate file .swarm/evidence/{taskId}.json {taskId, required_gates,
+//     gates:{<gate>:{sessionId, timestamp, agent, verdict?}}} (the plugin's
+//     src/gate-evidence.ts; task_id is accepted for taskId): required_gates
+//     must be non-empty and each must have a record (hasPassedAllGates);
+//   - the legacy flat file .swarm/evidence/{taskId}.json {task_id, type,
+//     verdict?}, one record of gate type;
+//   - the task bundle .swarm/evidence/{taskId}/evidence.json {task_id,
+//     entries:[{type, verdict, timestamp}]} (src/evidence/manager.ts), and
+//     its variant with top-level {reviewer:{verdict}, test_engineer:{verdict}}.
+//
+// Record types review and test count for reviewer and test_engineer (the
+// plugin's evidence_check aliases). A task without a gate file needs
+// reviewer and test_engineer (those of them the QA gate profile has on).
+// Verdicts are read from verdict fields only (verdict, or result), never from
+// summaries, case-insensitively: the newest record of a gate decides (by
+// timestamp when every record has one, else in file order); a record with
+// no verdict counts as a pass, as the plugin counts presence.
 type Evidence struct{}
 
 // Name implements Gate.
@@ -22,9 +40,11 @@ func (Evidence) Name() string { return "swarm/evidence" }
 
 // Rule ids of swarm/evidence findings.
 const (
-	RuleEvidenceMissing     = "evidence/missing"
-	RuleEvidenceNoGates     = "evidence/no-required-gates"
-	RuleEvidenceGateMissing = "evidence/gate-missing"
+	RuleEvidenceMissing             = "evidence/missing"
+	RuleEvidenceNoGates             = "evidence/no-required-gates"
+	RuleEvidenceGateMissing         = "evidence/gate-missing"
+	RuleEvidenceRejected            = "evidence/rejected"
+	RuleEvidenceUnrecognizedVerdict = "evidence/unrecognized-verdict"
 )
 
 // Evaluate implements Gate.
@@ -45,38 +65,18 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	var unreadable []error
 	ok := 0
 	for _, t := range completed {
-		file := swarm.EvidenceDir + "/" + t.ID + ".json"
-		add := func(rule, msg string) {
-			findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: rule, Severity: SeverityError, Message: msg})
-		}
-		tg, err := in.Head.Evidence.TaskGateFile(t.ID)
-		switch {
-		case err != nil:
-			unreadable = append(unreadable, err)
-		case tg == nil:
-			msg := fmt.Sprintf("task %s is completed but has no gate evidence: %s is missing", t.ID, file)
-			if bundle := swarm.EvidenceDir + "/" + t.ID + "/evidence.json"; slices.Contains(in.Head.Evidence.Files, bundle) {
-				msg += fmt.Sprintf(" (%s exists, but this version reads only the gate file form)", bundle)
-			}
-			add(RuleEvidenceMissing, msg)
-		case len(tg.RequiredGates) == 0:
-			add(RuleEvidenceNoGates, fmt.Sprintf("task %s is completed but %s lists no required_gates, so no gate can have passed", t.ID, file))
-		default:
-			var missing []string
-			for _, rg := range tg.RequiredGates {
-				if !tg.Has(rg) {
-					missing = append(missing, rg)
-				}
-			}
-			if len(missing) > 0 {
-				add(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, file, strings.Join(missing, ", ")))
-			} else {
-				ok++
-			}
+		te := checkTaskEvidence(in, t)
+		findings = append(findings, te.findings...)
+		if te.unreadable != nil {
+			unreadable = append(unreadable, te.unreadable)
+		} else if te.ok {
+			ok++
 		}
 	}
 	summary := fmt.Sprintf("Checked %s (those of phase %d, and those of other phases this pull request completes): %s; %d with all required gate evidence.",
 		plural(len(completed), "completed task", "completed tasks"), phase.ID, listSome(codes(taskIDs(completed)), 30), ok)
+	summary += "\n\nVerdicts are read from the records' verdict fields (the newest record of each gate decides), never from summaries. A task without a gate file needs " +
+		strings.Join(defaultRequiredGates(in.config().QAGates), " and ") + " (" + in.config().qaProfileSource() + ")."
 	if len(unreadable) > 0 {
 		r := errorResult(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary
@@ -84,7 +84,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		return r
 	}
 	if len(findings) > 0 {
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s without required evidence", plural(len(findings), "completed task", "completed tasks")), Summary: summary, Findings: findings}
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s without passing evidence", plural(len(completed)-ok, "completed task", "completed tasks")), Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("all %s have their gate evidence", plural(len(completed), "completed task", "completed tasks"))
 	if len(completed) == 1 {
@@ -120,6 +120,170 @@ func tasksToCheck(in *Input, phase *swarm.Phase) []swarm.Task {
 				}
 			}
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// defaultRequiredGates are the gates a completed task without a gate file
+// needs: the plugin's evidence_check defaults, reviewer and test_engineer,
+// those of them the QA gate profile has on.
+func defaultRequiredGates(q QAGates) []string {
+	var out []string
+	if q.Reviewer {
+		out = append(out, "reviewer")
+	}
+	if q.TestEngineer {
+		out = append(out, "test_engineer")
+	}
+	return out
+}
+
+// gateName normalises a gate or evidence type to the gate it counts for:
+// lower case, review -> reviewer, test -> test_engineer.
+func gateName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "review":
+		return "reviewer"
+	case "test":
+		return "test_engineer"
+	}
+	return s
+}
+
+// evidenceRecord is one record that a task passed (or did not pass) a gate.
+type evidenceRecord struct {
+	gate, verdict, file string
+	line                int
+	at                  time.Time
+	timed               bool
+	agent               string
+}
+
+// taskEvidence is what the evidence files say about one completed task.
+type taskEvidence struct {
+	ok         bool
+	findings   []Finding
+	unreadable error
+	files      []string // the evidence files read
+	agents     []string // agents and gates the records name
+}
+
+// checkTaskEvidence applies swarm/evidence's rule to one completed task.
+func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
+	var te taskEvidence
+	ev := in.Head.Evidence
+	gateFile := swarm.EvidenceDir + "/" + t.ID + ".json"
+	bundlePath := swarm.TaskBundlePath(t.ID)
+	tg, err := ev.TaskGateFile(t.ID)
+	if err != nil {
+		te.unreadable = err
+		return te
+	}
+	tb, err := ev.Bundle(bundlePath)
+	if err != nil {
+		te.unreadable = err
+		return te
+	}
+	onPlan := func(rule, msg string) {
+		te.findings = append(te.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: rule, Severity: SeverityError, Message: msg})
+	}
+	if tg == nil && tb == nil {
+		onPlan(RuleEvidenceMissing, fmt.Sprintf("task %s is completed but has no evidence: neither %s nor %s exists", t.ID, gateFile, bundlePath))
+		return te
+	}
+	var recs []evidenceRecord
+	add := func(gate, verdict, file string, line int, ts, agent string) {
+		at, timed := parseISOTime(ts)
+		recs = append(recs, evidenceRecord{gate: gateName(gate), verdict: verdict, file: file, line: line, at: at, timed: timed, agent: agent})
+	}
+	var required []string
+	switch {
+	case tg != nil && !tg.Legacy:
+		te.files = append(te.files, gateFile)
+		if len(tg.RequiredGates) == 0 {
+			onPlan(RuleEvidenceNoGates, fmt.Sprintf("task %s is completed but %s lists no required_gates, so no gate can have passed", t.ID, gateFile))
+			return te
+		}
+		for _, g := range tg.RequiredGates {
+			required = append(required, gateName(g))
+		}
+	default:
+		required = defaultRequiredGates(in.config().QAGates)
+	}
+	if tg != nil {
+		if tg.Legacy {
+			te.files = append(te.files, gateFile)
+		}
+		for _, g := range tg.Gates {
+			add(g.Name, g.Verdict, gateFile, g.Line, g.Timestamp, g.Agent)
+		}
+	}
+	if tb != nil {
+		te.files = append(te.files, bundlePath)
+		for _, e := range tb.Entries {
+			if e.Type != "" {
+				add(e.Type, e.Verdict, bundlePath, e.Line, e.Timestamp, e.Agent)
+			}
+		}
+		for _, g := range tb.Gates {
+			add(g.Name, g.Verdict, bundlePath, g.Line, g.Timestamp, g.Agent)
+		}
+	}
+	allTimed := true
+	for _, r := range recs {
+		allTimed = allTimed && r.timed
+		te.agents = append(te.agents, r.gate)
+		if r.agent != "" {
+			te.agents = append(te.agents, gateName(r.agent))
+		}
+	}
+	if allTimed {
+		slices.SortStableFunc(recs, func(a, b evidenceRecord) int { return a.at.Compare(b.at) })
+	}
+	where := strings.Join(te.files, " and ")
+	var missing []string
+	failed := false
+	for _, gate := range uniqueInOrder(required) {
+		var last *evidenceRecord
+		for i := range recs {
+			if recs[i].gate == gate {
+				last = &recs[i]
+			}
+		}
+		if last == nil {
+			missing = append(missing, gate)
+			continue
+		}
+		switch classifyVerdict(last.verdict) {
+		case verdictRejecting:
+			failed = true
+			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceRejected, Severity: SeverityError,
+				Message: fmt.Sprintf("task %s is completed but its newest %s evidence does not approve it: verdict %q", t.ID, gate, last.verdict)})
+		case verdictOther:
+			if last.verdict == "" {
+				continue // a record without a verdict: the plugin counts its presence
+			}
+			failed = true
+			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceUnrecognizedVerdict, Severity: SeverityError,
+				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %q, which is neither approving (approved, pass) nor rejecting (rejected, fail, NEEDS_REVISION); swarm-gate fails closed", t.ID, gate, last.verdict)})
+		}
+	}
+	if len(missing) > 0 {
+		failed = true
+		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")))
+	}
+	te.ok = !failed
+	return te
+}
+
+// uniqueInOrder drops repeated items, keeping the first of each.
+func uniqueInOrder(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -22,6 +22,13 @@ func TestEvidenceCorpus(t *testing.T) {
 		// bomberz writes task_id instead of taskId, with verdicts in the gates.
 		{"phlawlessDevelopment__bomberz", 1, Passed, "", ""},
 		{"melvernaldo__melvernaldo.github.io", 1, NotApplicable, "", "no completed tasks"},
+		// Review receipts with verdict rejected (the curator's phase digests)
+		// are not task evidence: photochron and quest-forge still pass.
+		{"micschr0__photochron", 2, Passed, "", "9 completed tasks"},
+		{"sleuthy-sloth__quest-forge", 1, Passed, "", "4 completed tasks"},
+		// IMU's required_gates include critic, explorer, sme and docs, each
+		// recorded.
+		{"DediGadot__IMU-Parkinson", 1, Passed, "", "6 completed tasks"},
 	}
 	for _, c := range cases {
 		t.Run(c.repo, func(t *testing.T) {
@@ -71,7 +78,16 @@ func TestEvidenceHandMade(t *testing.T) {
 		{"with a byte order mark", "\ufeff" + `{"taskId":"1.1","required_gates":["docs"],"gates":{"docs":{}}}`, Passed, ""},
 		{"invalid JSON fails closed", `{"taskId":"1.1",`, Error, ""},
 		{"wrong task id fails closed", `{"taskId":"1.2","required_gates":["docs"],"gates":{"docs":{}}}`, Error, ""},
-		{"legacy flat form", `{"task_id":"1.1","type":"review"}`, Failed, RuleEvidenceNoGates},
+		// The legacy flat form records one gate; a task without a gate file
+		// needs reviewer and test_engineer.
+		{"legacy flat form", `{"task_id":"1.1","type":"review"}`, Failed, RuleEvidenceGateMissing},
+		{"uppercase verdicts (opencode-swarm 7.1)", `{"taskId":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{"verdict":"APPROVED"},"test_engineer":{"result":"PASS"}}}`, Passed, ""},
+		{"lowercase verdicts (bomberz)", `{"task_id":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{"verdict":"approved"},"test_engineer":{"verdict":"pass"}}}`, Passed, ""},
+		{"a rejected review fails", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"rejected"}}}`, Failed, RuleEvidenceRejected},
+		{"a failed test fails", `{"taskId":"1.1","required_gates":["test_engineer"],"gates":{"test_engineer":{"result":"FAIL"}}}`, Failed, RuleEvidenceRejected},
+		{"NEEDS_REVISION fails", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"NEEDS_REVISION"}}}`, Failed, RuleEvidenceRejected},
+		{"an unrecognized verdict fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"maybe"}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"a summary is never read", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"summary":"REJECTED: NEEDS_REVISION"}}}`, Passed, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,5 +138,83 @@ func TestEvidenceOtherPhaseCompletedByThePR(t *testing.T) {
 	r := eval(Evidence{}, &Input{Phase: 2, Base: base, Head: head})
 	if r.Outcome != Failed || !strings.Contains(findingsText(r), "task 1.2") || strings.Contains(findingsText(r), "task 1.1") {
 		t.Errorf("outcome %s; want failed for 1.2 only (1.1 was completed at the merge base)\n%s", r.Outcome, findingsText(r))
+	}
+}
+
+// TestEvidenceForms covers the per-task bundle .swarm/evidence/{taskId}/evidence.json
+// beside or instead of the gate file.
+func TestEvidenceForms(t *testing.T) {
+	const plan = `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"1.1","phase":1,"status":"completed","description":"d"}]}]}`
+	cases := []struct {
+		name           string
+		gateFile, flat string // .swarm/evidence/1.1.json (gate or legacy form)
+		bundle         string // .swarm/evidence/1.1/evidence.json
+		profile        func(*QAGates)
+		want           Outcome
+		rule           string
+		mention        string
+	}{
+		{name: "bundle with approving review and test", bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"approved"},{"type":"test","verdict":"pass"}]}`, want: Passed},
+		{name: "bundle with a rejected review", bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"rejected"},{"type":"test","verdict":"pass"}]}`,
+			want: Failed, rule: RuleEvidenceRejected, mention: ".swarm/evidence/1.1/evidence.json"},
+		{name: "a newer approval supersedes a rejection", bundle: `{"task_id":"1.1","entries":[
+			{"type":"review","verdict":"rejected","timestamp":"2026-05-01T10:00:00Z"},
+			{"type":"review","verdict":"approved","timestamp":"2026-05-01T11:00:00Z"},
+			{"type":"test","verdict":"pass","timestamp":"2026-05-01T12:00:00Z"}]}`, want: Passed},
+		{name: "a newer rejection in the bundle overrides the gate file's record", gateFile: `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-05-01T10:00:00Z"}}}`,
+			bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"rejected","timestamp":"2026-05-01T11:00:00Z"}]}`, want: Failed, rule: RuleEvidenceRejected},
+		{name: "top-level gate objects with uppercase verdicts (saleor 1.4)", bundle: `{"schema_version":"1.0.0","task_id":"1.1","verdict":"pass","reviewer":{"verdict":"APPROVED"},"test_engineer":{"verdict":"PASS"},"timestamp":"2026-03-19T21:14:00Z"}`, want: Passed},
+		{name: "bundle missing the test", bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"approved"}]}`, want: Failed, rule: RuleEvidenceGateMissing, mention: "test_engineer"},
+		{name: "test_engineer off in the profile", bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"approved"}]}`, profile: func(q *QAGates) { q.TestEngineer = false }, want: Passed},
+		{name: "legacy flat review plus a bundle test", flat: `{"task_id":"1.1","type":"review","verdict":"APPROVED"}`, bundle: `{"task_id":"1.1","entries":[{"type":"test","verdict":"pass"}]}`, want: Passed},
+		{name: "a retrospective entry is not a gate", bundle: `{"task_id":"1.1","entries":[{"type":"retrospective","verdict":"pass","phase_number":1}]}`, want: Failed, rule: RuleEvidenceGateMissing},
+		{name: "invalid bundle fails closed naming the file", bundle: `{"entries":`, want: Error, mention: ".swarm/evidence/1.1/evidence.json"},
+		{name: "bundle with a byte order mark", bundle: "\ufeff" + `{"entries":[{"type":"review","verdict":"approved"},{"type":"test","verdict":"pass"}]}`, want: Passed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}}
+			for p, d := range map[string]string{".swarm/evidence/1.1.json": c.gateFile + c.flat, ".swarm/evidence/1.1/evidence.json": c.bundle} {
+				if d != "" {
+					m[p] = &fstest.MapFile{Data: []byte(d)}
+				}
+			}
+			cfg := DefaultConfig()
+			if c.profile != nil {
+				c.profile(&cfg.QAGates)
+			}
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(m), Config: cfg})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.rule != "" && !hasRule(r, c.rule) {
+				t.Errorf("rules %v, want %s", rules(r), c.rule)
+			}
+			if all := r.Title + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// TestEvidenceCorpusForms reads real files in place: saleor-tma-frontend's
+// 1.4 bundle (uppercase APPROVED/PASS in top-level gate objects) once 1.4 is
+// marked completed, and opencode-swarm's own 7.1/7.2 gate files (APPROVED,
+// result PASS).
+func TestEvidenceCorpusForms(t *testing.T) {
+	m := corpusFS(t, "basel-ax__saleor-tma-frontend", ".swarm/plan.json", ".swarm/evidence/1.0.json", ".swarm/evidence/1.1.json",
+		".swarm/evidence/1.2.json", ".swarm/evidence/1.3.json", ".swarm/evidence/1.4/evidence.json")
+	plan := string(m[".swarm/plan.json"].Data)
+	m[".swarm/plan.json"] = &fstest.MapFile{Data: []byte(strings.Replace(plan, `"status": "pending"`, `"status": "completed"`, 1))}
+	r := eval(Evidence{}, &Input{Phase: 1, Head: load(m)})
+	if r.Outcome != Passed || !strings.Contains(r.Title, "5 completed tasks") {
+		t.Errorf("saleor with 1.4 completed: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	z := corpusFS(t, "zaxbysauce__opencode-swarm", ".swarm/evidence/7.1.json", ".swarm/evidence/7.2.json")
+	z[".swarm/plan.json"] = &fstest.MapFile{Data: []byte(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":7,"name":"P","tasks":[
+		{"id":"7.1","phase":7,"status":"completed","description":"d"},{"id":"7.2","phase":7,"status":"completed","description":"d"}]}]}`)}
+	if r := eval(Evidence{}, &Input{Phase: 7, Head: load(z)}); r.Outcome != Passed {
+		t.Errorf("opencode-swarm 7.x: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -82,11 +83,19 @@ type Input struct {
 	Base, Head *swarm.Artifacts
 	// Changes are the files changed from the merge base to head. Not nil.
 	Changes *changeset.ChangeSet
+	// SAST is the security scan the pipeline ran for swarm/sast (nil when it
+	// did not run).
+	SAST *SASTScan
 	// Config is the base branch's policy; nil means DefaultConfig.
 	Config *Config
 	// Overrides are the human decisions swarm-gate recorded for this pull
 	// request, oldest first (none until a comment command records one).
 	Overrides []Override
+	// HeadTime is the head commit's committer time: the "now" of the
+	// checks that have a time window (the councils' 24-hour freshness),
+	// since gates have no clock. The zero value means unknown, and those
+	// windows are then not checked (the output says so).
+	HeadTime time.Time
 }
 
 // Gate is one check. Evaluate must not panic and must not do I/O; it returns
@@ -98,14 +107,19 @@ type Gate interface {
 }
 
 // Registry is every gate, in report order. Adding a gate is one file plus one
-// line here.
+// line here. The default check runs Default(): these without the on-demand
+// gates (swarm/phase-wrap).
 func Registry() []Gate {
 	return []Gate{
 		PlanFreeze{},
 		Critic{},
 		Scope{},
 		Placeholders{},
+		SAST{},
 		Evidence{},
+		Drift{},
+		PhaseWrap{},
+		PlanLint{},
 	}
 }
 

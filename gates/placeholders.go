@@ -3,161 +3,209 @@ package gates
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
-// Placeholders is swarm/placeholders: no placeholder marker on a line the
-// pull request adds. This first version applies the plugin's default comment
-// rules (src/tools/placeholder-scan.ts, spec section 6): TODO, FIXME, TBD,
-// XXX and HACK as whole words in the text after the first //, # or <!-- of a
-// line (and -- in .sql files, which the plugin misses), or inside a
-// same-line /* ... */. Lines the pull request does not add
-// are never looked at; .swarm/ files, binary files and test files (the
-// plugin's test-path patterns, scaffold paths excepted) are skipped, and a
-// finding whose excerpt contains SC-PLACEHOLDER is dropped, as in the plugin.
+// Placeholders is swarm/placeholders: no placeholder on a line the pull
+// request adds. It mirrors the plugin's placeholder_scan
+// (src/tools/placeholder-scan.ts, spec section 6) with the plugin's rule
+// ids, and goes beyond its line regexes:
+//
+//   - Rules: comment markers (TODO, FIXME, TBD, XXX, HACK), placeholder
+//     words in string literals, throw new Error("TODO"), stub returns, the
+//     template brackets of .swarm/plan.md; plus stub bodies
+//     (panic("not implemented"), todo!(), raise NotImplementedError, ...).
+//   - Comments and strings are told apart by a small lexer per language
+//     family (placeholder_lex.go), so "TODO" in a string or a URL is not a
+//     comment, and a multi-line /* ... */ or docstring the pull request
+//     adds is one. Each run of consecutive added lines is lexed from the
+//     code state: a comment or string opened on an unchanged line above is
+//     not known.
+//   - Only added lines are looked at, so a TODO already on the base side
+//     never fails the gate; a moved line is an added line.
+//   - Files skipped as in the plugin: test files (scaffold paths excepted),
+//     files over 1 MiB, binary files and files with NUL bytes; also
+//     .swarm/ (but .swarm/plan.md gets its bracket rules) and the policy's
+//     allow globs. A finding whose excerpt holds SC-PLACEHOLDER or a
+//     policy sentinel is dropped, and `swarm-gate:allow placeholder
+//     <reason>` on a line suppresses its findings.
 type Placeholders struct{}
 
 // Name implements Gate.
 func (Placeholders) Name() string { return "swarm/placeholders" }
 
-// The plugin's rule ids.
-const (
-	RuleCommentTodo  = "placeholder/comment-todo"
-	RuleCommentFixme = "placeholder/comment-fixme"
-	RuleCommentOther = "placeholder/comment-other"
-)
-
-type commentRule struct {
-	id   string
-	word string
-	re   *regexp.Regexp
-}
-
-var commentRules = []commentRule{
-	{RuleCommentTodo, "TODO", regexp.MustCompile(`(?i)\bTODO\b`)},
-	{RuleCommentFixme, "FIXME", regexp.MustCompile(`(?i)\bFIXME\b`)},
-	{RuleCommentOther, "marker", regexp.MustCompile(`(?i)\b(?:TBD|XXX|HACK)\b`)},
-}
+// MaxPlaceholderScanSize is the plugin's limit: bigger files are not scanned.
+const MaxPlaceholderScanSize = 1 << 20
 
 var (
-	blockComment    = regexp.MustCompile(`/\*(.*?)\*/`)
 	testPathPattern = regexp.MustCompile(`\.test\.|\.spec\.|\btests?/|\b__tests?__/|\bmocks?/|\b__mocks?__/|\bspecs?/|\b__specs?__/`)
-	scaffoldPath    = regexp.MustCompile(`(?:^|/)(?:generated|scaffold|templates?|__generated__|__scaffold__)/|(?:^|/)(?:gen-|scaffold-|template-)[^/]*$|\.(?:gen|scaffold|template)\.[^/]*$`)
+	scaffoldDirs    = regexp.MustCompile(`\bgenerated/|\bscaffold/|\btemplates?/|\b__generated__/|\b__scaffold__/`)
+	scaffoldNames   = regexp.MustCompile(`^gen-|^scaffold-|^template-|\.gen\.|\.scaffold\.|\.template\.`)
 )
 
-const sentinel = "sc-placeholder"
+// placeholderStats counts what the scan did, for the summary.
+type placeholderStats struct {
+	lines, files, plan        int
+	tests, binary, swarmFiles int
+	big, allowed              []string
+}
 
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
-	var findings []Finding
-	scanned, lines := 0, 0
-	var tests, binary, swarmFiles int
+	cfg := in.config().Placeholders
+	sc := &lineScanner{opt: newScanOptions(cfg)}
+	var st placeholderStats
 	for i := range in.Changes.Files {
 		if err := ctx.Err(); err != nil {
 			return errorResult(g.Name(), err)
 		}
 		f := &in.Changes.Files[i]
+		plan := false
 		switch {
-		case f.Status == changeset.Deleted:
+		case f.Status == changeset.Deleted || f.NewPath == "":
 			continue
+		case IsPlanMarkdown(f.NewPath):
+			plan = true
 		case isSwarmPath(f.NewPath):
-			swarmFiles++
+			st.swarmFiles++
 			continue
+		}
+		switch {
 		case f.Binary || hasNUL(f.Added):
-			binary++
+			st.binary++
 			continue
 		case len(f.Added) == 0:
 			continue
+		case allowedByGlobs(cfg.Allow, f.NewPath):
+			st.allowed = append(st.allowed, f.NewPath)
+			continue
 		case IsTestPath(f.NewPath):
-			tests++
+			st.tests++
+			continue
+		case overScanSize(f):
+			st.big = append(st.big, f.NewPath)
 			continue
 		}
-		scanned++
-		lines += len(f.Added)
-		for _, al := range f.Added {
-			findings = append(findings, scanLine(f.NewPath, al)...)
+		st.files++
+		if plan {
+			st.plan++
 		}
-	}
-	summary := fmt.Sprintf("Scanned %s in %s. Not scanned: %s, %s (binary or with NUL bytes), %s under .swarm/. Only lines this pull request adds are checked; a moved line counts as added.",
-		plural(lines, "added line", "added lines"), plural(scanned, "file", "files"),
-		plural(tests, "test file", "test files"), plural(binary, "file", "files"), plural(swarmFiles, "file", "files"))
-	if len(findings) > 0 {
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s on added lines", plural(len(findings), "placeholder", "placeholders")), Summary: summary, Findings: findings}
-	}
-	return Result{Outcome: Passed, Title: fmt.Sprintf("no placeholders in %s", plural(lines, "added line", "added lines")), Summary: summary, Findings: []Finding{}}
-}
-
-// scanLine applies the comment rules to one added line: at most one finding
-// for the line comment and one for a same-line block comment, never two with
-// the same rule.
-func scanLine(path string, al changeset.AddedLine) []Finding {
-	text := al.Text
-	var out []Finding
-	add := func(start int, body string) {
-		for _, r := range commentRules {
-			loc := r.re.FindStringIndex(body)
-			if loc == nil {
-				continue
-			}
-			for _, f := range out {
-				if f.Rule == r.id {
-					return
+		st.lines += len(f.Added)
+		sc.file(f.NewPath, plan)
+		for k, al := range f.Added {
+			if k&0xffff == 0xffff {
+				if err := ctx.Err(); err != nil {
+					return errorResult(g.Name(), err)
 				}
 			}
-			excerpt := excerptOf(text)
-			if strings.Contains(strings.ToLower(excerpt), sentinel) {
-				return
-			}
-			out = append(out, Finding{Path: path, Line: al.Line, EndLine: al.Line, Column: start + loc[0] + 1, Rule: r.id, Severity: SeverityError,
-				Message: fmt.Sprintf("%s comment on an added line: %s", strings.ToUpper(body[loc[0]:loc[1]]), strings.TrimSpace(excerpt))})
-			return
+			sc.line(al.Line, al.Text)
 		}
 	}
-	if i := lineCommentStart(path, text); i >= 0 {
-		add(i, text[i:])
+	summary := placeholderSummary(&st, cfg)
+	if len(sc.out) > 0 {
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s on added lines", plural(len(sc.out), "placeholder", "placeholders")), Summary: summary, Findings: sc.out}
 	}
-	if m := blockComment.FindStringSubmatchIndex(text); m != nil {
-		add(m[2], text[m[2]:m[3]])
-	}
-	return out
+	return Result{Outcome: Passed, Title: fmt.Sprintf("no placeholders in %s", plural(st.lines, "added line", "added lines")), Summary: summary, Findings: []Finding{}}
 }
 
-// lineCommentStart is the byte index of the first //, # or <!-- in s (and,
-// beyond the plugin, -- in SQL files), or -1.
-func lineCommentStart(path, s string) int {
-	markers := []string{"//", "#", "<!--"}
-	if strings.HasSuffix(strings.ToLower(path), ".sql") {
-		markers = append(markers, "--")
+// placeholderSummary says what was scanned and what was not, and why.
+func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scanned %s in %s", plural(st.lines, "added line", "added lines"), plural(st.files, "file", "files"))
+	if st.plan > 0 {
+		b.WriteString(" (`.swarm/plan.md` for template brackets only)")
 	}
-	best := -1
-	for _, marker := range markers {
-		if i := strings.Index(s, marker); i >= 0 && (best < 0 || i < best) {
-			best = i
+	b.WriteString(".")
+	var skipped []string
+	if st.tests > 0 {
+		skipped = append(skipped, plural(st.tests, "test file", "test files"))
+	}
+	if len(st.big) > 0 {
+		skipped = append(skipped, fmt.Sprintf("%s over 1 MiB (%s)", plural(len(st.big), "file", "files"), listSome(codes(st.big), 5)))
+	}
+	if st.binary > 0 {
+		skipped = append(skipped, plural(st.binary, "binary file", "binary files")+" (or with NUL bytes)")
+	}
+	if len(st.allowed) > 0 {
+		skipped = append(skipped, fmt.Sprintf("%s allowed by the policy (%s)", plural(len(st.allowed), "file", "files"), listSome(codes(st.allowed), 5)))
+	}
+	if st.swarmFiles > 0 {
+		skipped = append(skipped, plural(st.swarmFiles, "file", "files")+" under `.swarm/`")
+	}
+	if len(skipped) > 0 {
+		b.WriteString(" Not scanned: " + strings.Join(skipped, ", ") + ".")
+	}
+	b.WriteString(" Only lines this pull request adds are checked (a moved line counts as added); each run of added lines is lexed on its own.")
+	var off []string
+	for _, id := range cfg.Disable {
+		if id != RuleSuppressionNoReason {
+			off = append(off, id)
 		}
 	}
-	return best
+	if len(off) > 0 {
+		b.WriteString(" Rules turned off by the policy: " + strings.Join(codes(off), ", ") + ".")
+	}
+	if len(cfg.Sentinels) > 0 {
+		b.WriteString(" Sentinels besides `SC-PLACEHOLDER`: " + strings.Join(codes(cfg.Sentinels), ", ") + ".")
+	}
+	return b.String()
 }
 
-// excerptOf is the plugin's excerpt: the line cut at 100 characters.
-func excerptOf(s string) string {
-	r := []rune(s)
-	if len(r) > 100 {
-		return string(r[:100])
-	}
-	return s
+// IsPlanMarkdown reports whether the plugin scans path as its plan file
+// (only for template brackets): .swarm/plan.md, compared as the plugin
+// does, ignoring case and also under a subdirectory.
+func IsPlanMarkdown(p string) bool {
+	l := strings.ToLower(p)
+	return l == ".swarm/plan.md" || strings.HasSuffix(l, "/.swarm/plan.md")
 }
 
 // IsTestPath reports whether the plugin's placeholder scan skips path as a
 // test file: its lowercased path matches .test., .spec., tests/, __tests__/,
-// mocks/, __mocks__/, specs/ or __specs__/, and it does not match a scaffold
-// pattern (generated/, scaffold/, templates/, gen-*, *.gen.*, ...), which is
-// scanned anyway.
-func IsTestPath(path string) bool {
-	p := strings.ToLower(path)
-	return testPathPattern.MatchString(p) && !scaffoldPath.MatchString(p)
+// mocks/, __mocks__/, specs/ or __specs__/, and it is not a scaffold file
+// (a generated/, scaffold/, templates/ directory, or a name like gen-*,
+// scaffold-*, template-*, *.gen.*, *.template.*), which is scanned anyway.
+func IsTestPath(p string) bool {
+	l := strings.ToLower(p)
+	return testPathPattern.MatchString(l) && !scaffoldDirs.MatchString(l) && !scaffoldNames.MatchString(path.Base(p))
+}
+
+// allowedByGlobs reports whether a policy allow glob matches the path, its
+// file name, or a directory the path is under.
+func allowedByGlobs(globs []string, p string) bool {
+	base := path.Base(p)
+	for _, g := range globs {
+		for _, name := range [...]string{p, base} {
+			if ok, _ := doublestar.Match(g, name); ok {
+				return true
+			}
+		}
+		if ok, _ := doublestar.Match(g+"/**", p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// overScanSize reports whether a file is over the plugin's 1 MiB limit:
+// by its head blob size, or, when that is unknown, by the bytes of its
+// added lines (a lower bound; the whole file for an added file).
+func overScanSize(f *changeset.File) bool {
+	if f.Size > 0 || (f.Size == 0 && len(f.Added) == 0) {
+		return f.Size > MaxPlaceholderScanSize
+	}
+	n := int64(len(f.Added) - 1) // newlines between the lines
+	for _, l := range f.Added {
+		if n += int64(len(l.Text)); n > MaxPlaceholderScanSize {
+			return true
+		}
+	}
+	return false
 }
 
 func hasNUL(lines []changeset.AddedLine) bool {

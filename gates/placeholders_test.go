@@ -3,86 +3,426 @@ package gates
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
+// added is a new file: all its lines are added.
 func added(path string, lines ...string) changeset.File {
-	f := changeset.File{Status: changeset.Added, NewPath: path}
+	f := changeset.File{Status: changeset.Added, NewPath: path, Size: -1}
 	for i, l := range lines {
 		f.Added = append(f.Added, changeset.AddedLine{Line: i + 1, Text: l})
 	}
 	return f
 }
 
+// changedFile is a modified file whose added lines are given as line -> text.
+func changedFile(path string, lines map[int]string) changeset.File {
+	f := changeset.File{Status: changeset.Modified, OldPath: path, NewPath: path, Size: -1}
+	for n, text := range lines {
+		f.Added = append(f.Added, changeset.AddedLine{Line: n, Text: text})
+	}
+	slices.SortFunc(f.Added, func(a, b changeset.AddedLine) int { return a.Line - b.Line })
+	return f
+}
+
+// placeholders runs the gate and returns the result and its findings as
+// "rule@line:column", rule without its "placeholder/" prefix.
+func placeholders(t *testing.T, cfg *Config, files ...changeset.File) (Result, []string) {
+	t.Helper()
+	r := eval(Placeholders{}, &Input{Head: empty(), Config: cfg, Changes: &changeset.ChangeSet{Files: files}})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s@%d:%d", strings.TrimPrefix(f.Rule, "placeholder/"), f.Line, f.Column))
+		if f.Path == "" || f.Line < 1 || f.EndLine != f.Line || f.Severity != SeverityError || f.Message == "" {
+			t.Errorf("malformed finding %+v", f)
+		}
+	}
+	want := Passed
+	if len(r.Findings) > 0 {
+		want = Failed
+	}
+	if r.Outcome != want {
+		t.Errorf("outcome %s with %d findings, want %s (%s)", r.Outcome, len(r.Findings), want, r.Title)
+	}
+	return r, got
+}
+
+// TestPlaceholderRules has a row per rule: one added line of a new file,
+// and the findings as "rule@column".
 func TestPlaceholderRules(t *testing.T) {
 	cases := []struct {
 		name string
 		path string
 		line string
-		want []string // "rule@column"
+		want []string
 	}{
-		{"go line comment TODO", "a.go", "\tx := 1 // TODO: remove", []string{RuleCommentTodo + "@12"}},
-		{"shell FIXME", "run.sh", "# fixme later", []string{RuleCommentFixme + "@3"}},
-		{"html comment XXX", "a.html", "<p>hi</p> <!-- XXX check -->", []string{RuleCommentOther + "@16"}},
-		{"same-line block comment", "loop.c", "++i; /* XXX: bounds not checked */", []string{RuleCommentOther + "@9"}},
-		{"line and block comment with different rules", "a.c", "x(); /* HACK */ // TODO", []string{RuleCommentTodo + "@20", RuleCommentOther + "@9"}},
-		{"line and block with the same rule once", "a.c", "/* TODO */ // TODO", []string{RuleCommentTodo + "@15"}},
-		{"first rule only per comment", "a.go", "// TODO FIXME", []string{RuleCommentTodo + "@4"}},
-		{"identifier is not a marker", "a.go", "todoList := hackery // xxxHandler", nil},
-		{"marker outside a comment", "a.go", `msg := "TODO"`, nil},
-		{"markdown heading (plugin parity)", "README.md", "# TODO list", []string{RuleCommentTodo + "@3"}},
-		{"URL fragment after // (plugin parity)", "a.txt", "see http://x/#TODO", []string{RuleCommentTodo + "@15"}},
-		{"sentinel drops the finding", "a.go", "// TODO SC-PLACEHOLDER allowed", nil},
-		{"sql comment", "db/migrate.sql", "-- TODO: add index on orders.created_at", []string{RuleCommentTodo + "@4"}},
-		{"sql dashes only in sql", "a.txt", "-- TODO", nil},
-		{"TBD", "a.py", "x = 1  # TBD", []string{RuleCommentOther + "@10"}},
+		// Comment rules (plugin).
+		{"go line comment TODO", "a.go", "\tx := 1 // TODO: remove", []string{"comment-todo@12"}},
+		{"shell FIXME, any case", "run.sh", "# fixme later", []string{"comment-fixme@3"}},
+		{"html comment XXX", "a.html", "<p>hi</p> <!-- XXX check -->", []string{"comment-other@16"}},
+		{"TBD in a Python comment", "a.py", "x = 1  # TBD", []string{"comment-other@10"}},
+		{"HACK in a same-line block comment", "loop.c", "++i; /* HACK: bounds not checked */", []string{"comment-other@9"}},
+		{"line and block comment with different rules", "a.c", "x(); /* HACK */ // TODO", []string{"comment-other@9", "comment-todo@20"}},
+		{"one finding per rule and line", "a.c", "/* TODO */ // TODO", []string{"comment-todo@4"}},
+		{"the plugin's rule order: TODO before FIXME", "a.go", "// FIXME TODO", []string{"comment-todo@10"}},
+		{"identifiers are not markers", "a.go", "todoList := hackery // xxxHandler and TODOs, todo_list", nil},
+		{"marker in a string is not a comment", "a.go", `msg := "TODO"`, nil},
+		{"sql comment", "db/migrate.sql", "-- TODO: add index on orders.created_at", []string{"comment-todo@4"}},
+		{"dashes are a comment only in SQL", "a.txt", "-- TODO", nil},
+		{"markdown heading (plugin parity)", "README.md", "# TODO list", []string{"comment-todo@3"}},
+		{"markdown prose", "README.md", "Write the TODO app, see issue #TODO", nil},
+		{"markdown html comment", "docs/a.md", "text <!-- FIXME: link --> more", []string{"comment-fixme@11"}},
+
+		// The issue's bug cases.
+		{"TODO in a URL fragment", "a.txt", "see http://x/#TODO", nil},
+		{"TODO in a URL in a YAML value", "ci.yml", "url: http://x/#TODO", nil},
+		{"TODO in a URL in a Go string", "a.go", `u := "http://x/#TODO" // ok`, nil},
+		{"TODO in a Go raw string", "a.go", "s := `// TODO # TODO`", nil},
+		{"added ++i with a block comment", "src/loop.c", "++i; /* XXX: bounds not checked */", []string{"comment-other@9"}},
+		{"CRLF leftover carriage return", "a.go", "x := 1 // TODO\r", []string{"comment-todo@11"}},
+
+		// Sentinels (plugin).
+		{"SC-PLACEHOLDER drops the finding", "a.go", "// TODO SC-PLACEHOLDER allowed", nil},
+		{"sentinels ignore case", "a.go", `x := "stub" // sc-placeholder`, nil},
+
+		// String rules (plugin).
+		{"placeholder in a double-quoted string", "a.go", `label := "placeholder text"`, []string{"text-placeholder@11"}},
+		{"stub in a single-quoted string", "a.py", "x = 'stub value'", []string{"text-placeholder@6"}},
+		{"wip in a single-quoted string", "a.py", "state = 'WIP'", []string{"text-placeholder@10"}},
+		{"wip does not count in backticks", "a.ts", "const s = `wip`;", nil},
+		{"placeholder counts in backticks", "a.ts", "const s = `placeholder`;", []string{"text-placeholder@12"}},
+		{"not implemented in double quotes", "a.ts", `const e = "not implemented";`, []string{"text-placeholder@12"}},
+		{"not implemented not in single quotes", "a.ts", `const e = 'not implemented';`, nil},
+		{"word boundaries in strings", "a.go", `s := "stubborn wipe placeholders"`, nil},
+		{"html placeholder attribute name", "a.html", `<input placeholder="Your name">`, nil},
+		{"html attribute value", "a.html", `<input value="placeholder">`, []string{"text-placeholder@15"}},
+		{"apostrophes in prose are no strings", "notes.txt", "don't use the stub here, it's fine", nil},
+		{"string words inside a comment are not string rules", "a.go", `// the "stub" server`, nil},
+
+		// Code rules (plugin).
+		{"return null;", "a.ts", "  return null;", []string{"code-stub-return@3"}},
+		{"return undefined;", "a.ts", "return undefined;", []string{"code-stub-return@1"}},
+		{"return 0;", "a.c", "return 0 ;", []string{"code-stub-return@1"}},
+		{"return false; any case", "a.ts", "if (x) RETURN FALSE;", []string{"code-stub-return@8"}},
+		{"return true; (corpus: Unit.java equals)", "src/main/java/com/aegis/autochess/model/Unit.java", "        if (this == o) return true;", []string{"code-stub-return@24"}},
+		{"return empty string", "a.ts", `return "";`, []string{"code-stub-return@1"}},
+		{"return [];", "a.ts", "return [];", []string{"code-stub-return@1"}},
+		{"return {};", "a.ts", "return {};", []string{"code-stub-return@1"}},
+		{"return nil;", "a.m", "return nil;", []string{"code-stub-return@1"}},
+		{"return None at the end of the line (corpus: ollama_client.py)", "src/photochron/models/ollama_client.py", "                return None", []string{"code-stub-return@17"}},
+		{"return None with a comment after", "a.py", "return None  # cached", nil},
+		{"Go's return nil has no semicolon", "a.go", "\treturn nil", nil},
+		{"return nullish value", "a.ts", "return nullish;", nil},
+		{"return 0.5", "a.ts", "return 0.5;", nil},
+		{"return in a comment", "a.ts", "// return null;", nil},
+		{"return in a string", "a.ts", `log("return null;")`, nil},
+		{"test-like line", "a.ts", `it("works", () => { return null; });`, nil},
+		{"the plugin's it( exemption also hits submit(", "a.ts", "if (!submit(x)) return false;", nil},
+		{"throw new Error TODO", "a.ts", `throw new Error("TODO: implement");`, []string{"code-throw-todo@1"}},
+		{"throw new Error fixme in single quotes", "a.js", `  throw new Error('fixme later')`, []string{"code-throw-todo@3"}},
+		{"throw in a comment", "a.ts", `// throw new Error("TODO")`, []string{"comment-todo@21"}},
+
+		// Stub bodies (extension).
+		{"go panic not implemented", "a.go", `	panic("not implemented")`, []string{"code-stub-body@2", "text-placeholder@9"}},
+		{"go panic TODO", "a.go", `panic("TODO: later")`, []string{"code-stub-body@1"}},
+		{"go panic with an error", "a.go", `panic(err)`, nil},
+		{"go panic with another message", "a.go", `panic("unexpected state")`, nil},
+		{"rust unimplemented!", "src/lib.rs", "    unimplemented!()", []string{"code-stub-body@5"}},
+		{"rust todo!", "src/lib.rs", `fn f() -> u8 { todo!("later") }`, []string{"code-stub-body@16"}},
+		{"rust panic! not yet implemented", "src/lib.rs", `panic!("not yet implemented")`, []string{"code-stub-body@1"}},
+		{"rust my_todo! is not todo!", "src/lib.rs", `my_todo!()`, nil},
+		{"python raise NotImplementedError", "a.py", "    raise NotImplementedError", []string{"code-stub-body@5"}},
+		{"python raise NotImplementedError(...)", "a.py", `raise NotImplementedError("subclass")`, []string{"code-stub-body@1"}},
+		{"python raise another error", "a.py", `raise ValueError("bad")`, nil},
+		{"throw new Error not implemented", "a.ts", `throw new Error("not implemented");`, []string{"code-stub-body@1", "text-placeholder@18"}},
+		{"java UnsupportedOperationException", "A.java", `throw new UnsupportedOperationException("Not implemented yet");`, []string{"code-stub-body@1", "text-placeholder@42"}},
+		{"c# NotImplementedException", "A.cs", `throw new NotImplementedException();`, []string{"code-stub-body@1"}},
+		{"java throw with another message", "A.java", `throw new IllegalStateException("closed");`, nil},
+		{"python pass # TODO", "a.py", "    pass  # TODO", []string{"code-stub-body@5", "comment-todo@13"}},
+		{"python pass without marker", "a.py", "    pass  # nothing to do", nil},
+
+		// Suppression (extension).
+		{"suppression with a reason", "a.go", "// TODO: later swarm-gate:allow placeholder tracked in #123", nil},
+		{"suppression without a reason", "a.go", "// TODO swarm-gate:allow placeholder", []string{"suppression-without-reason@9", "comment-todo@4"}},
+		{"suppression in a block comment without a reason", "a.c", "/* TODO swarm-gate:allow placeholder */", []string{"suppression-without-reason@9", "comment-todo@4"}},
+		{"suppression without reason on a clean line", "a.go", "x := 1 // swarm-gate:allow placeholder -", []string{"suppression-without-reason@11"}},
+		{"another gate's marker", "a.go", "// TODO swarm-gate:allow scope moved file", []string{"comment-todo@4"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := eval(Placeholders{}, &Input{Head: empty(), Changes: &changeset.ChangeSet{Files: []changeset.File{added(c.path, c.line)}}})
-			var got []string
-			for _, f := range r.Findings {
-				got = append(got, fmt.Sprintf("%s@%d", f.Rule, f.Column))
+			_, got := placeholders(t, nil, added(c.path, c.line))
+			var want []string
+			for _, w := range c.want {
+				rule, col, _ := strings.Cut(w, "@")
+				want = append(want, rule+"@1:"+col)
 			}
-			if !slices.Equal(got, c.want) {
-				t.Errorf("findings %v, want %v", got, c.want)
-			}
-			if want := Passed; len(c.want) > 0 {
-				want = Failed
-				if r.Outcome != want {
-					t.Errorf("outcome %s, want %s", r.Outcome, want)
-				}
-			} else if r.Outcome != want {
-				t.Errorf("outcome %s, want %s", r.Outcome, want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%q in %s: findings %v, want %v", c.line, c.path, got, want)
 			}
 		})
 	}
 }
 
+// TestPlaceholderPlanBrackets: .swarm/plan.md gets only the plugin's
+// template-bracket rules.
+func TestPlaceholderPlanBrackets(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want []string
+	}{
+		{"- [ ] 1.1: [task] [SMALL]", []string{"plan-bracket-task@1:12"}},
+		{"- [ ] 1.1: [TASK]", []string{"plan-bracket-task@1:12"}},
+		{"# [Project]", []string{"plan-bracket-project@1:3"}},
+		{"# [project]", nil},
+		{"Phase: 1 [date] [reason]", []string{"plan-bracket-date@1:10", "plan-bracket-reason@1:17"}},
+		{"[DATE] [Reason]", nil},
+		{"- [x] 1.2: [Description]", []string{"plan-bracket-description@1:12"}},
+		{"# TODO: the plan's own TODO is not a code placeholder", nil},
+	} {
+		_, got := placeholders(t, nil, added(".swarm/plan.md", c.line))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: findings %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+// TestPlaceholderFamilies lexes multi-line added text per language family.
+func TestPlaceholderFamilies(t *testing.T) {
+	cases := []struct {
+		name  string
+		path  string
+		lines []string
+		want  []string // rule@line:column
+	}{
+		{"C-like multi-line block comment", "a.ts", []string{"/*", " * TODO: explain", " */", "let x = 1; // fine"}, []string{"comment-todo@2:4"}},
+		{"JS template literal spanning lines", "a.ts", []string{"const s = `", "// TODO not a comment", "# nor this", "`; // FIXME"}, []string{"comment-fixme@4:7"}},
+		{"JSDoc block (@todo is a TODO, as in the plugin)", "a.js", []string{"/**", " * Does things.", " * @todo nothing", " * XXX: fragile", " */"}, []string{"comment-todo@3:5", "comment-other@4:4"}},
+		{"Go raw string over lines", "a.go", []string{"var usage = `", "# TODO: not a comment", "// HACK neither", "`", "// FIXME real"}, []string{"comment-fixme@5:4"}},
+		{"JSX text with an apostrophe", "a.tsx", []string{"<p>Don't stop</p> {/* TODO */}"}, []string{"comment-todo@1:23"}},
+		{"C++ digit separators", "a.cpp", []string{"int n = 1'000; // TODO"}, []string{"comment-todo@1:19"}},
+		{"Go rune and string escapes", "a.go", []string{`q := '"' // TODO`, `s := "\" // HACK"`}, []string{"comment-todo@1:13"}},
+		{"Rust nested block comment", "a.rs", []string{"/* outer /* inner */ still TODO */ let x = 1;", "// done"}, []string{"comment-todo@1:28"}},
+		{"Rust lifetimes are not chars", "a.rs", []string{"fn f<'a>(x: &'a str) -> &'a str { x } // TODO"}, []string{"comment-todo@1:42"}},
+		{"Rust raw string", "a.rs", []string{`let s = r#"// TODO "quoted""#; // FIXME`}, []string{"comment-fixme@1:35"}},
+		{"Rust char literal quote", "a.rs", []string{`let q = '"'; // TODO`}, []string{"comment-todo@1:17"}},
+		{"Python docstring over lines", "a.py", []string{"def f():", `    """Summary.`, "", "    TODO: finish this.", `    """`, "    return 1"}, []string{"comment-todo@4:5"}},
+		{"Python docstring with placeholder wording (corpus: run_baselines.py)", "run_baselines.py",
+			[]string{"def run():", `    """Run null-gate validation for B7 baseline.`, "", "    Uses a stub model for now.", `    """`}, []string{"text-placeholder@4:12"}},
+		{"Python string assigned is no docstring", "a.py", []string{`x = """TODO"""`, `y = "# TODO"`}, nil},
+		{"Python hash in a string", "a.py", []string{`s = "a # TODO"  # FIXME`}, []string{"comment-fixme@1:19"}},
+		{"shell", "run.sh", []string{`echo "# TODO"`, "echo $# items", "ls -la # HACK"}, []string{"comment-other@3:10"}},
+		{"shell apostrophe in a word", "run.sh", []string{"cat <<EOF", "Don't forget # TODO", "EOF"}, []string{"comment-todo@2:16"}},
+		{"YAML", "ci.yml", []string{`key: "a # TODO"`, "url: https://x.test/#TODO", "name: app # TBD"}, []string{"comment-other@3:13"}},
+		{"SQL", "q.sql", []string{"SELECT '-- TODO' FROM t; -- FIXME", "/* multi", "   XXX */ SELECT 1;"}, []string{"comment-fixme@1:29", "comment-other@3:4"}},
+		{"SQL backslash in a string", "q.sql", []string{`SELECT 'C:\'; -- TODO`}, []string{"comment-todo@1:18"}},
+		{"HTML multi-line comment", "a.html", []string{"<!--", "TODO: nav", "-->", "<p>TODO in text</p>"}, []string{"comment-todo@2:1"}},
+		{"Markdown fence lexed by its language", "README.md", []string{"```go", "x := 1 // TODO", `s := "# FIXME"`, "```", "text // TODO is prose"}, []string{"comment-todo@2:11"}},
+		{"Markdown bash fence comment", "README.md", []string{"~~~bash", "# TODO: install", "~~~"}, []string{"comment-todo@2:3"}},
+		{"Markdown multi-line html comment", "README.md", []string{"<!--", "FIXME: rewrite", "-->", "# Usage"}, []string{"comment-fixme@2:1"}},
+		{"Markdown inline code span is no fence", "README.md", []string{"```x``` TODO"}, nil},
+		{"unknown text: same-line block comment only", "notes.txt", []string{"src/* TODO", "a /* HACK */ b"}, []string{"comment-other@2:6"}},
+		{"Dockerfile by name", "Dockerfile", []string{"RUN make # TODO pin"}, []string{"comment-todo@1:12"}},
+		{"HCL", "main.tf", []string{`name = "x" # TODO`, "// FIXME"}, []string{"comment-todo@1:14", "comment-fixme@2:4"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := placeholders(t, nil, added(c.path, c.lines...))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("findings %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestPlaceholderRuns: each run of consecutive added lines is lexed from
+// the code state.
+func TestPlaceholderRuns(t *testing.T) {
+	f := changedFile("a.go", map[int]string{
+		3:  "/* a comment the pull request opens",
+		4:  "   and never closes in this run",
+		10: "x := TODO() // the run starts in code again",
+		20: " * TODO: added to a doc comment opened above",
+		21: " */",
+		22: "y := 1",
+	})
+	sql := changedFile("q.sql", map[int]string{5: "  *", 6: "FROM t; -- TODO"})
+	_, got := placeholders(t, nil, f, sql)
+	want := []string{"comment-todo@20:4", "comment-todo@6:12"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+func TestFamilyOf(t *testing.T) {
+	for p, want := range map[string]*family{
+		"a.go": famGo, "src/lib.RS": famRust, "x.tsx": famC, "data.json": famC, "a.pyi": famPython, "Makefile": famConfig,
+		"build/Dockerfile.prod": famConfig, "ci.yaml": famConfig, "run.bash": famShell, "q.sql": famSQL, "page.vue": famHTML,
+		"README.md": famMD, "notes.txt": famText, "LICENSE": famText, "main.tf": famHCL, "Gemfile": famHash,
+	} {
+		if got := familyOf(p); got != want {
+			t.Errorf("familyOf(%q) = %s, want %s", p, got.name, want.name)
+		}
+	}
+}
+
+// TestPlaceholderReturnUndefinedExemption: the plugin exempts a
+// return undefined; right under a JSDoc with @returns, or after a return of
+// a (one-character, see isValidationPattern) string in the same function.
+func TestPlaceholderReturnUndefinedExemption(t *testing.T) {
+	_, got := placeholders(t, nil,
+		added("a.ts", "/**", " * @returns undefined when valid", " */", "return undefined;"),
+		added("b.ts", "function check(x) {", "  if (!x) return 'a';", "  return undefined;", "}"),
+		added("c.ts", "function check(x) {", "  if (!x) return 'bad input';", "  return undefined;", "}"),
+	)
+	want := []string{"code-stub-return@3:3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestPlaceholderAbstractMethod: raise NotImplementedError is the body of
+// an abstract method, not a stub.
+func TestPlaceholderAbstractMethod(t *testing.T) {
+	_, got := placeholders(t, nil, added("a.py",
+		"class Base(ABC):",
+		"    @abstractmethod",
+		"    def run(self):",
+		"        raise NotImplementedError",
+		"",
+		"    def stop(self):",
+		`        """Stop."""`,
+		"        raise NotImplementedError",
+	))
+	want := []string{"code-stub-body@8:9"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestPlaceholdersOnlyAddedLinesAndSkips covers what is and is not scanned.
 func TestPlaceholdersOnlyAddedLinesAndSkips(t *testing.T) {
-	mod := changeset.File{Status: changeset.Modified, OldPath: "app/handler.go", NewPath: "app/handler.go",
-		Added: []changeset.AddedLine{{Line: 13, Text: "\t// TODO: wire the retry policy"}}}
+	big := added("gen/big.go", strings.Repeat("// generated line without markers\n", 64000), "// TODO in a 2 MiB file")
+	big.Size = 2 << 20
+	bigUnknown := added("gen/big2.go", strings.Repeat("x", 2<<20), "// TODO")
 	files := []changeset.File{
-		mod,
+		changedFile("app/handler.go", map[int]string{13: "\t// TODO: wire the retry policy"}),
 		added("src/app.test.ts", "// TODO in a test file"),
 		added("src/__tests__/x.ts", "// TODO in a test folder"),
 		added("templates/tests/gen.ts", "// TODO scaffold is still scanned"),
-		added(".swarm/plan.md", "# TODO swarm files are not code"),
+		added("tests/gen-fixture.ts", "// TODO scaffold name is still scanned"),
+		added(".swarm/evidence/1.1.json", `{"note": "TODO"}`, "# TODO swarm files are not code"),
 		added(`.swarm/..\evil.py`, "x = 1  # TODO not exempt: not a clean .swarm path"),
-		{Status: changeset.Added, NewPath: "logo.png", Binary: true},
-		{Status: changeset.Deleted, OldPath: "old.go"},
-		added("nul.bin", "// TODO\x00"),
+		{Status: changeset.Added, NewPath: "logo.png", Binary: true, Size: 100},
+		{Status: changeset.Deleted, OldPath: "old.go", Size: -1},
+		added("nul.txt", "// TODO\x00"),
+		big, bigUnknown,
+		added("src/empty.go"),
 	}
-	r := eval(Placeholders{}, &Input{Head: empty(), Changes: &changeset.ChangeSet{Files: files}})
+	r, got := placeholders(t, nil, files...)
+	var paths []string
+	for _, f := range r.Findings {
+		paths = append(paths, fmt.Sprintf("%s:%d", f.Path, f.Line))
+	}
+	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1", "tests/gen-fixture.ts:1", `.swarm/..\evil.py:1`}
+	if !slices.Equal(paths, want) {
+		t.Errorf("findings %v (%v), want %v", paths, got, want)
+	}
+	for _, s := range []string{"2 test files", "2 files over 1 MiB (`gen/big.go`, `gen/big2.go`)", "2 binary files", "1 file under `.swarm/`", "a moved line counts as added"} {
+		if !strings.Contains(r.Summary, s) {
+			t.Errorf("summary lacks %q:\n%s", s, r.Summary)
+		}
+	}
+}
+
+// TestPlaceholdersPreexistingTODO: a TODO on an unchanged line never fails;
+// a moved line is an added line.
+func TestPlaceholdersPreexistingTODO(t *testing.T) {
+	r, got := placeholders(t, nil, changedFile("a.go", map[int]string{5: "x := 1"}))
+	if len(got) != 0 || !strings.Contains(r.Title, "no placeholders in 1 added line") {
+		t.Errorf("%s: %v", r.Title, got)
+	}
+	_, got = placeholders(t, nil, changedFile("b.go", map[int]string{40: "// TODO: moved here from line 2"}))
+	if !slices.Equal(got, []string{"comment-todo@40:4"}) {
+		t.Errorf("moved line: %v", got)
+	}
+}
+
+// TestPlaceholdersFromDiff runs the gate on change sets parsed from diff
+// text: the deleted "-- TODO" line shows as "--- TODO" and the added
+// "++i" as "+++i"; only the added line may count.
+func TestPlaceholdersFromDiff(t *testing.T) {
+	diff := "diff --git a/db/migrate.sql b/db/migrate.sql\nindex 2e778cc..1e968b5 100644\n--- a/db/migrate.sql\n+++ b/db/migrate.sql\n" +
+		"@@ -1,3 +1,3 @@\n SELECT 1;\n--- TODO: old note about indexes\n+SELECT 2;\n SELECT 3;\n" +
+		"diff --git a/src/loop.c b/src/loop.c\nindex 1e92d19..6d01acb 100644\n--- a/src/loop.c\n+++ b/src/loop.c\n" +
+		"@@ -1,3 +1,4 @@\n void walk(int n) {\n   int i = 0;\n+++i; /* XXX: bounds not checked */\n }\n" +
+		"diff --git a/win.go b/win.go\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/win.go\n" +
+		"@@ -0,0 +1,2 @@\n+package win\r\n+// FIXME: crlf\r\n" +
+		"diff --git a/last.py b/last.py\nnew file mode 100644\nindex 0000000..2222222\n--- /dev/null\n+++ b/last.py\n" +
+		"@@ -0,0 +1 @@\n+x = 1  # HACK no final newline\n\\ No newline at end of file\n"
+	cs, err := changeset.Parse(strings.NewReader(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := eval(Placeholders{}, &Input{Head: empty(), Changes: cs})
 	var got []string
 	for _, f := range r.Findings {
-		got = append(got, fmt.Sprintf("%s:%d", f.Path, f.Line))
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", f.Path, f.Line, f.Column, f.Rule))
 	}
-	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1", `.swarm/..\evil.py:1`}
+	want := []string{"last.py:1:10 " + RuleCommentOther, "src/loop.c:3:9 " + RuleCommentOther, "win.go:2:4 " + RuleCommentFixme}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestPlaceholdersPolicy covers the placeholders section of the policy.
+func TestPlaceholdersPolicy(t *testing.T) {
+	files := []changeset.File{
+		added("README.md", "# TODO list", "text"),
+		added("vendor/lib/x.go", "// TODO vendored"),
+		added("src/fixtures.snap", "// TODO snapshot"),
+		added("src/a.ts", "return null; // NOCHECK later", "// FIXME real"),
+		added("src/b.ts", "return false;"),
+	}
+	cfg := DefaultConfig()
+	_, got := placeholders(t, cfg, files...)
+	if len(got) != 6 {
+		t.Fatalf("defaults: %v", got)
+	}
+	cfg.Placeholders = PlaceholdersConfig{
+		Allow:                  []string{"vendor", "*.snap"},
+		Sentinels:              []string{"nocheck"},
+		IgnoreMarkdownHeadings: true,
+		Disable:                []string{RuleCodeStubReturn, RuleSuppressionNoReason},
+	}
+	r, got := placeholders(t, cfg, files...)
+	if want := []string{"comment-fixme@2:4"}; !slices.Equal(got, want) {
+		t.Errorf("policy: findings %v, want %v", got, want)
+	}
+	for _, s := range []string{"2 files allowed by the policy (`vendor/lib/x.go`, `src/fixtures.snap`)", "Rules turned off by the policy: `placeholder/code-stub-return`.", "`nocheck`"} {
+		if !strings.Contains(r.Summary, s) {
+			t.Errorf("summary lacks %q:\n%s", s, r.Summary)
+		}
+	}
+	// The suppression rule cannot be turned off.
+	_, got = placeholders(t, cfg, added("c.go", "// swarm-gate:allow placeholder"))
+	if !slices.Equal(got, []string{"suppression-without-reason@1:4"}) {
+		t.Errorf("suppression: %v", got)
+	}
+}
+
+func TestPlaceholderFindingMessage(t *testing.T) {
+	long := "\t\t// TODO: " + strings.Repeat("é", 120)
+	r, _ := placeholders(t, nil, added("a.go", long))
+	if len(r.Findings) != 1 {
+		t.Fatal(r.Findings)
+	}
+	msg := r.Findings[0].Message
+	want := "TODO comment on an added line: // TODO: " + strings.Repeat("é", 100-11)
+	if msg != want {
+		t.Errorf("message\n%q, want\n%q", msg, want)
 	}
 }
 
@@ -90,10 +430,17 @@ func TestIsTestPath(t *testing.T) {
 	for p, want := range map[string]bool{
 		"src/a.test.ts": true, "src/a.spec.js": true, "tests/x.py": true, "pkg/test/x.go": true, "__mocks__/m.js": true,
 		"specs/a.md": true, "contests/a.go": false, "src/attest/a.go": false, "src/app.go": false, "templates/tests/x.go": false,
-		"gen/tests/x.go": true, "tests/gen-x.go": false, "tests/a.gen.go": false,
+		"gen/tests/x.go": true, "tests/gen-x.go": false, "tests/a.gen.go": false, "tests/GEN-x.go": true, "my-generated/tests/x.go": false,
 	} {
 		if got := IsTestPath(p); got != want {
 			t.Errorf("IsTestPath(%q) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+func TestPlaceholderRulesList(t *testing.T) {
+	rules := PlaceholderRules()
+	if len(rules) != int(numPhRules) || rules[0] != RuleCommentTodo || rules[len(rules)-1] != RuleSuppressionNoReason {
+		t.Errorf("PlaceholderRules() = %v", rules)
 	}
 }

@@ -72,6 +72,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
 	only := fs.String("gates", "", "comma-separated check names to run (e.g. swarm/placeholders); default all")
+	fs.Func("sarif", "a SARIF 2.1.0 log another scanner wrote (gosec, semgrep, CodeQL...), for swarm/sast; repeatable", func(p string) error {
+		opts.SARIF = append(opts.SARIF, p)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}

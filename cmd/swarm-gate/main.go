@@ -1,6 +1,7 @@
 // Command swarm-gate re-checks opencode-swarm's gates for a pull request:
-// plan freeze, scope, placeholders and evidence, from the git history of a
-// local repository. Run `swarm-gate help` for the commands.
+// plan freeze, scope, placeholders, evidence, drift and the plan's shape,
+// from the git history of a local repository, and whether a phase can close
+// (phase-wrap). Run `swarm-gate help` for the commands.
 package main
 
 import (
@@ -21,6 +22,8 @@ const usage = `swarm-gate re-checks opencode-swarm's gates where it counts: in C
 Usage:
   swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown]
   swarm-gate demo [--format text|json|markdown] [--keep]
+  swarm-gate phase-wrap [--phase N] [--dir DIR] [--format text|json]      (can phase N close? a folder on disk)
+  swarm-gate phase-wrap --base REF [--head REF] [--repo DIR] [--phase N]  (the same, from git)
   swarm-gate plan hash [FILE]          (default .swarm/plan.json)
   swarm-gate ledger verify [DIR]       (DIR holds .swarm/, default .)
   swarm-gate version
@@ -49,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCheck(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
+	case "phase-wrap":
+		return runPhaseWrap(ctx, args[1:], stdout, stderr)
 	case "plan":
 		if len(args) > 1 && args[1] == "hash" {
 			return runPlanHash(args[2:], stdout, stderr)

@@ -26,7 +26,7 @@ func TestDemoCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exited %d: %s", code, stderr)
 	}
-	for _, want := range []string{"PASS       swarm/plan-freeze", "FAIL       swarm/scope", "main.go", "internal/export/csv.go:12:6", ".swarm/plan.json:25", "result: failed (exit code 1)", "would exit with code 1"} {
+	for _, want := range []string{"PASS       swarm/plan-freeze", "FAIL       swarm/scope", "main.go", "internal/export/csv.go:12:6", ".swarm/plan.json:28", "result: failed (exit code 1)", "would exit with code 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
@@ -64,7 +64,7 @@ func TestCheckCommandFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if rep.Version != 1 || rep.Outcome != "failed" || len(rep.Base) != 40 || len(rep.Head) != 40 || rep.MergeBase != rep.Base || rep.Phase != 1 || len(rep.Gates) != len(gates.Registry()) {
+	if rep.Version != 1 || rep.Outcome != "failed" || len(rep.Base) != 40 || len(rep.Head) != 40 || rep.MergeBase != rep.Base || rep.Phase != 1 || len(rep.Gates) != len(gates.Default()) {
 		t.Errorf("report header: %+v", rep)
 	}
 	code, out, _ = runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--format", "markdown")

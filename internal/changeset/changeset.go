@@ -44,6 +44,12 @@ type File struct {
 	Binary bool `json:"binary,omitempty"`
 	// Similarity is git's similarity index (0..100) for renames and copies.
 	Similarity int `json:"similarity,omitempty"`
+	// Size is the size in bytes of the head side's blob (for a symlink, of
+	// its target text), read from the object header; -1 when the file has
+	// no head blob (deleted, a submodule) or the source does not know it (a
+	// parsed diff does not say; Parse sets -1). A File built by hand should
+	// set -1 unless it knows the size.
+	Size int64 `json:"size,omitempty"`
 	// Added holds the added lines in ascending Line order. For a copy built
 	// by internal/source, every line of the new file is added; for a rename,
 	// only the lines that differ from the old file are.

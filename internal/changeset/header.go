@@ -190,7 +190,7 @@ func isHex(s string) bool {
 // an entry go-diff returned as trailing content; its "---"/"+++" names are
 // used when the `diff --git` line does not give the paths (or is absent).
 func (h *entryHeader) file(fd *diff.FileDiff) (File, error) {
-	f := File{Binary: h.binary}
+	f := File{Binary: h.binary, Size: -1} // a diff does not give the size
 	var fdOld, fdNew string
 	if fd != nil && len(fd.Hunks) > 0 {
 		var err error

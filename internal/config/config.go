@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -97,6 +98,18 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 				p.fail(n, "version: %s is not supported; this swarm-gate reads version 1", v)
 			}
 		},
+		"qa_gates": func(n *yaml.Node) {
+			p.qaGates(n, &c.QAGates)
+		},
+		"drift": func(n *yaml.Node) {
+			p.drift(n, &c.Drift)
+		},
+		"plan_lint": func(n *yaml.Node) {
+			p.planLint(n, &c.PlanLint)
+		},
+		"phase_wrap": func(n *yaml.Node) {
+			p.phaseWrap(n, &c.PhaseWrap)
+		},
 		"plan_freeze": func(n *yaml.Node) {
 			p.mapping(n, "plan_freeze", map[string]func(*yaml.Node){
 				"approval": func(n *yaml.Node) {
@@ -117,6 +130,28 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 				"agent_overrides": func(n *yaml.Node) {
 					if v, ok := p.enum(n, "plan_freeze.agent_overrides", "warn", "fail"); ok {
 						c.PlanFreeze.FailAgentOverrides = v == "fail"
+					}
+				},
+			})
+		},
+		"placeholders": func(n *yaml.Node) {
+			p.placeholders(n, &c.Placeholders)
+		},
+		"sast": func(n *yaml.Node) {
+			p.mapping(n, "sast", map[string]func(*yaml.Node){
+				"severity_threshold": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "sast.severity_threshold", "low", "medium", "high", "critical"); ok {
+						c.SAST.Threshold = sast.Severity(v)
+					}
+				},
+				"baseline": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "sast.baseline", "auto", "file", "merge-base"); ok {
+						c.SAST.Baseline = gates.SASTBaselineMode(v)
+					}
+				},
+				"accept_triage": func(n *yaml.Node) {
+					if v, ok := p.scalar(n, "sast.accept_triage", "!!bool"); ok {
+						c.SAST.AcceptTriage = v == "true"
 					}
 				},
 			})

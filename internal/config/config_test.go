@@ -49,7 +49,7 @@ func TestParseErrors(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: plan_freeze, scope, version); did you mean "plan_freeze"?`},
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: drift, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
 		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
 		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
 		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
@@ -199,4 +199,56 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("approval %q", c.PlanFreeze.Approval)
 		}
 	})
+}
+
+func TestParsePlaceholders(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want gates.PlaceholdersConfig
+	}{
+		{"defaults", "", gates.PlaceholdersConfig{}},
+		{"all keys", "placeholders:\n  allow: [vendor/**, \"*.snap\"]\n  sentinels: [NOCHECK, \"TODO(owner)\"]\n  markdown_headings: ignore\n  disable: [placeholder/code-stub-return]\n",
+			gates.PlaceholdersConfig{Allow: []string{"vendor/**", "*.snap"}, Sentinels: []string{"NOCHECK", "TODO(owner)"}, IgnoreMarkdownHeadings: true, Disable: []string{gates.RuleCodeStubReturn}}},
+		{"explicit default", "placeholders:\n  markdown_headings: flag\n", gates.PlaceholdersConfig{}},
+		{"empty lists", "placeholders:\n  allow: []\n  sentinels: []\n  disable: []\n", gates.PlaceholdersConfig{Allow: []string{}, Sentinels: []string{}, Disable: []string{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(Path, []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.Placeholders, tt.want) {
+				t.Errorf("got %+v, want %+v", c.Placeholders, tt.want)
+			}
+		})
+	}
+	bad := []struct {
+		name, yaml string
+		line       int
+		msg        string
+	}{
+		{"allow not a list", "placeholders:\n  allow: vendor/**\n", 2, "placeholders.allow must be a list of glob patterns"},
+		{"invalid allow glob", "placeholders:\n  allow:\n    - \"a/[\"\n", 3, `placeholders.allow[0]: "a/[" is not a valid glob pattern`},
+		{"absolute allow glob", "placeholders:\n  allow: [/etc/**]\n", 2, "must be relative"},
+		{"sentinels not a list", "placeholders:\n  sentinels: NOCHECK\n", 2, "placeholders.sentinels must be a list of strings"},
+		{"blank sentinel", "placeholders:\n  sentinels:\n    - ok\n    - \"  \"\n", 4, "placeholders.sentinels[1] is blank"},
+		{"sentinel too long", "placeholders:\n  sentinels: [" + strings.Repeat("x", 101) + "]\n", 2, "could never match"},
+		{"sentinel not a string", "placeholders:\n  sentinels: [12]\n", 2, "placeholders.sentinels[0] must be a string"},
+		{"bad headings value", "placeholders:\n  markdown_headings: skip\n", 2, `placeholders.markdown_headings: "skip" is not one of flag, ignore`},
+		{"unknown rule", "placeholders:\n  disable: [placeholder/comment-todos]\n", 2, `"placeholder/comment-todos" is not a placeholder rule (known: placeholder/comment-todo,`},
+		{"suppression rule", "placeholders:\n  disable:\n    - placeholder/suppression-without-reason\n", 3, "cannot be turned off"},
+		{"unknown key", "placeholders:\n  allows: [a]\n", 2, `unknown key "allows" in placeholders (known keys: allow, disable, markdown_headings, sentinels); did you mean "allow"?`},
+		{"section is a list", "placeholders: [a]\n", 1, "placeholders must be a mapping"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(Path, []byte(tt.yaml))
+			var ae *swarm.ArtifactError
+			if !errors.As(err, &ae) || ae.Line != tt.line || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %v, want line %d and %q", err, tt.line, tt.msg)
+			}
+		})
+	}
 }

@@ -36,8 +36,12 @@ type Options struct {
 	Phase int
 	// DiffEngine is "auto" (default), "git" or "go-git"; see source.Git.
 	DiffEngine string
-	// Gates to run; nil means gates.Registry().
+	// Gates to run; nil means gates.Default() (the registry without the
+	// on-demand gates).
 	Gates []gates.Gate
+	// SARIF are paths of SARIF 2.1.0 logs other scanners wrote, for
+	// swarm/sast (read from the file system, not from git).
+	SARIF []string
 	// Logger receives progress at debug level; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -131,10 +135,17 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg}
+	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
+		HeadTime: commitTime(opts.RepoDir, head, log)}
 	gs := opts.Gates
 	if gs == nil {
-		gs = gates.Registry()
+		gs = gates.Default()
+	}
+	for _, g := range gs {
+		if g.Name() == (gates.SAST{}).Name() {
+			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF)
+			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
+		}
 	}
 	r := report.New(gates.Run(ctx, in, gs))
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()

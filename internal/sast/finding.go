@@ -58,6 +58,10 @@ type Finding struct {
 	// ReflowKey is "relFile|rule_id|h16(line)" ("" when unstable).
 	Fingerprint string
 	ReflowKey   string
+	// SuppressedInSource is true for a SARIF result with an accepted
+	// in-source suppression (e.g. gosec's #nosec comment): kept, because a
+	// pull request may have written the suppression itself.
+	SuppressedInSource bool
 	// Stable is true when Fingerprint is a stable (content-hashed)
 	// fingerprint. Fingerprints sets it; a finding never fingerprinted, or
 	// whose file was unreadable or outside the workspace, is unstable and

@@ -46,9 +46,12 @@ const MaxSARIFSize = 64 << 20
 //
 // Results that are not current problems are left out: kind pass,
 // notApplicable or informational; baselineState absent; and any result with
-// a suppression whose status is accepted or missing (SARIF reads a
-// suppression without a status as accepted). Suppressions under review or
-// rejected do not hide a result.
+// an external suppression whose status is accepted or missing (SARIF reads
+// a suppression without a status as accepted). Suppressions under review or
+// rejected do not hide a result. An in-source suppression (kind inSource,
+// such as gosec's `// #nosec` comment) does not hide it either: it is text
+// in the code a pull request may have written itself (DESIGN.md section 3);
+// the finding is kept with SuppressedInSource set, for the gate to judge.
 //
 // The artifact URI becomes a repository-relative path: "file:" and a leading
 // "./" are stripped, percent-escapes decoded (a URI whose escapes do not
@@ -290,14 +293,15 @@ func (r *sarifReader) result(rc *sarifRun, where string, res *jsjson.Value) (Fin
 	if res.Kind != jsjson.Object {
 		return Finding{}, false, r.errAt(res, "%s: want an object, not %s", where, sarifDescribe(res))
 	}
-	if skip, err := r.notCurrent(where, res); skip || err != nil {
+	skip, inSource, err := r.notCurrent(where, res)
+	if skip || err != nil {
 		return Finding{}, false, err
 	}
 	desc, ruleID, err := r.rule(rc, where, res)
 	if err != nil {
 		return Finding{}, false, err
 	}
-	f := Finding{RuleID: ruleID, Engine: rc.engine}
+	f := Finding{RuleID: ruleID, Engine: rc.engine, SuppressedInSource: inSource}
 	if f.Severity, err = r.severity(where, res, desc); err != nil {
 		return Finding{}, false, err
 	}
@@ -315,38 +319,47 @@ func (r *sarifReader) result(rc *sarifRun, where string, res *jsjson.Value) (Fin
 
 // notCurrent reports whether a result is not a current problem: its kind
 // says it passed or is informational, its baselineState is absent, or an
-// accepted suppression hides it.
-func (r *sarifReader) notCurrent(where string, res *jsjson.Value) (bool, error) {
+// accepted external suppression hides it. inSource reports an accepted
+// in-source suppression, which does not hide it.
+func (r *sarifReader) notCurrent(where string, res *jsjson.Value) (skip, inSource bool, err error) {
 	kind, err := r.str(res, "kind", where+".kind")
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	switch kind {
 	case "pass", "notApplicable", "informational":
-		return true, nil
+		return true, false, nil
 	}
 	state, err := r.str(res, "baselineState", where+".baselineState")
 	if err != nil || state == "absent" {
-		return state == "absent", err
+		return state == "absent", false, err
 	}
 	sups, err := r.array(res, "suppressions", where+".suppressions")
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	for i, s := range sups {
 		w := fmt.Sprintf("%s.suppressions[%d]", where, i)
 		if s.Kind != jsjson.Object {
-			return false, r.errAt(s, "%s: want an object, not %s", w, sarifDescribe(s))
+			return false, false, r.errAt(s, "%s: want an object, not %s", w, sarifDescribe(s))
 		}
 		status, err := r.str(s, "status", w+".status")
 		if err != nil {
-			return false, err
+			return false, false, err
+		}
+		sk, err := r.str(s, "kind", w+".kind")
+		if err != nil {
+			return false, false, err
 		}
 		if status == "" || status == "accepted" {
-			return true, nil
+			if sk == "inSource" {
+				inSource = true
+				continue
+			}
+			return true, false, nil
 		}
 	}
-	return false, nil
+	return false, inSource, nil
 }
 
 // rule finds the result's rule descriptor (nil when the log has none) and

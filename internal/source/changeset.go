@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
@@ -51,6 +52,10 @@ const (
 //
 // A copied file's lines all count as added (see expandCopies), whichever
 // engine found the copy.
+//
+// Each file's Size is its head blob's size, read from the object header
+// (the git engine looks the blob up in the head tree; nothing is read
+// twice): -1 for deleted files and submodules.
 //
 // Errors name the commits and the engine; ctx cancels the work.
 func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset.ChangeSet, error) {
@@ -166,6 +171,30 @@ func fillModes(cs *changeset.ChangeSet, fromTree, toTree *object.Tree) error {
 				return err
 			}
 			f.NewMode = m
+		}
+	}
+	return nil
+}
+
+// fillSizes sets each file's Size (changeset.Parse leaves -1) from the head
+// tree's entry and the blob's object header, without reading contents.
+// Files without a head blob (deleted, submodules) keep -1.
+func fillSizes(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
+	for i := range cs.Files {
+		f := &cs.Files[i]
+		f.Size = -1
+		if f.NewPath == "" {
+			continue
+		}
+		e, err := toTree.FindEntry(f.NewPath)
+		if err != nil {
+			return fmt.Errorf("looking up %q in tree %s: %w", f.NewPath, short(toTree.Hash), err)
+		}
+		if !e.Mode.IsFile() {
+			continue
+		}
+		if f.Size, err = blobSize(objects, e.Hash); err != nil {
+			return fmt.Errorf("reading the size of %q (blob %s): %w", f.NewPath, short(e.Hash), err)
 		}
 	}
 	return nil

@@ -135,6 +135,9 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := fillModes(cs, fromTree, toTree); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
+	if err := fillSizes(cs, toTree, g.repo.Storer); err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+	}
 	return cs, nil
 }
 

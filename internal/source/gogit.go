@@ -251,6 +251,14 @@ func (p pair) file(b *blobs) (changeset.File, error) {
 		OldMode:    uint32(p.from.mode),
 		NewMode:    uint32(p.to.mode),
 		Similarity: p.similarity,
+		Size:       -1,
+	}
+	if p.to.exists() && p.to.mode.IsFile() {
+		size, err := blobSize(b.g.repo.Storer, p.to.hash)
+		if err != nil {
+			return f, fmt.Errorf("reading the size of %q (blob %s): %w", p.to.name, short(p.to.hash), err)
+		}
+		f.Size = size
 	}
 	if p.from.exists() && p.to.exists() && p.from.hash == p.to.hash {
 		return f, nil // same content: no lines, not reported binary

@@ -142,15 +142,17 @@ func (s *snapshot) info(op string, n node) (*fileInfo, error) {
 	return fi, nil
 }
 
+func (s *snapshot) blobSize(h plumbing.Hash) (int64, error) { return blobSize(s.objects, h) }
+
 // blobSize returns a blob's size from its object header where the storage
 // can do that (go-git's filesystem and memory storages can).
-func (s *snapshot) blobSize(h plumbing.Hash) (int64, error) {
-	if sized, ok := s.objects.(interface {
+func blobSize(objects storer.EncodedObjectStorer, h plumbing.Hash) (int64, error) {
+	if sized, ok := objects.(interface {
 		EncodedObjectSize(plumbing.Hash) (int64, error)
 	}); ok {
 		return sized.EncodedObjectSize(h)
 	}
-	obj, err := s.objects.EncodedObject(plumbing.BlobObject, h)
+	obj, err := objects.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return 0, err
 	}

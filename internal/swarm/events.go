@@ -46,3 +46,35 @@ func (l *EventLog) OfType(t string) []Event {
 	}
 	return out
 }
+
+// PhaseCompletion is a phase_complete event the plugin's phase_complete tool
+// appends to events.jsonl (src/tools/phase-complete.ts): {event:
+// "phase_complete", phase, timestamp, agents_dispatched[], agents_missing[],
+// status: success|incomplete|warned|disabled, summary}.
+type PhaseCompletion struct {
+	Line             int
+	Phase            int
+	Status           string
+	Timestamp        string
+	AgentsDispatched []string
+	AgentsMissing    []string
+}
+
+// PhaseCompletions returns the phase_complete events of the given phase, in
+// file order. Events whose phase is not a whole number are skipped.
+func (l *EventLog) PhaseCompletions(phase int) []PhaseCompletion {
+	var out []PhaseCompletion
+	for _, e := range l.OfType("phase_complete") {
+		n, ok := e.Value.Get("phase").AsInt()
+		if !ok || n != phase {
+			continue
+		}
+		pc := PhaseCompletion{Line: e.Line, Phase: n}
+		pc.Status, _ = e.Value.Get("status").AsString()
+		pc.Timestamp, _ = e.Value.Get("timestamp").AsString()
+		pc.AgentsDispatched = stringList(e.Value.Get("agents_dispatched"))
+		pc.AgentsMissing = stringList(e.Value.Get("agents_missing"))
+		out = append(out, pc)
+	}
+	return out
+}

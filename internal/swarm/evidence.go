@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
@@ -17,9 +18,13 @@ const maxEvidenceFiles = 20000
 // taskIDPattern is the task id form the plugin's tools enforce.
 var taskIDPattern = regexp.MustCompile(`^\d+(\.\d+)+$`)
 
-// Evidence is what .swarm/evidence/ holds. For now the per-task gate files
-// ({taskId}.json, the plugin's src/gate-evidence.ts) are parsed; every other
-// file is listed by path.
+// Evidence is what .swarm/evidence/ holds. The per-task gate files
+// ({taskId}.json, the plugin's src/gate-evidence.ts) and the evidence
+// bundles the gates read (see isBundlePath: {taskId}/evidence.json,
+// retro-N/evidence.json, the phase gate files {phase}/drift-verifier.json,
+// completion-verify.json, hallucination-guard.json, mutation-gate.json,
+// phase-council.json, and final-council.json) are parsed; every other file
+// is listed by path.
 type Evidence struct {
 	// DirErr is set when the evidence folder exists but cannot be listed.
 	DirErr error
@@ -28,6 +33,8 @@ type Evidence struct {
 	Files []string
 	// TaskGates maps a task id to its parsed .swarm/evidence/{taskId}.json.
 	TaskGates map[string]*TaskGates
+	// Bundles maps the path of each parsed evidence bundle to it.
+	Bundles map[string]*EvidenceBundle
 	// Broken maps the path of an evidence file that could not be read or
 	// parsed to why.
 	Broken map[string]error
@@ -45,13 +52,19 @@ type TaskGates struct {
 	Legacy        bool
 }
 
-// GateRecord is one entry of a gate evidence file's gates object.
+// GateRecord is one entry of a gate evidence file's gates object (or the
+// one record of a legacy flat file, or a top-level gate object of a bundle).
 type GateRecord struct {
 	Name      string
 	Agent     string
 	SessionID string
 	Timestamp string
-	Value     *jsjson.Value
+	// Verdict is the record's "verdict" string, else its "result" string
+	// (test_engineer records carry "result": "PASS"), else "". The plugin
+	// writes records without a verdict: their presence is the pass.
+	Verdict string
+	Line    int // line of the record in its file
+	Value   *jsjson.Value
 }
 
 // Has reports whether gate has a record.
@@ -74,8 +87,34 @@ func (e *Evidence) TaskGateFile(taskID string) (*TaskGates, error) {
 	return e.TaskGates[taskID], nil
 }
 
+// Bundle returns a parsed evidence bundle by path: the bundle, or the error
+// that kept it from being read, or (nil, nil) when there is none.
+func (e *Evidence) Bundle(path string) (*EvidenceBundle, error) {
+	if err, ok := e.Broken[path]; ok {
+		return nil, err
+	}
+	return e.Bundles[path], nil
+}
+
+// RetroNumbers returns N for every retro-N/evidence.json present (parsed or
+// broken), in ascending order.
+func (e *Evidence) RetroNumbers() []int {
+	var out []int
+	for _, p := range e.Files {
+		rel, _ := strings.CutPrefix(p, EvidenceDir+"/")
+		dir, file, _ := strings.Cut(rel, "/")
+		if m := retroDirName.FindStringSubmatch(dir); m != nil && file == "evidence.json" {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
 func loadEvidence(fsys fs.FS) *Evidence {
-	e := &Evidence{TaskGates: map[string]*TaskGates{}, Broken: map[string]error{}}
+	e := &Evidence{TaskGates: map[string]*TaskGates{}, Bundles: map[string]*EvidenceBundle{}, Broken: map[string]error{}}
 	err := fs.WalkDir(fsys, EvidenceDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == EvidenceDir {
@@ -98,6 +137,17 @@ func loadEvidence(fsys fs.FS) *Evidence {
 	}
 	sort.Strings(e.Files)
 	for _, p := range e.Files {
+		if isBundlePath(p) {
+			data, err := readArtifact(fsys, p)
+			if err == nil {
+				e.Bundles[p], err = ParseEvidenceBundle(p, data)
+			}
+			if err != nil {
+				delete(e.Bundles, p)
+				e.Broken[p] = err
+			}
+			continue
+		}
 		name := strings.TrimPrefix(p, EvidenceDir+"/")
 		id, ok := strings.CutSuffix(name, ".json")
 		if !ok || strings.Contains(id, "/") || !taskIDPattern.MatchString(id) {
@@ -130,10 +180,11 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 		}
 		return nil, &ArtifactError{Path: name, Err: err}
 	}
+	lines := jsjson.NewLineIndex(data)
 	fail := func(v *jsjson.Value, format string, args ...any) error {
 		line := 0
 		if v != nil {
-			line = jsjson.Line(data, v.Offset)
+			line = lines.Line(v.Offset)
 		}
 		return &ArtifactError{Path: name, Line: line, Err: fmt.Errorf(format, args...)}
 	}
@@ -175,10 +226,11 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 				if m.Value.Kind != jsjson.Object {
 					return nil, fail(m.Value, "gate %q must be an object, found %s", m.Key, m.Value.Kind)
 				}
-				g := GateRecord{Name: m.Key, Value: m.Value}
+				g := GateRecord{Name: m.Key, Line: lines.Line(m.Value.Offset), Value: m.Value}
 				g.Agent, _ = m.Value.Get("agent").AsString()
 				g.SessionID, _ = m.Value.Get("sessionId").AsString()
 				g.Timestamp, _ = m.Value.Get("timestamp").AsString()
+				g.Verdict = recordVerdict(m.Value)
 				tg.Gates = append(tg.Gates, g)
 			}
 		}
@@ -189,8 +241,10 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 		if !ok {
 			return nil, fail(v.Get("type"), `"type" must be a string`)
 		}
-		agent, _ := v.Get("agent").AsString()
-		tg.Gates = []GateRecord{{Name: t, Agent: agent, Value: v}}
+		g := GateRecord{Name: t, Line: lines.Line(v.Offset), Verdict: recordVerdict(v), Value: v}
+		g.Agent, _ = v.Get("agent").AsString()
+		g.Timestamp, _ = v.Get("timestamp").AsString()
+		tg.Gates = []GateRecord{g}
 	default:
 		return nil, fail(v, "neither gate evidence {taskId, required_gates, gates} nor legacy evidence {task_id, type}")
 	}
@@ -198,4 +252,14 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 		return nil, fail(v, "task id %q does not match the file name %s.json", tg.TaskID, base)
 	}
 	return tg, nil
+}
+
+// recordVerdict is a gate record's "verdict" string, else its "result"
+// string, else "".
+func recordVerdict(v *jsjson.Value) string {
+	if s, ok := v.Get("verdict").AsString(); ok {
+		return s
+	}
+	s, _ := v.Get("result").AsString()
+	return s
 }

@@ -98,6 +98,8 @@ type Artifacts struct {
 	Spec    []byte
 	HasSpec bool
 	SpecErr error
+	// SpecDoc is Spec's requirement definitions (nil without a spec).
+	SpecDoc *Spec
 }
 
 // Load reads the .swarm/ artifacts of one tree. It never fails as a whole:
@@ -156,6 +158,7 @@ func Load(fsys fs.FS) *Artifacts {
 		a.SpecErr = nilIfNotExist(err)
 	} else {
 		a.Spec, a.HasSpec = data, true
+		a.SpecDoc = ParseSpec(SpecPath, data)
 	}
 	return a
 }

@@ -1,0 +1,152 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestDriftCorpus(t *testing.T) {
+	cases := []struct {
+		repo    string
+		phase   int
+		want    Outcome
+		rule    string
+		mention string
+	}{
+		// The summary says "A verifier NEEDS_REVISION note was caused by ..."
+		// under verdict approved: the plugin's rule rejects it, and the
+		// finding says that the summary was the reason.
+		{"DediGadot__IMU-Parkinson", 1, Failed, RuleDriftSummaryNeedsRevision, "summary contains NEEDS_REVISION, which the plugin's drift gate reads as a rejection"},
+		// fm-value-scout: approved, but its spec's FR headings ("### FR-001:
+		// CSV File Selection") are named by no task.
+		{"JG1995__fm-value-scout", 1, Failed, RuleDriftUntracedRequirement, "FR-001 (MUST) maps to no task"},
+		// landingpage: tasks carry fr_refs; FR-011 (SHALL) is in none.
+		{"VerduzcoTristan__landingpage", 1, Failed, RuleDriftUntracedRequirement, "FR-011 (SHALL)"},
+		// bomberz closed phase 1 without drift evidence although spec.md
+		// exists.
+		{"phlawlessDevelopment__bomberz", 1, Failed, RuleDriftMissing, "DRIFT_VERIFICATION_MISSING"},
+		// msocr: no spec, no drift evidence: the plugin only warns.
+		{"Areopaguaworkshop__msocr", 1, NotApplicable, "", "only warns"},
+		// Frontend_1er_modulo numbers its requirements FR-1, FR-1.1: no FR-###
+		// ids to trace, and the phase is still open.
+		{"jonathanlopezc83717-commits__Frontend_1er_modulo", 1, NotApplicable, "", "defines no FR-### or SC-### ids"},
+	}
+	for _, c := range cases {
+		t.Run(c.repo, func(t *testing.T) {
+			r := eval(Drift{}, &Input{Phase: c.phase, Head: corpus(t, c.repo)})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.rule != "" && !hasRule(r, c.rule) {
+				t.Errorf("rules %v, want %s", rules(r), c.rule)
+			}
+			if all := r.Title + r.Summary + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// driftPlan has phase 1 with tasks that trace FR-001 (fr_refs) and FR-002
+// (named in the acceptance), and one task that names nothing.
+const driftPlan = `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"A","tasks":[
+ {"id":"1.1","phase":1,"status":"completed","description":"Write the CSV writer","fr_refs":["FR-001"]},
+ {"id":"1.2","phase":1,"status":"completed","description":"Export command","acceptance":"covers fr-002"},
+ {"id":"1.3","phase":1,"status":"STATUS","description":"Polish"}]}]}`
+
+const driftSpec = "## Requirements\n- FR-001: The tool MUST write CSV.\n- FR-002: It SHALL export.\n- FR-003: It SHOULD be fast.\n\n## Success criteria\n- **SC-001**: Users MUST see progress.\n- SC-002: 95% finish in a second.\n"
+
+func driftEntry(verdict, summary, extra string) string {
+	return `{"entries":[{"type":"drift-verification","verdict":"` + verdict + `","summary":"` + summary + `","timestamp":"2026-05-04T19:23:00.135Z"` + extra + `}]}`
+}
+
+func TestDriftHandMade(t *testing.T) {
+	tracedSpec := "- FR-001: The tool MUST write CSV.\n- FR-002: It SHALL export.\n"
+	cases := []struct {
+		name    string
+		status  string // of task 1.3
+		spec    string // "" = no spec.md
+		drift   string // content of 1/drift-verifier.json, "" = absent
+		config  func(*Config)
+		want    Outcome
+		rule    string
+		sev     Severity
+		mention string
+	}{
+		{name: "approved, every MUST traced", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "All tasks ALIGNED.", ""), want: Passed, mention: "approved"},
+		{name: "summary NEEDS_REVISION under verdict approved", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ALIGNED overall; reviewer flagged NEEDS_REVISION on 1.2 then withdrew it.", ""),
+			want: Failed, rule: RuleDriftSummaryNeedsRevision, sev: SeverityError, mention: "reads as a rejection"},
+		{name: "a verdict word in the summary is not read", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "Verdict: REJECTED earlier, MAJOR_DRIFT fixed.", ""), want: Passed},
+		{name: "rejected", status: "completed", spec: tracedSpec, drift: driftEntry("rejected", "Drift in 1.2.", ""), want: Failed, rule: RuleDriftRejected, mention: `verdict "rejected"`},
+		{name: "uppercase APPROVED", status: "completed", spec: tracedSpec, drift: driftEntry("APPROVED", "ok", ""), want: Passed},
+		{name: "an unknown verdict is not approval", status: "completed", spec: tracedSpec, drift: driftEntry("pending", "ok", ""), want: Failed, rule: RuleDriftRejected, mention: "not approved"},
+		{name: "older top-level verdict with a drift-verifier entry", status: "completed", spec: tracedSpec,
+			drift: `{"schema_version":"1.0.0","task_id":"drift-verifier","verdict":"approved","entries":[{"type":"drift-verifier","verdict":"approved","summary":"ok"}]}`, want: Passed},
+		{name: "top-level verdict only: the plugin reads entries", status: "completed", spec: tracedSpec, drift: `{"verdict":"approved","entries":[]}`,
+			want: Failed, rule: RuleDriftMissing, mention: "top-level verdict"},
+		{name: "top-level rejection beside an approved entry", status: "completed", spec: tracedSpec,
+			drift: `{"verdict":"rejected","entries":[{"type":"drift-verifier","verdict":"approved","summary":"ok"}]}`, want: Failed, rule: RuleDriftRejected, mention: "top-level verdict"},
+		{name: "missing while the phase is open", status: "pending", spec: tracedSpec, want: Passed, mention: "due when phase 1 closes"},
+		{name: "missing when the phase is ready to close", status: "completed", spec: tracedSpec, want: Failed, rule: RuleDriftMissing},
+		{name: "a blocked task does not keep the phase open", status: "blocked", spec: tracedSpec, want: Failed, rule: RuleDriftMissing},
+		{name: "no spec and no evidence", status: "completed", want: NotApplicable, mention: "only warns"},
+		{name: "no spec, rejected evidence still fails", status: "completed", drift: driftEntry("rejected", "x", ""), want: Failed, rule: RuleDriftRejected},
+		{name: "drift_check off", status: "completed", spec: tracedSpec, drift: driftEntry("rejected", "x", ""), config: func(c *Config) { c.QAGates.DriftCheck = false },
+			want: Passed, mention: "drift_check is off"},
+		{name: "MINOR_DRIFT warns", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"task_verdicts":[{"task_id":"1.1","verdict":"ALIGNED"},{"task_id":"1.2","verdict":"MINOR_DRIFT"}]`),
+			want: Passed, rule: RuleDriftTaskVerdict, sev: SeverityWarning, mention: "task 1.2: drift verdict MINOR_DRIFT"},
+		{name: "MINOR_DRIFT fails under drift.minor_drift: fail", status: "completed", spec: tracedSpec,
+			drift: driftEntry("approved", "ok", `,"task_verdicts":{"1.2":"MINOR_DRIFT"}`), config: func(c *Config) { c.Drift.FailMinorDrift = true },
+			want: Failed, rule: RuleDriftTaskVerdict, sev: SeverityError, mention: "DRIFT_TASK_VERDICT"},
+		{name: "OFF_SPEC fails", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"tasks":[{"taskId":"1.1","verdict":"OFF_SPEC"}]`),
+			want: Failed, rule: RuleDriftTaskVerdict, mention: "1.1 OFF_SPEC"},
+		{name: "invalid JSON fails closed naming the file", status: "completed", spec: tracedSpec, drift: `{"entries":[`, want: Error, mention: ".swarm/evidence/1/drift-verifier.json"},
+		{name: "a byte order mark", status: "completed", spec: tracedSpec, drift: "\ufeff" + driftEntry("approved", "ok", ""), want: Passed},
+		{name: "non-code phase", status: "completed", spec: tracedSpec, want: Passed, mention: "non-code"},
+		// Traceability.
+		{name: "unmapped MUST criterion fails", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedCriterion, sev: SeverityError, mention: "SC-001 (MUST)"},
+		{name: "unmapped SHOULD warns", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedRequirement, sev: SeverityWarning, mention: "FR-003 (SHOULD)"},
+		{name: "a task naming nothing is possible gold-plating", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedTask, sev: SeverityNotice, mention: "task 1.3 names no FR or SC"},
+		{name: "traceability: warn", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), config: func(c *Config) { c.Drift.WarnTraceability = true },
+			want: Passed, rule: RuleDriftUntracedCriterion, sev: SeverityWarning},
+		{name: "FR-000 is flagged", status: "completed", spec: tracedSpec + "- FR-000: zero MUST x\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftInvalidID, sev: SeverityWarning},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan := strings.Replace(driftPlan, "STATUS", c.status, 1)
+			if c.name == "non-code phase" {
+				plan = strings.Replace(plan, `"name":"A",`, `"name":"A","type":"non-code",`, 1)
+			}
+			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}}
+			if c.spec != "" {
+				m[".swarm/spec.md"] = &fstest.MapFile{Data: []byte(c.spec)}
+			}
+			if c.drift != "" {
+				m[".swarm/evidence/1/drift-verifier.json"] = &fstest.MapFile{Data: []byte(c.drift)}
+			}
+			cfg := DefaultConfig()
+			if c.config != nil {
+				c.config(cfg)
+			}
+			r := eval(Drift{}, &Input{Phase: 1, Head: load(m), Config: cfg})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.rule != "" {
+				found := false
+				for _, f := range r.Findings {
+					if f.Rule == c.rule && (c.sev == "" || f.Severity == c.sev) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no %s %s finding:\n%s", c.sev, c.rule, findingsText(r))
+				}
+			}
+			if all := r.Title + r.Summary + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}

@@ -1,0 +1,276 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
+)
+
+// SASTScan is what the pipeline computed for swarm/sast, where files can be
+// read (gates read no files): findings in the changed files at head and at
+// the merge base, SARIF results, and the phase's baseline file on both
+// sides (.swarm/evidence/{phase}/sast-baseline.json, the plugin's
+// src/tools/sast-baseline.ts).
+type SASTScan struct {
+	// Head: Tier A findings in the changed files at head, fingerprinted
+	// against head content, then the SARIF findings in changed files.
+	Head []sast.Finding
+	// MergeBase: Tier A findings in the same files at the merge base (a
+	// renamed file under its new name), fingerprinted.
+	MergeBase []sast.Finding
+	// Scanned counts files the rules ran on; Skipped counts the others by
+	// reason (too large, binary, empty, non-code, unreadable); NotScanned
+	// lists files over the per-run limit.
+	Scanned    int
+	Skipped    map[string]int
+	NotScanned []string
+	// SARIFFiles are the logs read (--sarif); SARIFKept counts their
+	// results in changed files, SARIFOther the rest (ignored); SARIFErr is
+	// why a log could not be read.
+	SARIFFiles            []string
+	SARIFKept, SARIFOther int
+	SARIFErr              error
+	// The baseline file at the merge base and at head (nil when absent),
+	// with why it could not be read.
+	BaseBaseline, HeadBaseline       *sast.Baseline
+	BaseBaselineErr, HeadBaselineErr error
+}
+
+// SAST is swarm/sast: a security finding the pull request introduces fails
+// the gate; findings that were already there do not (spec section 7). The
+// baseline comes from the merge base, never from the pull request: the
+// phase's sast-baseline.json there, else the same rules run on the merge
+// base's version of each changed file (as semgrep's baseline-commit does);
+// base config sast.baseline forces either. Head findings are split with the
+// plugin's fingerprints into pre-existing, moved (the same line elsewhere:
+// never gating) and new; a new finding at or above
+// sast.severity_threshold (default medium) fails. SARIF results from other
+// scanners are new when they sit on a line the pull request adds.
+// Fingerprints the pull request adds to its own baseline file are listed
+// and, unless the policy accepts agent triage, do not clear anything.
+type SAST struct{}
+
+// Name implements Gate.
+func (SAST) Name() string { return "swarm/sast" }
+
+// Rule ids of swarm/sast's own findings (a security finding keeps its
+// scanner's rule id, e.g. sast/go-shell-injection or G204).
+const (
+	RuleSASTTriageWithoutRationale = "sast/triage-without-rationale"
+	RuleSASTBaselineAddedByPR      = "sast/baseline-added-by-pull-request"
+	RuleSASTNotScanned             = "sast/not-scanned"
+)
+
+// Evaluate implements Gate.
+func (g SAST) Evaluate(_ context.Context, in *Input) Result {
+	s := in.SAST
+	if s == nil {
+		return errorResult(g.Name(), fmt.Errorf("the SAST scan was not computed for this run"))
+	}
+	if s.SARIFErr != nil {
+		// %v: the SARIF log is a file of the runner, not of the repository.
+		return errorResult(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag", s.SARIFErr))
+	}
+	if s.BaseBaselineErr != nil {
+		return errorResult(g.Name(), fmt.Errorf("the merge base's %v", s.BaseBaselineErr))
+	}
+	cfg := in.config().SAST
+	var findings []Finding
+	if s.HeadBaselineErr != nil {
+		findings = append(findings, Finding{Path: sast.BaselinePath(in.Phase), Rule: RuleUnreadable, Severity: SeverityWarning,
+			Message: fmt.Sprintf("the pull request's baseline file cannot be read (%v); it is not used (the baseline comes from the merge base), but the plugin will not read it either", s.HeadBaselineErr)})
+	}
+	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
+		return Result{Outcome: NotApplicable, Title: "no code files among the changed files", Findings: findings,
+			Summary: "The built-in rules found no file to scan (" + skippedText(s) + ") and no SARIF result lies in a changed file."}
+	}
+
+	mode := cfg.Baseline
+	if mode == SASTBaselineAuto {
+		mode = SASTBaselineMergeBase
+		if s.BaseBaseline != nil {
+			mode = SASTBaselineFile
+		}
+	}
+	if mode == SASTBaselineFile && s.BaseBaseline == nil {
+		return errorResult(g.Name(), fmt.Errorf("the policy (sast.baseline: file) requires %s at the merge base, and there is none; capture one with the plugin's sast_scan, or use sast.baseline: auto", sast.BaselinePath(in.Phase)))
+	}
+
+	var tierA, sarif []sast.Finding
+	for _, f := range s.Head {
+		if f.Engine == sast.EngineTierA {
+			tierA = append(tierA, f)
+		} else {
+			sarif = append(sarif, f)
+		}
+	}
+	var pre, moved, fresh []sast.Finding
+	if mode == SASTBaselineFile {
+		pre, moved, fresh = sast.Partition(tierA, s.BaseBaseline)
+	} else {
+		pre, moved, fresh = sast.PartitionMergeBase(tierA, s.MergeBase)
+	}
+	added := addedLines(in.Changes)
+	for _, f := range sarif {
+		switch {
+		case s.BaseBaseline != nil && f.Stable && s.BaseBaseline.Has(f.Fingerprint):
+			pre = append(pre, f)
+		case added[f.File] != nil && added[f.File][f.Line]:
+			fresh = append(fresh, f)
+		case f.Line == 0 && added[f.File] != nil:
+			fresh = append(fresh, f) // no line: the file changed, so it may be new
+		default:
+			pre = append(pre, f)
+		}
+	}
+
+	// What the pull request added to its own baseline.
+	selfTriaged := map[string]*sast.AddedEntry{}
+	entries := sast.AddedEntries(s.BaseBaseline, s.HeadBaseline)
+	for i := range entries {
+		e := &entries[i]
+		selfTriaged[e.Fingerprint] = e
+		path := sast.BaselinePath(in.Phase)
+		line := 0
+		if e.Triage != nil {
+			line = e.Triage.Line
+		}
+		if e.Triage == nil || strings.TrimSpace(e.Triage.Rationale) == "" {
+			findings = append(findings, Finding{Path: path, Line: line, EndLine: line, Rule: RuleSASTTriageWithoutRationale, Severity: SeverityError,
+				Message: fmt.Sprintf("the pull request adds %s to the baseline without a triage rationale: every absorbed finding needs one (the plugin requires baseline_refresh_rationale)", e.Fingerprint)})
+		}
+	}
+	var accepted []sast.Finding
+	if cfg.AcceptTriage {
+		var still []sast.Finding
+		for _, f := range fresh {
+			if e := selfTriaged[f.Fingerprint]; e != nil && e.Triage != nil && strings.TrimSpace(e.Triage.Rationale) != "" {
+				accepted = append(accepted, f)
+				continue
+			}
+			still = append(still, f)
+		}
+		fresh = still
+	}
+
+	threshold := cfg.Threshold
+	failing := 0
+	for _, f := range fresh {
+		sev := SeverityWarning
+		if f.Severity.Rank() >= threshold.Rank() {
+			sev = SeverityError
+			failing++
+		}
+		msg := fmt.Sprintf("%s (%s, new): %s", f.RuleID, f.Severity, f.Message)
+		if ex := sast.MaskedExcerpt(f); ex != "" {
+			msg += ": " + strings.TrimSpace(ex)
+		}
+		if f.Remediation != "" {
+			msg += ". " + f.Remediation
+		}
+		if e := selfTriaged[f.Fingerprint]; e != nil {
+			msg += "; the pull request added it to its own baseline"
+			if e.Triage != nil {
+				msg += fmt.Sprintf(" (triage by %s: %q)", e.Triage.Actor, clipN(e.Triage.Rationale, 200))
+			}
+			msg += ", which does not clear it (the baseline comes from the merge base)"
+		}
+		if f.SuppressedInSource {
+			msg += "; its in-source suppression is on a line this pull request adds, so it does not count"
+		}
+		if sev == SeverityWarning {
+			msg += fmt.Sprintf(" (below the %s threshold: not failing)", threshold)
+		}
+		findings = append(findings, Finding{Path: f.File, Line: f.Line, EndLine: f.Line, Column: f.Column, Rule: f.RuleID, Severity: sev, Message: msg})
+	}
+	if len(s.NotScanned) > 0 {
+		findings = append(findings, Finding{Path: s.NotScanned[0], Rule: RuleSASTNotScanned, Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s not scanned: over the limit of %d files per run (%s)", plural(len(s.NotScanned), "changed file", "changed files"), s.Scanned, listSome(s.NotScanned, 5))})
+	}
+	summary := sastSummary(in, s, mode, pre, moved, fresh, accepted, threshold)
+	switch {
+	case failing > 0:
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s at or above %s", plural(failing, "new security finding", "new security findings"), threshold), Summary: summary, Findings: findings}
+	case len(failingFindings(findings)) > 0:
+		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
+	}
+	title := fmt.Sprintf("no new security findings at or above %s in %s", threshold, plural(s.Scanned, "scanned file", "scanned files"))
+	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// addedLines maps each changed path to the set of head line numbers the
+// pull request adds.
+func addedLines(cs *changeset.ChangeSet) map[string]map[int]bool {
+	out := map[string]map[int]bool{}
+	for i := range cs.Files {
+		f := &cs.Files[i]
+		if f.NewPath == "" {
+			continue
+		}
+		m := make(map[int]bool, len(f.Added))
+		for _, l := range f.Added {
+			m[l.Line] = true
+		}
+		out[f.NewPath] = m
+	}
+	return out
+}
+
+func skippedText(s *SASTScan) string {
+	if len(s.Skipped) == 0 {
+		return "nothing skipped"
+	}
+	keys := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", s.Skipped[k], k)
+	}
+	return "skipped: " + strings.Join(parts, ", ")
+}
+
+func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fresh, accepted []sast.Finding, threshold sast.Severity) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scanned %s with the plugin's Tier A rules (%s)", plural(s.Scanned, "changed file", "changed files"), skippedText(s))
+	if len(s.SARIFFiles) > 0 {
+		fmt.Fprintf(&b, "; read %s: %s in changed files, %s elsewhere ignored", plural(len(s.SARIFFiles), "SARIF log", "SARIF logs"), plural(s.SARIFKept, "result", "results"), plural(s.SARIFOther, "result", "results"))
+	}
+	b.WriteString(".\n\n")
+	switch mode {
+	case SASTBaselineFile:
+		fmt.Fprintf(&b, "**Baseline**: %s at the merge base (schema %s, %s).", mdtext.Code(s.BaseBaseline.Path), mdtext.Inline(s.BaseBaseline.SchemaVersion), plural(len(s.BaseBaseline.Fingerprints), "fingerprint", "fingerprints"))
+	default:
+		fmt.Fprintf(&b, "**Baseline**: the same rules on the merge base's version of each changed file (%s there).", plural(len(s.MergeBase), "finding", "findings"))
+	}
+	fmt.Fprintf(&b, " Threshold: %s (sast.severity\\_threshold). SARIF results count as new when they sit on a line this pull request adds.\n\n", threshold)
+	fmt.Fprintf(&b, "**New**: %d. **Moved** (same code, other line; never gating): %d. **Pre-existing**: %d.", len(fresh), len(moved), len(pre))
+	if len(accepted) > 0 {
+		fmt.Fprintf(&b, " **Accepted by agent triage** (sast.accept\\_triage): %d.", len(accepted))
+	}
+	list := func(title string, fs []sast.Finding) {
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n\n<details><summary>%s (%d)</summary>\n\n", title, len(fs))
+		for i, f := range fs {
+			if i == 30 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(fs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s:%d %s (%s)\n", mdtext.Code(f.File), f.Line, mdtext.Code(f.RuleID), f.Severity)
+		}
+		b.WriteString("\n</details>")
+	}
+	list("Pre-existing findings, for triage", pre)
+	list("Moved findings", moved)
+	list("Accepted by agent triage", accepted)
+	return b.String()
+}

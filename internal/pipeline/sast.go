@@ -1,0 +1,143 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// MaxSASTFiles bounds how many changed files the built-in rules scan per
+// side; the rest are listed as not scanned.
+const MaxSASTFiles = 5000
+
+// scanSAST computes what swarm/sast judges, at the edge where files can be
+// read: the built-in Tier A rules on every changed file at head and, for the
+// merge-base baseline, on the same files at the merge base (a renamed file
+// is scanned at its old path but fingerprinted under its new one, so that a
+// move is not a new finding); findings from SARIF logs in the changed
+// files; and the phase's sast-baseline.json on both sides.
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string) *gates.SASTScan {
+	s := &gates.SASTScan{Skipped: map[string]int{}}
+	headContent := map[string][]byte{}
+	changed := map[string]bool{}
+	for i := range changes.Files {
+		f := &changes.Files[i]
+		if f.Status == changeset.Deleted || f.NewPath == "" || isSwarm(f.NewPath) {
+			continue
+		}
+		changed[f.NewPath] = true
+		if s.Scanned+len(s.NotScanned) >= MaxSASTFiles {
+			s.NotScanned = append(s.NotScanned, f.NewPath)
+			continue
+		}
+		content, skip := readForScan(headFS, f.NewPath)
+		if skip != "" {
+			s.Skipped[skip]++
+			continue
+		}
+		findings, skipped := sast.ScanFile(f.NewPath, content)
+		if skipped != "" {
+			s.Skipped[skipped]++
+			continue
+		}
+		s.Scanned++
+		headContent[f.NewPath] = content
+		sast.FingerprintFile(findings, content)
+		s.Head = append(s.Head, findings...)
+
+		if f.Status == changeset.Added || f.OldPath == "" {
+			continue
+		}
+		old, skip := readForScan(mergeBaseFS, f.OldPath)
+		if skip != "" {
+			continue
+		}
+		baseFindings, _ := sast.ScanFile(f.NewPath, old)
+		sast.FingerprintFile(baseFindings, old)
+		s.MergeBase = append(s.MergeBase, baseFindings...)
+	}
+	for _, p := range sarifPaths {
+		s.SARIFFiles = append(s.SARIFFiles, p)
+		findings, err := readSARIF(p)
+		if err != nil {
+			s.SARIFErr = err
+			break
+		}
+		var kept []sast.Finding
+		for _, f := range findings {
+			if changed[f.File] {
+				kept = append(kept, f)
+			}
+		}
+		sast.FingerprintsFunc(kept, func(rel string) ([]byte, bool) {
+			c, ok := headContent[rel]
+			if !ok {
+				c, ok = readAll(headFS, rel)
+			}
+			return c, ok
+		})
+		s.Head = append(s.Head, kept...)
+		s.SARIFKept += len(kept)
+		s.SARIFOther += len(findings) - len(kept)
+	}
+	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(mergeBaseFS, phase)
+	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(headFS, phase)
+	return s
+}
+
+func isSwarm(p string) bool {
+	return p == swarm.Dir || len(p) > len(swarm.Dir) && p[:len(swarm.Dir)+1] == swarm.Dir+"/"
+}
+
+// readForScan reads a file for the scanner, or says why it was skipped
+// (over the scanner's size limit, unreadable: a symlink or submodule).
+func readForScan(fsys fs.FS, p string) ([]byte, string) {
+	info, err := fs.Stat(fsys, p)
+	if err != nil || info.IsDir() {
+		return nil, "unreadable (symlink, submodule or missing)"
+	}
+	if info.Size() > sast.MaxScanSize {
+		return nil, sast.SkipTooLarge
+	}
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil, "unreadable (symlink, submodule or missing)"
+	}
+	return data, ""
+}
+
+func readAll(fsys fs.FS, p string) ([]byte, bool) {
+	data, skip := readForScan(fsys, p)
+	return data, skip == ""
+}
+
+// readSARIF reads one SARIF log from the file system (it is the output of a
+// scanner the workflow ran, not a file of the repository).
+func readSARIF(p string) ([]sast.Finding, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
+	}
+	if info.Size() > sast.MaxSARIFSize {
+		return nil, fmt.Errorf("reading SARIF %s: %d bytes, over the %d-byte limit", p, info.Size(), sast.MaxSARIFSize)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
+	}
+	return sast.ReadSARIF(p, data)
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
