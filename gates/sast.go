@@ -24,10 +24,12 @@ type SASTScan struct {
 	// renamed file under its new name), fingerprinted.
 	MergeBase []sast.Finding
 	// Scanned counts files the rules ran on; Skipped counts the others by
-	// reason (too large, binary, empty, non-code, unreadable); NotScanned
-	// lists files over the per-run limit.
+	// reason (too large, binary, empty, non-code, unreadable); TooLarge
+	// lists the code files skipped for size (over 512 KiB, as the plugin);
+	// NotScanned lists files over the per-run limit.
 	Scanned    int
 	Skipped    map[string]int
+	TooLarge   []string
 	NotScanned []string
 	// SARIFFiles are the logs read (--sarif); SARIFKept counts their
 	// results in changed files, SARIFOther the rest (ignored); SARIFErr is
@@ -85,6 +87,14 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		findings = append(findings, Finding{Path: sast.BaselinePath(in.Phase), Rule: RuleUnreadable, Severity: SeverityWarning,
 			Message: fmt.Sprintf("the pull request's baseline file cannot be read (%v); it is not used (the baseline comes from the merge base), but the plugin will not read it either", s.HeadBaselineErr)})
 	}
+	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(s.TooLarge) > 0 {
+		for _, p := range s.TooLarge {
+			findings = append(findings, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: SeverityError,
+				Message: p + " is over the scanner's 512 KiB limit, so it was not scanned"})
+		}
+		return Result{Outcome: Failed, Title: "zero files were scanned: the changed code files are all over 512 KiB", Findings: findings,
+			Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif)."}
+	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
 		return Result{Outcome: NotApplicable, Title: "no code files among the changed files", Findings: findings,
 			Summary: "The built-in rules found no file to scan (" + skippedText(s) + ") and no SARIF result lies in a changed file."}
@@ -110,8 +120,39 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		}
 	}
 	var pre, moved, fresh []sast.Finding
+	fallback := 0
 	if mode == SASTBaselineFile {
-		pre, moved, fresh = sast.Partition(tierA, s.BaseBaseline)
+		// The baseline file covers the files it indexed, under their
+		// names: a file it does not index, or one the pull request renamed,
+		// is compared with the merge base's version instead.
+		indexed := map[string]bool{}
+		for _, p := range s.BaseBaseline.FilesIndexed {
+			indexed[p] = true
+		}
+		renamed := map[string]bool{}
+		for _, f := range in.Changes.Files {
+			if f.Status == changeset.Renamed || f.Status == changeset.Copied {
+				renamed[f.NewPath] = true
+			}
+		}
+		var viaFile, viaMB []sast.Finding
+		for _, f := range tierA {
+			if indexed[f.File] && !renamed[f.File] {
+				viaFile = append(viaFile, f)
+			} else {
+				viaMB = append(viaMB, f)
+			}
+		}
+		var mb []sast.Finding
+		for _, f := range s.MergeBase {
+			if !indexed[f.File] || renamed[f.File] {
+				mb = append(mb, f)
+			}
+		}
+		fallback = len(viaMB)
+		p1, m1, n1 := sast.Partition(viaFile, s.BaseBaseline)
+		p2, m2, n2 := sast.PartitionMergeBase(viaMB, mb)
+		pre, moved, fresh = append(p1, p2...), append(m1, m2...), append(n1, n2...)
 	} else {
 		pre, moved, fresh = sast.PartitionMergeBase(tierA, s.MergeBase)
 	}
@@ -120,7 +161,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		switch {
 		case s.BaseBaseline != nil && f.Stable && s.BaseBaseline.Has(f.Fingerprint):
 			pre = append(pre, f)
-		case added[f.File] != nil && added[f.File][f.Line]:
+		case added[f.File] != nil && touchesAdded(added[f.File], f.Line, f.EndLine):
 			fresh = append(fresh, f)
 		case f.Line == 0 && added[f.File] != nil:
 			fresh = append(fresh, f) // no line: the file changed, so it may be new
@@ -166,12 +207,12 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 			sev = SeverityError
 			failing++
 		}
-		msg := fmt.Sprintf("%s (%s, new): %s", f.RuleID, f.Severity, f.Message)
+		msg := fmt.Sprintf("%s (%s, new): %s", f.RuleID, f.Severity, strings.TrimRight(sast.MaskLine(f.Message), ". "))
 		if ex := sast.MaskedExcerpt(f); ex != "" {
 			msg += ": " + strings.TrimSpace(ex)
 		}
 		if f.Remediation != "" {
-			msg += ". " + f.Remediation
+			msg += ". " + strings.TrimRight(f.Remediation, ". ")
 		}
 		if e := selfTriaged[f.Fingerprint]; e != nil {
 			msg += "; the pull request added it to its own baseline"
@@ -188,19 +229,54 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		}
 		findings = append(findings, Finding{Path: f.File, Line: f.Line, EndLine: f.Line, Column: f.Column, Rule: f.RuleID, Severity: sev, Message: msg})
 	}
+	for _, p := range s.TooLarge {
+		findings = append(findings, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: SeverityWarning,
+			Message: p + " is over the scanner's 512 KiB limit, so it was not scanned (as in the plugin); scan it with another tool and pass its SARIF log (--sarif)"})
+	}
 	if len(s.NotScanned) > 0 {
 		findings = append(findings, Finding{Path: s.NotScanned[0], Rule: RuleSASTNotScanned, Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s not scanned: over the limit of %d files per run (%s)", plural(len(s.NotScanned), "changed file", "changed files"), s.Scanned, listSome(s.NotScanned, 5))})
 	}
+	sort.SliceStable(findings, func(i, j int) bool {
+		if findings[i].Path != findings[j].Path {
+			return findings[i].Path < findings[j].Path
+		}
+		return findings[i].Line < findings[j].Line
+	})
 	summary := sastSummary(in, s, mode, pre, moved, fresh, accepted, threshold)
+	if fallback > 0 {
+		summary += fmt.Sprintf("\n\n%s in files the baseline file does not index (or that the pull request renamed) were compared with the merge base's version of the file instead.", plural(fallback, "finding", "findings"))
+	}
 	switch {
 	case failing > 0:
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s at or above %s", plural(failing, "new security finding", "new security findings"), threshold), Summary: summary, Findings: findings}
+		title := fmt.Sprintf("%s at or above %s", plural(failing, "new security finding", "new security findings"), threshold)
+		if below := len(fresh) - failing; below > 0 {
+			title += fmt.Sprintf(" (+%d below)", below)
+		}
+		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0:
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("no new security findings at or above %s in %s", threshold, plural(s.Scanned, "scanned file", "scanned files"))
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// touchesAdded reports whether lines line..end (end 0: line alone) include
+// one the pull request adds; a region past the end of what was added is
+// judged by its first line.
+func touchesAdded(added map[int]bool, line, end int) bool {
+	if end < line {
+		end = line
+	}
+	if end-line > 10000 {
+		end = line + 10000
+	}
+	for l := line; l <= end; l++ {
+		if added[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // addedLines maps each changed path to the set of head line numbers the

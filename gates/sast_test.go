@@ -213,3 +213,52 @@ func TestSASTFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestSASTFromABreakingPass has a row per problem a tester found.
+func TestSASTFromABreakingPass(t *testing.T) {
+	vuln := "package a\n\nimport \"os/exec\"\n\nfunc A() {\n\texec.Command(\"ls\").Run()\n}\n"
+	other := map[string]string{"c.go": "package c\n"}
+	indexOnlyC := func(t *testing.T) *sast.Baseline {
+		b, err := sast.ParseBaseline(sast.BaselinePath(1), []byte(`{"schema_version":"1.1.0","phase":1,"created_at":"x","updated_at":"x","engine":"tier_a","files_indexed":["c.go"],"fingerprints":[],"reflow_keys":[],"findings_snapshot":[],"triage_log":[],"truncated":false}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	t.Run("a file the baseline file does not index is compared with the merge base", func(t *testing.T) {
+		base := map[string]string{"a.go": vuln, "c.go": other["c.go"]}
+		head := map[string]string{"a.go": vuln + "\nfunc B() {}\n"}
+		scan := sastScan(t, base, head)
+		scan.BaseBaseline = indexOnlyC(t)
+		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: diffOf(base, head)})
+		if r.Outcome != Passed || !strings.Contains(r.Summary, "compared with the merge base's version") {
+			t.Fatalf("outcome %s\n%s\n%s", r.Outcome, findingsText(r), r.Summary)
+		}
+	})
+	t.Run("a renamed file keeps its findings even with a baseline file", func(t *testing.T) {
+		scan := sastScan(t, map[string]string{"b.go": vuln}, map[string]string{"b.go": vuln})
+		scan.BaseBaseline = indexOnlyC(t)
+		cs := &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Renamed, OldPath: "a.go", NewPath: "b.go", Similarity: 100}}}
+		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: cs})
+		if r.Outcome != Passed {
+			t.Fatalf("outcome %s\n%s", r.Outcome, findingsText(r))
+		}
+	})
+	t.Run("only code files over the size limit: zero coverage fails", func(t *testing.T) {
+		scan := &SASTScan{Skipped: map[string]int{sast.SkipTooLarge: 1}, TooLarge: []string{"big.go"}}
+		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: &changeset.ChangeSet{}})
+		if r.Outcome != Failed || !hasRule(r, RuleSASTNotScanned) || !strings.Contains(r.Title, "zero files were scanned") {
+			t.Fatalf("outcome %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
+	t.Run("a SARIF region that ends on an added line is new; its secret is masked", func(t *testing.T) {
+		base := map[string]string{"a.go": "package a\n\nfunc f() {\n}\n"}
+		head := map[string]string{"a.go": "package a\n\nfunc f() {\n\tg()\n}\n"}
+		scan := sastScan(t, base, head)
+		scan.Head = append(scan.Head, sast.Finding{RuleID: "gitleaks", Severity: sast.High, Message: "Secret: ghp_abcdefghijklmnopqrstuvwxyz0123 detected", File: "a.go", Line: 3, EndLine: 5, Engine: "gitleaks"})
+		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: diffOf(base, head)})
+		if r.Outcome != Failed || len(r.Findings) != 1 || strings.Contains(findingsText(r), "ghp_abcdefghijklmnopqrstuvwxyz0123") {
+			t.Fatalf("outcome %s\n%s", r.Outcome, findingsText(r))
+		}
+	})
+}

@@ -143,9 +143,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
-			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF)
+			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF, repo.Root())
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
 		}
+	}
+	if len(opts.SARIF) > 0 && in.SAST == nil {
+		return nil, errors.New("--sarif is read by swarm/sast, which is not among the checks to run; add it to --gates or drop --sarif")
 	}
 	r := report.New(gates.Run(ctx, in, gs))
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()

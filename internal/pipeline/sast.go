@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -22,7 +24,7 @@ const MaxSASTFiles = 5000
 // is scanned at its old path but fingerprinted under its new one, so that a
 // move is not a new finding); findings from SARIF logs in the changed
 // files; and the phase's sast-baseline.json on both sides.
-func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string) *gates.SASTScan {
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	headContent := map[string][]byte{}
 	changed := map[string]bool{}
@@ -39,11 +41,17 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		content, skip := readForScan(headFS, f.NewPath)
 		if skip != "" {
 			s.Skipped[skip]++
+			if _, code := sast.LanguageOf(f.NewPath); code && skip == sast.SkipTooLarge {
+				s.TooLarge = append(s.TooLarge, f.NewPath)
+			}
 			continue
 		}
 		findings, skipped := sast.ScanFile(f.NewPath, content)
 		if skipped != "" {
 			s.Skipped[skipped]++
+			if _, code := sast.LanguageOf(f.NewPath); code && skipped == sast.SkipTooLarge {
+				s.TooLarge = append(s.TooLarge, f.NewPath)
+			}
 			continue
 		}
 		s.Scanned++
@@ -71,6 +79,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		}
 		var kept []sast.Finding
 		for _, f := range findings {
+			if rel, ok := underRoot(root, f.File); ok {
+				f.File = rel // an absolute path inside the checkout
+			}
 			if changed[f.File] {
 				kept = append(kept, f)
 			}
@@ -89,6 +100,19 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(mergeBaseFS, phase)
 	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(headFS, phase)
 	return s
+}
+
+// underRoot makes an absolute path inside the repository's working tree
+// repository-relative.
+func underRoot(root, p string) (string, bool) {
+	if root == "" || !filepath.IsAbs(p) {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 func isSwarm(p string) bool {

@@ -46,6 +46,8 @@ type Finding struct {
 	// units, as the plugin (JavaScript) does, not bytes.
 	File         string
 	Line, Column int
+	// EndLine is the last line of a multi-line SARIF region (0 otherwise).
+	EndLine int
 	// Excerpt is the flagged line as it is in the file. When Secret is true
 	// it must never be shown: show MaskedExcerpt instead.
 	Excerpt string

@@ -2,6 +2,7 @@ package sast
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,6 +24,8 @@ func MaskedExcerpt(f Finding) string {
 	s := f.Excerpt
 	if f.Secret {
 		s = maskSecrets(f.RuleID, s)
+	} else {
+		s = MaskLine(s)
 	}
 	return cut(jsjson.Trim(s), MaxExcerpt)
 }
@@ -46,15 +49,71 @@ func maskSecrets(ruleID, s string) string {
 	if len(spans) == 0 {
 		return mask(s)
 	}
+	return maskSpans(s, spans)
+}
+
+// maskSpans masks the given byte spans of s and every other occurrence of
+// their text (a secret repeated in a comment on the same line).
+func maskSpans(s string, spans [][2]int) string {
+	values := map[string]bool{}
+	for _, sp := range spans {
+		if sp[1] > sp[0] {
+			values[s[sp[0]:sp[1]]] = true
+		}
+	}
+	for v := range values {
+		for i := 0; ; {
+			j := strings.Index(s[i:], v)
+			if j < 0 {
+				break
+			}
+			spans = append(spans, [2]int{i + j, i + j + len(v)})
+			i += j + len(v)
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
+		if sp[0] < last {
+			continue // overlaps a span already masked
+		}
 		b.WriteString(s[last:sp[0]])
 		b.WriteString(mask(s[sp[0]:sp[1]]))
 		last = sp[1]
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// secretLike finds values that look like credentials in any text: the value
+// after a secret-like name (api_key, apiKey, password, secret, token, auth,
+// credential, private_key) and "=", ":" or "=>", quoted or not, and tokens
+// with well-known prefixes (sk_live_, ghp_, github_pat_, AKIA, xoxb-, ...).
+var secretLike = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)(?:api[_-]?key|passw(?:or)?d|secret|token|auth|credential|private[_-]?key|access[_-]?key)[\w.-]*["']?\s*(?::=|=>|[:=])\s*["'\x60]([^\s"'\x60…]{6,})["'\x60]`),
+	regexp.MustCompile(`\b((?:sk|pk|rk)_(?:live|test)_[0-9A-Za-z]{8,}|gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|eyJ[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]{10,})`),
+	regexp.MustCompile(`(?i)(?:secret|password|passwd|token|api[_-]?key)\s*:\s+["']?([^\s"'…]{8,})`), // YAML values, "Secret: ..." in scanners' messages
+}
+
+// MaskLine masks what looks like a credential in a line of source or a
+// scanner's message before it is shown anywhere (an annotation, a summary,
+// a log): every value secretLike finds, and every other copy of it on the
+// line, becomes its first two characters, "…" and its length. Lines
+// without one are returned unchanged.
+func MaskLine(s string) string {
+	var spans [][2]int
+	for _, re := range secretLike {
+		for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+			if loc[2] >= 0 && loc[3] > loc[2] {
+				spans = append(spans, [2]int{loc[2], loc[3]})
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	return maskSpans(s, spans)
 }
 
 // mask replaces a credential by its first two characters (when it has at

@@ -67,3 +67,23 @@ func TestMaskedExcerptScanned(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskLine(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`var password = "Sup3rS3cretProdPassw0rd" // TODO move to vault`, `var password = "Su…(23)" // TODO move to vault`},
+		{`var token = "abcdefghijkl12345" // old: abcdefghijkl12345`, `var token = "ab…(17)" // old: ab…(17)`},
+		{`apiKey: sk_live_abcdefghijklmnop`, `apiKey: sk…(24)`},
+		{`Secret: ghp_abcdefghijklmnopqrstuvwxyz0123 found`, `Secret: gh…(34) found`},
+		{`aws = "AKIAABCDEFGHIJKLMNOP"`, `aws = "AK…(20)"`},
+		{`const tokens = countTokens(x) // TODO`, `const tokens = countTokens(x) // TODO`},
+		{`// TODO: handle the auth flow`, `// TODO: handle the auth flow`},
+		{`password = ""`, `password = ""`},
+		{"password: hunter2hunter2", "password: hu…(14)"},
+		{`if token == "" { return }`, `if token == "" { return }`},
+	}
+	for _, c := range cases {
+		if got := MaskLine(c.in); got != c.want {
+			t.Errorf("MaskLine(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

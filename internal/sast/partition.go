@@ -1,14 +1,20 @@
 package sast
 
 // Partition splits a head scan's findings against a baseline as the plugin's
-// diff mode does (spec section 7.3), in finding order:
+// diff mode does (spec section 7.3), with one difference in order:
 //
-//  1. a stable finding whose fingerprint is in the baseline is pre-existing,
-//     and consumes one count of its reflow key, if the baseline has one left;
-//  2. else a stable finding whose reflow key still has an unconsumed count in
-//     the baseline's reflow_keys (a multiset, "" entries ignored) is moved,
-//     and consumes it;
+//  1. every stable finding whose fingerprint is in the baseline is
+//     pre-existing, and consumes one count of its reflow key, if the baseline
+//     has one left;
+//  2. then, in finding order, a stable finding whose reflow key still has an
+//     unconsumed count in the baseline's reflow_keys (a multiset, ""
+//     entries ignored) is moved, and consumes it;
 //  3. anything else, every unstable finding included, is new.
+//
+// The plugin does both steps in one pass in finding order, so a copy of a
+// flagged line added above the original takes the original's reflow count
+// as "moved" and the original is then pre-existing: the copy passes.
+// Matching exact fingerprints first makes the copy new.
 //
 // The fingerprints are a set: a second identical finding has occurrence #1,
 // which the baseline does not hold, so it is new (or moved, when the
@@ -47,13 +53,22 @@ func partition(head []Finding, exact map[string]bool, reflowKeys []string) (preE
 			left[k]++
 		}
 	}
-	for _, f := range head {
-		switch {
-		case f.Stable && exact[f.Fingerprint]:
-			preExisting = append(preExisting, f)
+	// Exact matches first, so that a copy added above the original cannot
+	// take the original's reflow count and pass as "moved" (the plugin
+	// matches in scan order and lets it; see Partition).
+	isExact := make([]bool, len(head))
+	for i, f := range head {
+		if f.Stable && exact[f.Fingerprint] {
+			isExact[i] = true
 			if f.ReflowKey != "" && left[f.ReflowKey] > 0 {
 				left[f.ReflowKey]--
 			}
+		}
+	}
+	for i, f := range head {
+		switch {
+		case isExact[i]:
+			preExisting = append(preExisting, f)
 		case f.Stable && f.ReflowKey != "" && left[f.ReflowKey] > 0:
 			left[f.ReflowKey]--
 			moved = append(moved, f)

@@ -140,3 +140,21 @@ func TestAddedEntries(t *testing.T) {
 		t.Errorf("removals are not additions: %+v", got)
 	}
 }
+
+// TestPartitionCopyAboveOriginal: a copy of a flagged line added above the
+// original is new, not "moved" (exact matches are taken first).
+func TestPartitionCopyAboveOriginal(t *testing.T) {
+	base := []byte("package a\n\nfunc A() {\n\texec.Command(\"ls\").Run()\n}\n")
+	head := []byte("package a\n\nfunc Z(user string) {\n\texec.Command(\"ls\").Run()\n}\nfunc A() {\n\texec.Command(\"ls\").Run()\n}\n")
+	bf, _ := ScanFile("a.go", base)
+	FingerprintFile(bf, base)
+	hf, _ := ScanFile("a.go", head)
+	FingerprintFile(hf, head)
+	if len(bf) != 1 || len(hf) != 2 {
+		t.Fatalf("%d base, %d head findings", len(bf), len(hf))
+	}
+	pre, moved, fresh := PartitionMergeBase(hf, bf)
+	if len(pre) != 1 || len(moved) != 0 || len(fresh) != 1 || fresh[0].Line != 4 {
+		t.Errorf("pre %d, moved %d, new %+v; want the copy on line 4 new", len(pre), len(moved), fresh)
+	}
+}

@@ -695,6 +695,13 @@ func (r *sarifReader) location(rc *sarifRun, where string, res *jsjson.Value, f 
 		return err
 	}
 	f.Line, f.Column = line, max(col, 0)
+	end, _, err := r.integer(region, "endLine", w+".region.endLine")
+	if err != nil {
+		return err
+	}
+	if end > line {
+		f.EndLine = end
+	}
 	return nil
 }
 

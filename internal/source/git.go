@@ -168,3 +168,17 @@ func (g *Git) commitTree(h plumbing.Hash) (*object.Commit, *object.Tree, error) 
 	}
 	return c, t, nil
 }
+
+// Root is the absolute path of the repository's working tree, "" for a
+// bare repository or when it cannot be told.
+func (g *Git) Root() string {
+	wt, err := g.repo.Worktree()
+	if err != nil {
+		return ""
+	}
+	root, err := filepath.Abs(wt.Filesystem.Root())
+	if err != nil {
+		return ""
+	}
+	return root
+}
