@@ -50,6 +50,11 @@ type File struct {
 	// parsed diff does not say; Parse sets -1). A File built by hand should
 	// set -1 unless it knows the size.
 	Size int64 `json:"size,omitempty"`
+	// NewBlob is the head side's object name from the diff's "index" line
+	// (full with git diff --full-index, else abbreviated); "" when the diff
+	// does not give one (a pure rename, a deletion). Not part of the JSON
+	// form.
+	NewBlob string `json:"-"`
 	// Added holds the added lines in ascending Line order. For a copy built
 	// by internal/source, every line of the new file is added; for a rename,
 	// only the lines that differ from the old file are.

@@ -30,6 +30,7 @@ type entryHeader struct {
 	fileMode             uint32 // of "new file mode" or "deleted file mode"
 	oldMode, newMode     uint32 // of "old mode" / "new mode"
 	indexMode            uint32 // of the "index" line: the mode of both sides
+	newBlob              string // of the "index" line: the new side's object name
 
 	renameFrom, renameTo string
 	copyFrom, copyTo     string
@@ -109,7 +110,7 @@ func (h *entryHeader) parseLine(line string) error {
 	case "dissimilarity index ":
 		_, err = parsePercent(value) // only with -B; not a similarity
 	case "index ":
-		h.indexMode, err = parseIndexLine(value)
+		h.indexMode, h.newBlob, err = parseIndexLine(value)
 	case "Binary files ":
 		if !strings.HasSuffix(value, " differ") {
 			err = fmt.Errorf("malformed line")
@@ -161,16 +162,19 @@ func parsePercent(s string) (int, error) {
 	return n, nil
 }
 
-// parseIndexLine reads "OLD..NEW" or "OLD..NEW MODE" and returns MODE, or 0.
-func parseIndexLine(s string) (uint32, error) {
+// parseIndexLine reads "OLD..NEW" or "OLD..NEW MODE" and returns MODE (or
+// 0) and NEW.
+func parseIndexLine(s string) (uint32, string, error) {
 	hashes, mode, hasMode := strings.Cut(s, " ")
-	if from, to, ok := strings.Cut(hashes, ".."); !ok || !isHex(from) || !isHex(to) {
-		return 0, fmt.Errorf("bad object names %q", hashes)
+	from, to, ok := strings.Cut(hashes, "..")
+	if !ok || !isHex(from) || !isHex(to) {
+		return 0, "", fmt.Errorf("bad object names %q", hashes)
 	}
 	if !hasMode {
-		return 0, nil
+		return 0, to, nil
 	}
-	return parseMode(mode)
+	m, err := parseMode(mode)
+	return m, to, err
 }
 
 func isHex(s string) bool {
@@ -243,6 +247,9 @@ func (h *entryHeader) file(fd *diff.FileDiff) (File, error) {
 		}
 	}
 
+	if f.Status != Deleted && strings.Trim(h.newBlob, "0") != "" {
+		f.NewBlob = h.newBlob
+	}
 	// Modes: the explicit lines first, then the mode on the "index" line,
 	// which git prints when the mode is the same on both sides.
 	f.OldMode, f.NewMode = h.oldMode, h.newMode

@@ -90,6 +90,10 @@ func TestParseEdgeCases(t *testing.T) {
 					t.Errorf("%s: Size %d, want -1 (a diff does not give sizes)", cs.Files[i].Path(), cs.Files[i].Size)
 				}
 				cs.Files[i].Size = 0 // the table leaves sizes out
+				if b := cs.Files[i].NewBlob; b != "" && !isHex(b) {
+					t.Errorf("%s: NewBlob %q is not an object name", cs.Files[i].Path(), b)
+				}
+				cs.Files[i].NewBlob = "" // and blob names (TestParseNewBlob checks them)
 			}
 			if !reflect.DeepEqual(cs.Files, tt.want) {
 				t.Errorf("Parse(%s):\n got %+v\nwant %+v", tt.file, cs.Files, tt.want)
@@ -304,5 +308,26 @@ func TestParseOtherNoNewlineMarker(t *testing.T) {
 	want := []AddedLine{{1, "a"}, {2, "b"}}
 	if got := cs.Files[0].Added; !reflect.DeepEqual(got, want) {
 		t.Errorf("added lines = %#v, want %#v", got, want)
+	}
+}
+
+// TestParseNewBlob: the head blob's object name comes from the "index"
+// line, for the size lookup; a deletion, a pure rename and an all-zero name
+// have none.
+func TestParseNewBlob(t *testing.T) {
+	diff := "diff --git a/x.go b/x.go\nindex 1111111111111111111111111111111111111111..2222222222222222222222222222222222222222 100644\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/gone.go b/gone.go\ndeleted file mode 100644\nindex 3333333..0000000\n--- a/gone.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n" +
+		"diff --git a/old.md b/new.md\nsimilarity index 100%\nrename from old.md\nrename to new.md\n"
+	cs, err := Parse(strings.NewReader(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range cs.Files {
+		got[f.Path()] = f.NewBlob
+	}
+	want := map[string]string{"x.go": "2222222222222222222222222222222222222222", "gone.go": "", "new.md": ""}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("blobs %q, want %q", got, want)
 	}
 }

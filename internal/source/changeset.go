@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -180,13 +182,25 @@ func fillModes(cs *changeset.ChangeSet, fromTree, toTree *object.Tree) error {
 // tree's entry and the blob's object header, without reading contents.
 // Files without a head blob (deleted, submodules) keep -1.
 func fillSizes(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
+	return fillSizesFrom(cs, nil, toTree, objects)
+}
+
+// fillSizesFrom is fillSizes that first takes sizes already known by blob
+// name (from one git cat-file --batch-check); only the files not in known
+// are looked up in the tree, with each directory's tree decoded once.
+func fillSizesFrom(cs *changeset.ChangeSet, known map[string]int64, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
+	trees := &treeCache{root: toTree, dirs: map[string]*object.Tree{}}
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		f.Size = -1
 		if f.NewPath == "" {
 			continue
 		}
-		e, err := toTree.FindEntry(f.NewPath)
+		if n, ok := known[f.NewBlob]; ok && f.NewBlob != "" {
+			f.Size = n
+			continue
+		}
+		e, err := trees.entry(f.NewPath)
 		if err != nil {
 			return fmt.Errorf("looking up %q in tree %s: %w", f.NewPath, short(toTree.Hash), err)
 		}
@@ -198,6 +212,49 @@ func fillSizes(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.Enco
 		}
 	}
 	return nil
+}
+
+// treeCache finds entries of a tree by path, decoding each directory's tree
+// at most once (object.Tree.FindEntry decodes every directory on the path
+// again for each lookup).
+type treeCache struct {
+	root *object.Tree
+	dirs map[string]*object.Tree
+}
+
+func (c *treeCache) entry(p string) (*object.TreeEntry, error) {
+	dir, name := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	t, err := c.dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.Entries {
+		if t.Entries[i].Name == name {
+			return &t.Entries[i], nil
+		}
+	}
+	return nil, object.ErrEntryNotFound
+}
+
+func (c *treeCache) dir(d string) (*object.Tree, error) {
+	if d == "" {
+		return c.root, nil
+	}
+	if t, ok := c.dirs[d]; ok {
+		return t, nil
+	}
+	parent, name := path.Split(d)
+	pt, err := c.dir(strings.TrimSuffix(parent, "/"))
+	if err != nil {
+		return nil, err
+	}
+	t, err := pt.Tree(name)
+	if err != nil {
+		return nil, err
+	}
+	c.dirs[d] = t
+	return t, nil
 }
 
 func entryMode(t *object.Tree, path string) (uint32, error) {

@@ -1,12 +1,14 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -135,10 +137,57 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := fillModes(cs, fromTree, toTree); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
-	if err := fillSizes(cs, toTree, g.repo.Storer); err != nil {
+	sizes, err := batchSizes(ctx, gitPath, shadow, emptyDir, cs)
+	if err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
+	if err := fillSizesFrom(cs, sizes, toTree, g.repo.Storer); err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+	}
+	for i := range cs.Files {
+		cs.Files[i].NewBlob = "" // used for the sizes; both engines return the same ChangeSet
+	}
 	return cs, nil
+}
+
+// batchSizes asks one `git cat-file --batch-check` for the type and size
+// of every head blob the diff names (its "index" lines), instead of one
+// object lookup per file. It returns object name -> size for blobs.
+func batchSizes(ctx context.Context, gitPath, shadow, emptyDir string, cs *changeset.ChangeSet) (map[string]int64, error) {
+	var in bytes.Buffer
+	for i := range cs.Files {
+		if b := cs.Files[i].NewBlob; b != "" {
+			in.WriteString(b)
+			in.WriteByte('\n')
+		}
+	}
+	if in.Len() == 0 {
+		return nil, nil
+	}
+	args := []string{"--git-dir=" + shadow, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = emptyDir
+	cmd.Env = gitEnv(emptyDir)
+	cmd.Stdin = &in
+	stderr := &limitedBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
+	}
+	sizes := map[string]int64{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[1] != "blob" {
+			continue // "<name> missing", a commit (submodule), an empty line
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: bad size in %q", line)
+		}
+		sizes[f[0]] = n
+	}
+	return sizes, nil
 }
 
 // shadowGitDir creates, inside tmp, a minimal git directory whose object
