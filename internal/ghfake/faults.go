@@ -1,0 +1,134 @@
+package ghfake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Fault is an injected failure or delay. It applies to the requests that
+// match Method and Operation: counting those from 1, to the Nth and the
+// Times-1 after it.
+type Fault struct {
+	// Method ("PATCH") and Operation (an operationId, "checks/update")
+	// select the requests; "" matches any.
+	Method    string
+	Operation string
+	// Nth is the first matching request that fails, counting from 1
+	// (0 means 1). Times is how many consecutive matching requests fail
+	// (0 means 1; a negative value means every one from the Nth on).
+	Nth, Times int
+
+	// Status is the status to answer with. 0 serves the request normally,
+	// which with Header or Latency makes a fault of a success (say, one
+	// that reports x-ratelimit-remaining: 0).
+	Status int
+	// Header is added to the response, replacing the fake's own values
+	// (the X-RateLimit-* headers, Retry-After).
+	Header http.Header
+	// Body is the JSON body of a failing response; "" gives GitHub's body
+	// for the status.
+	Body string
+	// Latency delays the response, on top of Server.SetLatency.
+	Latency time.Duration
+	// AfterApplying makes the request take effect before the failure is
+	// returned, as when a gateway times out on a request GitHub did
+	// process: a 502 that "may have been applied".
+	AfterApplying bool
+}
+
+type faultState struct {
+	Fault
+	seen int
+}
+
+// Fail injects a fault. Faults are checked in the order they were added;
+// each counts its own matching requests, and the first one whose window
+// holds the request applies.
+func (s *Server) Fail(f Fault) {
+	if f.Nth <= 0 {
+		f.Nth = 1
+	}
+	if f.Times == 0 {
+		f.Times = 1
+	}
+	s.mu.Lock()
+	s.faults = append(s.faults, &faultState{Fault: f})
+	s.mu.Unlock()
+}
+
+// matchFault counts the call against every fault and returns the one that
+// applies, or nil. The caller holds s.mu.
+func (s *Server) matchFault(c *Call) *Fault {
+	var hit *Fault
+	for _, f := range s.faults {
+		if (f.Method != "" && f.Method != c.Method) || (f.Operation != "" && f.Operation != c.Operation) {
+			continue
+		}
+		f.seen++
+		if hit == nil && f.seen >= f.Nth && (f.Times < 0 || f.seen < f.Nth+f.Times) {
+			hit = &f.Fault
+		}
+	}
+	return hit
+}
+
+// SecondaryRateLimit is GitHub's answer when a secondary rate limit is hit:
+// 403 with a Retry-After of retryAfter seconds (no header when negative) and
+// the secondary-rate-limit documentation URL that go-github recognises.
+func SecondaryRateLimit(retryAfter int) Fault {
+	f := Fault{Status: http.StatusForbidden, Header: http.Header{}, Body: secondaryBody}
+	if retryAfter >= 0 {
+		f.Header.Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	return f
+}
+
+// TooManyRequests is a 429 with a Retry-After of retryAfter seconds (no
+// header when negative), GitHub's other answer to a secondary rate limit.
+func TooManyRequests(retryAfter int) Fault {
+	f := SecondaryRateLimit(retryAfter)
+	f.Status = http.StatusTooManyRequests
+	return f
+}
+
+// PrimaryRateLimit is GitHub's answer when the hourly limit is used up: 403
+// with x-ratelimit-remaining 0 and x-ratelimit-reset at reset.
+func PrimaryRateLimit(reset time.Time) Fault {
+	return Fault{Status: http.StatusForbidden, Header: RateLimitHeaders(0, reset),
+		Body: `{"message":"API rate limit exceeded for installation ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit"}`}
+}
+
+// RateLimitHeaders are the X-RateLimit-* headers for remaining requests
+// until reset (Fault.Header).
+func RateLimitHeaders(remaining int, reset time.Time) http.Header {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("X-RateLimit-Used", strconv.Itoa(5000-remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	return h
+}
+
+const secondaryBody = `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID FAKE.","documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`
+
+func (f *Fault) body() []byte {
+	if f.Body != "" {
+		return []byte(f.Body)
+	}
+	msg := http.StatusText(f.Status)
+	switch f.Status {
+	case http.StatusUnauthorized:
+		msg = "Bad credentials"
+	case http.StatusBadGateway:
+		msg = "Server Error"
+	case http.StatusServiceUnavailable:
+		msg = "Service Unavailable"
+	case http.StatusGatewayTimeout:
+		msg = "We couldn't respond to your request in time. Sorry about that. Please try resubmitting your request and contact us if the problem persists."
+	}
+	raw, _ := json.Marshal(errorBody(msg, ""))
+	return raw
+}

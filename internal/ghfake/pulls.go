@@ -1,0 +1,245 @@
+package ghfake
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// PullRequest is a pull request in the fake's store.
+type PullRequest struct {
+	Number  int
+	Title   string
+	State   string // open (default) or closed
+	Draft   bool
+	User    string
+	HeadRef string
+	HeadSHA string
+	// HeadRepo is the head's repository ("owner/name"); "" means the base
+	// repository (not a fork).
+	HeadRepo string
+	BaseRef  string
+	BaseSHA  string
+	Labels   []string
+	Files    []PullFile
+}
+
+// PullFile is one changed file of a pull request.
+type PullFile struct {
+	Filename         string
+	PreviousFilename string // renames only
+	Status           string // added, removed, modified, renamed, copied, changed, unchanged
+	Additions        int
+	Deletions        int
+	// Patch is the unified diff hunk text; "" leaves patch out, as GitHub
+	// does for binary and very large files.
+	Patch string
+}
+
+// AddPullRequest stores a pull request of repo ("owner/name").
+func (s *Server) AddPullRequest(repo string, pr PullRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr.State == "" {
+		pr.State = "open"
+	}
+	s.pulls[repo+"#"+strconv.Itoa(pr.Number)] = &pr
+}
+
+func (s *Server) findPull(r *request) *PullRequest {
+	return s.pulls[r.repo()+"#"+r.Params["pull_number"]]
+}
+
+func (s *Server) getPull(r *request) (int, any) {
+	pr := s.findPull(r)
+	if pr == nil {
+		return notFound()
+	}
+	repo := r.repo()
+	m := s.spec.example("pull-request")
+	n := strconv.Itoa(pr.Number)
+	m["id"] = int64(pr.Number) * 7
+	m["node_id"] = "PR_fake" + n
+	m["number"] = pr.Number
+	m["title"] = pr.Title
+	m["state"] = pr.State
+	m["draft"] = pr.Draft
+	m["body"] = nil
+	m["url"] = s.URL + "repos/" + repo + "/pulls/" + n
+	m["html_url"] = s.WebURL + "/" + repo + "/pull/" + n
+	m["changed_files"] = len(pr.Files)
+	// The description's example has a team without its required "type".
+	m["requested_teams"], m["requested_reviewers"] = []any{}, []any{}
+	setUser(m["user"], pr.User)
+	labels := []any{}
+	for i, l := range pr.Labels {
+		labels = append(labels, map[string]any{"id": i + 1, "node_id": "LA_fake" + strconv.Itoa(i+1),
+			"url": s.URL + "repos/" + repo + "/labels/" + l, "name": l, "description": nil, "color": "ededed", "default": false})
+	}
+	m["labels"] = labels
+	headRepo := pr.HeadRepo
+	if headRepo == "" {
+		headRepo = repo
+	}
+	setRef(m["head"], headRepo, pr.HeadRef, pr.HeadSHA)
+	setRef(m["base"], repo, pr.BaseRef, pr.BaseSHA)
+	return http.StatusOK, m
+}
+
+func setRef(v any, repo, ref, sha string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	owner, name, _ := strings.Cut(repo, "/")
+	m["ref"], m["sha"], m["label"] = ref, sha, owner+":"+ref
+	setUser(m["user"], owner)
+	if r, ok := m["repo"].(map[string]any); ok {
+		r["name"], r["full_name"] = name, repo
+		setUser(r["owner"], owner)
+	}
+}
+
+func (s *Server) listPullFiles(r *request) (int, any) {
+	pr := s.findPull(r)
+	if pr == nil {
+		return notFound()
+	}
+	files := pr.Files
+	if len(files) > 3000 { // GitHub lists at most 3000 files
+		files = files[:3000]
+	}
+	lo, hi := s.page(r, len(files))
+	list := []any{}
+	for _, f := range files[lo:hi] {
+		m := s.spec.example("diff-entry-items")
+		m["sha"] = gitBlobSHA(f.Filename + f.Patch)
+		m["filename"] = f.Filename
+		m["status"] = f.Status
+		m["additions"], m["deletions"], m["changes"] = f.Additions, f.Deletions, f.Additions+f.Deletions
+		m["blob_url"] = s.WebURL + "/" + r.repo() + "/blob/" + pr.HeadSHA + "/" + f.Filename
+		m["raw_url"] = s.WebURL + "/" + r.repo() + "/raw/" + pr.HeadSHA + "/" + f.Filename
+		m["contents_url"] = s.URL + "repos/" + r.repo() + "/contents/" + f.Filename + "?ref=" + pr.HeadSHA
+		delete(m, "patch")
+		if f.Patch != "" {
+			m["patch"] = f.Patch
+		}
+		if f.PreviousFilename != "" {
+			m["previous_filename"] = f.PreviousFilename
+		}
+		list = append(list, m)
+	}
+	return http.StatusOK, list
+}
+
+// DefaultBranch is the ref the contents API reads when a request names
+// none.
+const DefaultBranch = "main"
+
+// AddFile stores a file of repo ("owner/name") at ref (a branch name or a
+// commit or tree SHA; "" is DefaultBranch), for the contents and git trees
+// operations.
+func (s *Server) AddFile(repo, ref, filePath, content string) {
+	if ref == "" {
+		ref = DefaultBranch
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := repo + "@" + ref
+	if s.files[k] == nil {
+		s.files[k] = map[string]string{}
+	}
+	s.files[k][filePath] = content
+}
+
+// getContent answers for a file only (directory listings are not faked).
+func (s *Server) getContent(r *request) (int, any) {
+	ref := r.Query.Get("ref")
+	if ref == "" {
+		ref = DefaultBranch
+	}
+	p := r.Params["path"]
+	content, ok := s.files[r.repo()+"@"+ref][p]
+	if !ok {
+		return notFound()
+	}
+	m := s.spec.example("content-file-response-if-content-is-a-file")
+	sha := gitBlobSHA(content)
+	api := s.URL + "repos/" + r.repo() + "/contents/" + p + "?ref=" + ref
+	web := s.WebURL + "/" + r.repo() + "/blob/" + ref + "/" + p
+	m["name"], m["path"], m["sha"], m["size"] = path.Base(p), p, sha, len(content)
+	m["content"] = wrapBase64(base64.StdEncoding.EncodeToString([]byte(content)))
+	m["url"], m["html_url"] = api, web
+	m["git_url"] = s.URL + "repos/" + r.repo() + "/git/blobs/" + sha
+	m["download_url"] = s.WebURL + "/" + r.repo() + "/raw/" + ref + "/" + p
+	m["_links"] = map[string]any{"self": api, "git": m["git_url"], "html": web}
+	return http.StatusOK, m
+}
+
+// getTree lists the files stored under tree_sha (a ref given to AddFile);
+// recursive lists every file with its directories, otherwise only the top
+// level.
+func (s *Server) getTree(r *request) (int, any) {
+	sha := r.Params["tree_sha"]
+	files, ok := s.files[r.repo()+"@"+sha]
+	if !ok {
+		return notFound()
+	}
+	recursive := r.Query.Get("recursive") != ""
+	entries := map[string]map[string]any{}
+	for p, content := range files {
+		dirs := strings.Split(p, "/")
+		for i := 1; i < len(dirs); i++ {
+			d := strings.Join(dirs[:i], "/")
+			if recursive || i == 1 {
+				entries[d] = map[string]any{"path": d, "mode": "040000", "type": "tree", "sha": gitBlobSHA("tree:" + d),
+					"url": s.URL + "repos/" + r.repo() + "/git/trees/" + gitBlobSHA("tree:"+d)}
+			}
+		}
+		if recursive || len(dirs) == 1 {
+			b := gitBlobSHA(content)
+			entries[p] = map[string]any{"path": p, "mode": "100644", "type": "blob", "size": len(content), "sha": b,
+				"url": s.URL + "repos/" + r.repo() + "/git/blobs/" + b}
+		}
+	}
+	names := make([]string, 0, len(entries))
+	for p := range entries {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	tree := []any{}
+	for _, p := range names {
+		tree = append(tree, entries[p])
+	}
+	m := s.spec.example("git-tree-response-recursively-retrieving-a-tree")
+	m["sha"], m["url"], m["tree"], m["truncated"] = sha, s.URL+"repos/"+r.repo()+"/git/trees/"+sha, tree, false
+	return http.StatusOK, m
+}
+
+// gitBlobSHA is git's object id of a blob with this content.
+func gitBlobSHA(content string) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write([]byte(content))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// wrapBase64 breaks base64 text into 60-character lines, as the contents
+// API does.
+func wrapBase64(s string) string {
+	var b strings.Builder
+	for len(s) > 60 {
+		b.WriteString(s[:60])
+		b.WriteByte('\n')
+		s = s[60:]
+	}
+	b.WriteString(s)
+	b.WriteByte('\n')
+	return b.String()
+}
