@@ -68,17 +68,32 @@ func (c *Checklist) Status() CheckStatus {
 	return st
 }
 
-// Codes are the failure codes of the failed steps, in order.
+// Codes are the failure codes of the failed steps, in order (an ERROR step
+// that has a code included; one without a code is in Causes instead).
 func (c *Checklist) Codes() []string {
 	var out []string
 	for _, it := range c.Items {
-		if it.Status == CheckFail || it.Status == CheckError {
-			code := it.Code
-			if code == "" {
-				code = strings.ToUpper(it.Step)
-			}
-			out = append(out, code)
+		if (it.Status == CheckFail || it.Status == CheckError) && it.Code != "" {
+			out = append(out, it.Code)
 		}
+	}
+	return out
+}
+
+// Causes says why each ERROR step could not be evaluated, in order:
+// "<step>: <first line of the cause>", e.g. "required-agents:
+// .swarm/events.jsonl: line 1: unexpected 'b' ...".
+func (c *Checklist) Causes() []string {
+	var out []string
+	for _, it := range c.Items {
+		if it.Status != CheckError {
+			continue
+		}
+		cause := strings.TrimPrefix(it.Detail, "could not evaluate: ")
+		if it.Err != nil {
+			cause = firstLine(it.Err.Error())
+		}
+		out = append(out, it.Step+": "+cause)
 	}
 	return out
 }

@@ -46,6 +46,10 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 	if err != nil {
 		return errorResult(g.Name(), err)
 	}
+	if reason, off := in.QAGateOff("critic_pre_plan"); off {
+		return Result{Outcome: NotApplicable, Title: "the critic's plan review is off: " + reason, Findings: []Finding{},
+			Summary: mdtext.Inline(reason) + ": the plugin requires no plan-critic approval before coding (resolvePlanCriticPolicyForExecution), so there is no verdict to require."}
+	}
 	if in.Head.LedgerErr != nil {
 		return errorResult(g.Name(), in.Head.LedgerErr)
 	}

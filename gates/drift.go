@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -21,22 +22,28 @@ import (
 // the older {verdict, entries:[{type:"drift-verifier", ...}]}); an entry
 // whose type contains "drift" with verdict rejected, or whose summary
 // contains NEEDS_REVISION (the plugin's own rule, reproduced and named in
-// the output), rejects the phase; an approved entry is needed. Per-task
-// verdicts (ALIGNED, MINOR_DRIFT, MAJOR_DRIFT, OFF_SPEC) are read from a
-// structured field when an entry has one (swarm.EvidenceEntry.TaskVerdicts),
-// never from the summary; MINOR_DRIFT warns unless drift.minor_drift: fail.
-// Missing evidence fails when .swarm/spec.md exists and the phase is ready
-// to close (every task completed, closed or blocked); before that, or
-// without a spec (the plugin only warns then), the verdict is not
-// applicable. drift_check off in the QA gate profile, or a phase of type
-// "non-code", skips it.
+// the output), rejects the phase. Then, stricter than the plugin (which
+// passes when any entry is "approved" and none is "rejected"), the newest
+// entry decides: it must be "approved", exactly as the plugin compares it;
+// a newer NEEDS_REVISION, fail or other verdict after an approval fails,
+// and a verdict that is not a string fails closed (verifierVerdict).
+// Per-task verdicts (ALIGNED, MINOR_DRIFT, MAJOR_DRIFT, OFF_SPEC) are read
+// from a structured field of the newest entry when it has one
+// (swarm.EvidenceEntry.TaskVerdicts), never from the summary; MINOR_DRIFT
+// warns unless drift.minor_drift: fail; an element that cannot be read (no
+// task id, an ambiguous numeric id) fails closed. Missing evidence fails
+// when .swarm/spec.md exists and the phase is ready to close (every task
+// completed, closed or blocked); before that, or without a spec (the plugin
+// only warns then), the verdict is not applicable. drift_check off in the
+// QA gate profile, or a phase of type "non-code", skips it.
 //
 // Traceability (the plugin's save_plan coverage, spec section 9): every
 // FR-### and every MUST/SHALL SC-### that spec.md defines maps to a task of
 // the plan (task fr_refs, or the id named in the description or acceptance);
 // an unmapped MUST/SHALL (or an FR with no keyword) fails, an unmapped
 // SHOULD/MAY warns; tasks of the phase that name no FR or SC are listed as
-// possible gold-plating (notices).
+// possible gold-plating (notices), and an fr_refs entry of a phase task
+// that names no id spec.md defines is a warning.
 type Drift struct{}
 
 // Name implements Gate.
@@ -52,6 +59,7 @@ const (
 	RuleDriftUntracedCriterion    = "drift/untraced-criterion"
 	RuleDriftUntracedTask         = "drift/untraced-task"
 	RuleDriftInvalidID            = "drift/invalid-id"
+	RuleDriftUnknownRef           = "drift/unknown-ref"
 )
 
 // Plugin failure codes of the drift step.
@@ -111,7 +119,7 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 	case item.Status == CheckFail:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("phase %d drift: %s", phase.ID, clipN(item.Code+": "+item.Detail, 160))
 	case errs > 0:
-		res.Outcome, res.Title = Failed, fmt.Sprintf("%s of %s map to no task of the plan", plural(errs, "requirement", "requirements"), swarm.SpecPath)
+		res.Outcome, res.Title = Failed, fmt.Sprintf("%s of %s %s to no task of the plan", plural(errs, "requirement", "requirements"), swarm.SpecPath, verbS(errs, "maps", "map"))
 	case item.Status == CheckPass:
 		res.Outcome, res.Title = Passed, fmt.Sprintf("phase %d drift verification approved", phase.ID)
 		if in.Head.SpecDoc != nil {
@@ -133,7 +141,7 @@ func driftRule(it CheckItem) string {
 		return RuleDriftMissing
 	case it.Code == CodeDriftTaskVerdict:
 		return RuleDriftTaskVerdict
-	case strings.Contains(it.Detail, "NEEDS_REVISION"):
+	case strings.Contains(it.Detail, "its summary contains NEEDS_REVISION"):
 		return RuleDriftSummaryNeedsRevision
 	}
 	return RuleDriftRejected
@@ -170,55 +178,44 @@ func driftCheck(in *Input, phase *swarm.Phase) (CheckItem, []Finding) {
 	}
 	missing := func(why string) CheckItem {
 		if in.Head.HasSpec {
-			return checkFail(step, CodeDriftMissing, path, 0, "%s and %s exists: the plugin blocks phase_complete without drift evidence when there is a spec", why, swarm.SpecPath)
+			it := checkFail(step, CodeDriftMissing, path, 0, "%s and %s exists: the plugin blocks phase_complete without drift evidence when there is a spec", why, swarm.SpecPath)
+			if pc, _ := phaseCompletions(in, phase.ID); pc != nil && pc.Status == "success" {
+				it.Detail += fmt.Sprintf("; yet the plugin closed phase %d (%s line %d: phase_complete, status success), so its own run did not block on drift (drift_check off in its QA gate profile, Turbo mode, an older plugin version, or evidence that was not committed): commit the evidence, or set qa_gates.drift_check: false in the policy if drift checking is off for this plan",
+					phase.ID, swarm.EventsPath, pc.Line)
+			}
+			return it
 		}
 		return checkSkipped(step, path, "%s; without %s the plugin only warns", why, swarm.SpecPath)
 	}
 	if b == nil {
 		return missing("no drift verification recorded (the file is absent)"), nil
 	}
-	var found, approved *swarm.EvidenceEntry
-	for i := range b.Entries {
-		e := &b.Entries[i]
-		if !strings.Contains(e.Type, "drift") || !e.HasVerdict {
-			continue
-		}
-		found = e
-		if strings.EqualFold(e.Verdict, "rejected") {
-			return checkFail(step, CodeDriftRejected, path, e.Line, "the drift verifier rejected phase %d: entry %d has verdict %q", phase.ID, e.Index+1, e.Verdict), nil
-		}
-		if i := strings.Index(e.Summary, "NEEDS_REVISION"); i >= 0 {
-			return checkFail(step, CodeDriftRejected, path, e.Line, "entry %d has verdict %q, but its summary contains NEEDS_REVISION, which the plugin's drift gate reads as a rejection: %q",
-				e.Index+1, e.Verdict, quoteAround(e.Summary, i, len("NEEDS_REVISION"), 70)), nil
-		}
-		if strings.EqualFold(e.Verdict, "approved") {
-			approved = e
-		}
-	}
-	if found == nil {
+	vr := verifierVerdict(step, path, b, "drift", CodeDriftRejected, "drift verifier", "write_drift_evidence")
+	if vr.found == nil {
 		why := "no entry of a drift type with a verdict"
 		if b.HasVerdict {
 			why += fmt.Sprintf(" (the top-level verdict %q does not count: the plugin reads entries only)", b.Verdict)
 		}
 		return missing(why), nil
 	}
+	if vr.item.Status == CheckFail {
+		return vr.item, nil
+	}
 	if b.HasVerdict && classifyVerdict(b.Verdict) == verdictRejecting {
 		return checkFail(step, CodeDriftRejected, path, b.VerdictLine, "the file's top-level verdict is %q", b.Verdict), nil
 	}
-	if approved == nil {
-		return checkFail(step, CodeDriftRejected, path, found.Line, "the drift verdict %q is not approved", found.Verdict), nil
-	}
-	it := checkPass(step, path, "approved (entry %d%s)", approved.Index+1, timestampSuffix(approved.Timestamp))
-	it.Line = approved.Line
+	it := vr.item
 	var findings []Finding
-	var bad []string
-	for _, e := range b.Entries {
-		if !strings.Contains(e.Type, "drift") {
-			continue
-		}
-		for _, tv := range e.TaskVerdicts() {
-			v := strings.ToUpper(strings.TrimSpace(tv.Verdict))
-			sev := SeverityError
+	var bad, unreadable []string
+	// Per-task verdicts are read from the deciding (newest) entry.
+	for _, tv := range vr.found.TaskVerdicts() {
+		sev := SeverityError
+		var msg string
+		v := strings.ToUpper(strings.TrimSpace(tv.Verdict))
+		if tv.Problem != "" {
+			msg = fmt.Sprintf("entry %d: %s; swarm-gate fails closed on a per-task verdict it cannot read", vr.found.Index+1, tv.Problem)
+			v = "unreadable (" + tv.Field + ")"
+		} else {
 			switch v {
 			case "ALIGNED":
 				continue
@@ -230,21 +227,128 @@ func driftCheck(in *Input, phase *swarm.Phase) (CheckItem, []Finding) {
 			default:
 				v = fmt.Sprintf("%q (not one of ALIGNED, MINOR_DRIFT, MAJOR_DRIFT, OFF_SPEC)", tv.Verdict)
 			}
-			msg := fmt.Sprintf("task %s: drift verdict %s", tv.TaskID, v)
-			findings = append(findings, Finding{Path: path, Line: e.Line, EndLine: e.Line, Rule: RuleDriftTaskVerdict, Severity: sev, Message: msg})
-			if sev == SeverityError {
-				bad = append(bad, tv.TaskID+" "+v)
-			} else {
-				it.Warnings = append(it.Warnings, msg)
-			}
+			msg = fmt.Sprintf("task %s: drift verdict %s (%s)", tv.TaskID, v, tv.Field)
+		}
+		findings = append(findings, Finding{Path: path, Line: tv.Line, EndLine: tv.Line, Rule: RuleDriftTaskVerdict, Severity: sev, Message: msg})
+		switch {
+		case sev == SeverityWarning:
+			it.Warnings = append(it.Warnings, msg)
+		case tv.Problem != "":
+			unreadable = append(unreadable, tv.Problem)
+		default:
+			bad = append(bad, tv.TaskID+" "+v)
 		}
 	}
-	if len(bad) > 0 {
-		it = checkFail(step, CodeDriftTaskVerdict, path, it.Line, "the phase is approved, but task verdicts say %s", strings.Join(bad, "; "))
+	if len(bad)+len(unreadable) > 0 {
+		line := it.Line
+		for _, f := range findings {
+			if f.Severity == SeverityError {
+				line = f.Line
+				break
+			}
+		}
+		var parts []string
+		if len(bad) > 0 {
+			parts = append(parts, "task verdicts say "+strings.Join(bad, "; "))
+		}
+		if len(unreadable) > 0 {
+			parts = append(parts, "a per-task verdict cannot be read, so swarm-gate fails closed: "+strings.Join(unreadable, "; "))
+		}
+		it = checkFail(step, CodeDriftTaskVerdict, path, line, "the phase is approved, but %s", strings.Join(parts, "; and "))
 		// The per-task errors are carried by the item's own finding.
 		findings = slices.DeleteFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
 	}
 	return it, findings
+}
+
+// verifierResult is what a verifier's evidence file (drift-verifier.json,
+// hallucination-guard.json) says.
+type verifierResult struct {
+	item  CheckItem            // PASS, or FAIL with the code; zero Step when found is nil
+	found *swarm.EvidenceEntry // the deciding (newest) entry; nil when none has a verdict
+}
+
+// verifierVerdict reads the entries of a verifier's evidence file whose type
+// contains kind, as the plugin's drift and hallucination gates do, and then
+// one rule stricter:
+//
+//   - the plugin's rule, on every entry: a verdict "rejected", or a summary
+//     containing NEEDS_REVISION, rejects (codeRejected);
+//   - an entry whose verdict is present but not a string fails closed (the
+//     plugin skips it);
+//   - the newest entry decides (by timestamp when every entry has one, else
+//     the last in the file): it must have the verdict "approved", exactly,
+//     as the plugin compares it (write_drift_evidence and
+//     write_hallucination_evidence store it lower-case). The plugin passes
+//     when any entry is "approved" and none is "rejected", so an approval
+//     followed by NEEDS_REVISION or fail closes the phase there; swarm-gate
+//     refuses it and says so.
+func verifierVerdict(step, path string, b *swarm.EvidenceBundle, kind, codeRejected, who, writer string) verifierResult {
+	var entries []*swarm.EvidenceEntry
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if strings.Contains(e.Type, kind) && (e.HasVerdict || e.VerdictInvalid != "") {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return verifierResult{}
+	}
+	fail := func(e *swarm.EvidenceEntry, line int, format string, args ...any) verifierResult {
+		return verifierResult{item: checkFail(step, codeRejected, path, line, format, args...), found: e}
+	}
+	var pluginApproved *swarm.EvidenceEntry
+	for _, e := range entries {
+		switch {
+		case e.VerdictInvalid != "":
+			return fail(e, e.FieldLine("verdict"), "entry %d has verdict %s, which is not a string: an unrecognized verdict, so swarm-gate fails closed (the plugin skips such an entry)", e.Index+1, e.VerdictInvalid)
+		case strings.EqualFold(e.Verdict, "rejected"):
+			return fail(e, e.FieldLine("verdict"), "the %s rejected the phase: entry %d has verdict %q", who, e.Index+1, e.Verdict)
+		}
+		if i := strings.Index(e.Summary, "NEEDS_REVISION"); i >= 0 {
+			return fail(e, e.FieldLine("summary"), "entry %d has verdict %q, but its summary contains NEEDS_REVISION, which the plugin's %s gate reads as a rejection: %q",
+				e.Index+1, e.Verdict, strings.TrimSuffix(who, " verifier"), quoteAround(e.Summary, i, len("NEEDS_REVISION"), 70))
+		}
+		if e.Verdict == "approved" {
+			pluginApproved = e
+		}
+	}
+	newest := newestEntry(entries)
+	label := fmt.Sprintf("entry %d%s", newest.Index+1, timestampSuffix(newest.Timestamp))
+	where := label
+	if len(entries) > 1 {
+		where = "the newest entry (" + label + ")"
+		label += fmt.Sprintf(", the newest of %d", len(entries))
+	}
+	switch {
+	case newest.Verdict == "approved":
+		it := checkPass(step, path, "approved (%s)", label)
+		it.Line = newest.Line
+		return verifierResult{item: it, found: newest}
+	case strings.EqualFold(newest.Verdict, "approved"):
+		return fail(newest, newest.FieldLine("verdict"), "%s has verdict %q, not \"approved\": the plugin compares the verdict exactly (%s stores it lower-case), so it would not count this approval", where, newest.Verdict, writer)
+	case pluginApproved != nil:
+		return fail(newest, newest.FieldLine("verdict"), "%s has verdict %q after entry %d approved: the newest entry decides. The plugin's gate rejects only the verdict \"rejected\" and would close the phase on entry %d's approval; swarm-gate is stricter",
+			where, newest.Verdict, pluginApproved.Index+1, pluginApproved.Index+1)
+	}
+	return fail(newest, newest.FieldLine("verdict"), "the %s verdict %q (%s) is not approved", who, newest.Verdict, where)
+}
+
+// newestEntry is the newest of the entries: by timestamp when every entry
+// has one that parses, else the last in file order (entries are appended).
+func newestEntry(entries []*swarm.EvidenceEntry) *swarm.EvidenceEntry {
+	newest := entries[len(entries)-1]
+	var best time.Time
+	for i, e := range entries {
+		t, ok := parseISOTime(e.Timestamp)
+		if !ok {
+			return entries[len(entries)-1]
+		}
+		if i == 0 || !t.Before(best) {
+			best, newest = t, e
+		}
+	}
+	return newest
 }
 
 // quoteAround quotes s around [i, i+n) with up to r bytes of context each side,
@@ -348,13 +452,25 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 			}
 		}
 	}
+	var unknownRefs []string
+	if len(spec.Requirements) > 0 {
+		for _, t := range phase.Tasks {
+			for _, ref := range t.FRRefs {
+				if !specDefines(spec, ref) {
+					unknownRefs = append(unknownRefs, t.ID+" "+strings.TrimSpace(ref))
+					tr.findings = append(tr.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleDriftUnknownRef, Severity: SeverityWarning,
+						Message: fmt.Sprintf("task %s's fr_refs names %q, which %s does not define: a typo, or a requirement the spec lost", t.ID, strings.TrimSpace(ref), swarm.SpecPath)})
+				}
+			}
+		}
+	}
 	obligations := mapped + len(unmappedMust) + len(unmappedShould)
 	switch {
 	case len(spec.Requirements) == 0:
 		tr.title = "the spec defines no FR-### or SC-### ids"
 		tr.summary = swarm.SpecPath + " defines no FR-### requirement or SC-### criterion, so there is nothing to trace."
 	case len(unmappedMust) > 0:
-		tr.title = fmt.Sprintf("%s map to no task", plural(len(unmappedMust), "requirement", "requirements"))
+		tr.title = fmt.Sprintf("%s %s to no task", plural(len(unmappedMust), "requirement", "requirements"), verbS(len(unmappedMust), "maps", "map"))
 	case len(unmappedShould) > 0:
 		tr.title = fmt.Sprintf("every MUST requirement maps to a task (%d SHOULD/MAY unmapped)", len(unmappedShould))
 	default:
@@ -368,9 +484,12 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 		if len(unmappedShould) > 0 {
 			tr.summary += "; unmapped SHOULD/MAY (warnings): " + listSome(unmappedShould, 20)
 		}
-		tr.summary += fmt.Sprintf("; %s of phase %d name no FR or SC (possible gold-plating)", plural(len(untraced), "task", "tasks"), phase.ID)
+		tr.summary += fmt.Sprintf("; %s of phase %d %s no FR or SC (possible gold-plating)", plural(len(untraced), "task", "tasks"), phase.ID, verbS(len(untraced), "names", "name"))
 		if len(untraced) > 0 {
 			tr.summary += ": " + listSome(untraced, 20)
+		}
+		if len(unknownRefs) > 0 {
+			tr.summary += fmt.Sprintf("; %s in phase %d's fr_refs not defined by the spec (warnings): %s", plural(len(unknownRefs), "id", "ids"), phase.ID, listSome(unknownRefs, 20))
 		}
 		tr.summary += "."
 	}
@@ -396,4 +515,24 @@ func tasksNaming(tasks []swarm.Task, r swarm.Requirement) []string {
 		}
 	}
 	return out
+}
+
+// specDefines reports whether a fr_refs entry names a requirement or
+// criterion the spec defines (its id or bare id, case-insensitive).
+func specDefines(spec *swarm.Spec, ref string) bool {
+	ref = strings.TrimSpace(ref)
+	for _, r := range spec.Requirements {
+		if strings.EqualFold(ref, r.ID) || strings.EqualFold(ref, r.Bare) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbS picks the verb form agreeing with a count: verbS(1, "maps", "map").
+func verbS(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -26,6 +26,8 @@ func TestDriftCorpus(t *testing.T) {
 		// bomberz closed phase 1 without drift evidence although spec.md
 		// exists.
 		{"phlawlessDevelopment__bomberz", 1, Failed, RuleDriftMissing, "DRIFT_VERIFICATION_MISSING"},
+		// ... and the line says that the plugin closed the phase anyway.
+		{"phlawlessDevelopment__bomberz", 1, Failed, RuleDriftMissing, "yet the plugin closed phase 1 (.swarm/events.jsonl line 9: phase_complete, status success)"},
 		// msocr: no spec, no drift evidence: the plugin only warns.
 		{"Areopaguaworkshop__msocr", 1, NotApplicable, "", "only warns"},
 		// Frontend_1er_modulo numbers its requirements FR-1, FR-1.1: no FR-###
@@ -79,7 +81,10 @@ func TestDriftHandMade(t *testing.T) {
 			want: Failed, rule: RuleDriftSummaryNeedsRevision, sev: SeverityError, mention: "reads as a rejection"},
 		{name: "a verdict word in the summary is not read", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "Verdict: REJECTED earlier, MAJOR_DRIFT fixed.", ""), want: Passed},
 		{name: "rejected", status: "completed", spec: tracedSpec, drift: driftEntry("rejected", "Drift in 1.2.", ""), want: Failed, rule: RuleDriftRejected, mention: `verdict "rejected"`},
-		{name: "uppercase APPROVED", status: "completed", spec: tracedSpec, drift: driftEntry("APPROVED", "ok", ""), want: Passed},
+		// The plugin compares entry.verdict === 'approved'; write_drift_evidence
+		// stores lower case.
+		{name: "uppercase APPROVED is not the plugin's approval", status: "completed", spec: tracedSpec, drift: driftEntry("APPROVED", "ok", ""), want: Failed, rule: RuleDriftRejected,
+			mention: `verdict "APPROVED", not "approved": the plugin compares the verdict exactly`},
 		{name: "an unknown verdict is not approval", status: "completed", spec: tracedSpec, drift: driftEntry("pending", "ok", ""), want: Failed, rule: RuleDriftRejected, mention: "not approved"},
 		{name: "older top-level verdict with a drift-verifier entry", status: "completed", spec: tracedSpec,
 			drift: `{"schema_version":"1.0.0","task_id":"drift-verifier","verdict":"approved","entries":[{"type":"drift-verifier","verdict":"approved","summary":"ok"}]}`, want: Passed},
@@ -101,6 +106,29 @@ func TestDriftHandMade(t *testing.T) {
 			want: Failed, rule: RuleDriftTaskVerdict, sev: SeverityError, mention: "DRIFT_TASK_VERDICT"},
 		{name: "OFF_SPEC fails", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"tasks":[{"taskId":"1.1","verdict":"OFF_SPEC"}]`),
 			want: Failed, rule: RuleDriftTaskVerdict, mention: "1.1 OFF_SPEC"},
+		// Item 3: the newest entry decides; the plugin only rejects "rejected".
+		{name: "approved, then NEEDS_REVISION", status: "completed", spec: tracedSpec,
+			drift: `{"entries":[{"type":"drift-verification","verdict":"approved","summary":"ok","timestamp":"2026-05-09T10:00:00Z"},{"type":"drift-verification","verdict":"NEEDS_REVISION","summary":"1.2 diverges","timestamp":"2026-05-09T11:00:00Z"}]}`,
+			want:  Failed, rule: RuleDriftRejected, mention: `the newest entry (entry 2 at 2026-05-09T11:00:00Z) has verdict "NEEDS_REVISION" after entry 1 approved: the newest entry decides. The plugin's gate rejects only the verdict "rejected" and would close the phase on entry 1's approval; swarm-gate is stricter`},
+		{name: "approved, then fail", status: "completed", spec: tracedSpec,
+			drift: `{"entries":[{"type":"drift-verification","verdict":"approved","summary":"ok"},{"type":"drift-verification","verdict":"fail","summary":"drift"}]}`,
+			want:  Failed, rule: RuleDriftRejected, mention: `the newest entry (entry 2) has verdict "fail" after entry 1 approved`},
+		{name: "NEEDS_REVISION, then approved", status: "completed", spec: tracedSpec,
+			drift: `{"entries":[{"type":"drift-verification","verdict":"NEEDS_REVISION","summary":"bad"},{"type":"drift-verification","verdict":"approved","summary":"fixed"}]}`,
+			want:  Passed, mention: "approved (entry 2, the newest of 2)"},
+		{name: "the newest by timestamp, not by position", status: "completed", spec: tracedSpec,
+			drift: `{"entries":[{"type":"drift-verification","verdict":"approved","summary":"ok","timestamp":"2026-05-09T12:00:00Z"},{"type":"drift-verification","verdict":"fail","summary":"old","timestamp":"2026-05-09T08:00:00Z"}]}`,
+			want:  Passed, mention: "approved (entry 1 at 2026-05-09T12:00:00Z, the newest of 2)"},
+		{name: "a verdict that is not a string fails closed", status: "completed", spec: tracedSpec,
+			drift: `{"entries":[{"type":"drift-verification","verdict":"approved","summary":"ok"},{"type":"drift-verification","verdict":false,"summary":"x"}]}`,
+			want:  Failed, rule: RuleDriftRejected, mention: "entry 2 has verdict false, which is not a string"},
+		// Item 4: task ids written as JSON numbers.
+		{name: "a numeric task id is read as JavaScript renders it", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"task_verdicts":[{"id":1.2,"verdict":"OFF_SPEC"}]`),
+			want: Failed, rule: RuleDriftTaskVerdict, mention: "task verdicts say 1.2 OFF_SPEC"},
+		{name: "a numeric task id that does not survive is ambiguous", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"task_verdicts":[{"id":1.10,"verdict":"ALIGNED"}]`),
+			want: Failed, rule: RuleDriftTaskVerdict, mention: `task_verdicts[0].id is the JSON number 1.10, which reads as 1.1: the task id is ambiguous`},
+		{name: "a per-task verdict without a task id fails closed", status: "completed", spec: tracedSpec, drift: driftEntry("approved", "ok", `,"task_verdicts":[{"verdict":"ALIGNED"}]`),
+			want: Failed, rule: RuleDriftTaskVerdict, mention: "a per-task verdict cannot be read, so swarm-gate fails closed: task_verdicts[0] has no task id"},
 		{name: "invalid JSON fails closed naming the file", status: "completed", spec: tracedSpec, drift: `{"entries":[`, want: Error, mention: ".swarm/evidence/1/drift-verifier.json"},
 		{name: "a byte order mark", status: "completed", spec: tracedSpec, drift: "\ufeff" + driftEntry("approved", "ok", ""), want: Passed},
 		{name: "non-code phase", status: "completed", spec: tracedSpec, want: Passed, mention: "non-code"},
@@ -110,6 +138,12 @@ func TestDriftHandMade(t *testing.T) {
 		{name: "a task naming nothing is possible gold-plating", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedTask, sev: SeverityNotice, mention: "task 1.3 names no FR or SC"},
 		{name: "traceability: warn", status: "completed", spec: driftSpec, drift: driftEntry("approved", "ok", ""), config: func(c *Config) { c.Drift.WarnTraceability = true },
 			want: Passed, rule: RuleDriftUntracedCriterion, sev: SeverityWarning},
+		// Item 9: an fr_refs id the spec does not define.
+		{name: "fr_refs naming an undefined FR warns", status: "completed", spec: tracedSpec + "- FR-003: It MAY log.\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftUnknownRef, sev: SeverityWarning,
+			mention: `task 1.1's fr_refs names "FR-999", which .swarm/spec.md does not define`},
+		// Item 7: one requirement "maps", not "map".
+		{name: "one unmapped requirement", status: "completed", spec: tracedSpec + "- FR-004: It MUST log.\n", drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedRequirement,
+			mention: "1 requirement of .swarm/spec.md maps to no task of the plan"},
 		{name: "FR-000 is flagged", status: "completed", spec: tracedSpec + "- FR-000: zero MUST x\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftInvalidID, sev: SeverityWarning},
 	}
 	for _, c := range cases {
@@ -117,6 +151,9 @@ func TestDriftHandMade(t *testing.T) {
 			plan := strings.Replace(driftPlan, "STATUS", c.status, 1)
 			if c.name == "non-code phase" {
 				plan = strings.Replace(plan, `"name":"A",`, `"name":"A","type":"non-code",`, 1)
+			}
+			if c.rule == RuleDriftUnknownRef {
+				plan = strings.Replace(plan, `"fr_refs":["FR-001"]`, `"fr_refs":["FR-001","FR-999"]`, 1)
 			}
 			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}}
 			if c.spec != "" {
@@ -146,6 +183,32 @@ func TestDriftHandMade(t *testing.T) {
 			}
 			if all := r.Title + r.Summary + findingsText(r); !strings.Contains(all, c.mention) {
 				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// TestDriftFindingLines: item 10: a finding points at the offending field's
+// line (the summary that says NEEDS_REVISION, the verdict that rejects, the
+// per-task verdict element), not at the entry's first line.
+func TestDriftFindingLines(t *testing.T) {
+	plan := strings.Replace(driftPlan, "STATUS", "completed", 1)
+	cases := []struct {
+		name  string
+		drift string
+		line  int
+	}{
+		{"summary NEEDS_REVISION", "{\"entries\":[{\n\"type\":\"drift-verification\",\n\"verdict\":\"approved\",\n\"summary\":\"NEEDS_REVISION on 1.2\"}]}", 4},
+		{"verdict rejected", "{\"entries\":[{\n\"type\":\"drift-verification\",\n\"summary\":\"x\",\n\"verdict\":\"rejected\"}]}", 4},
+		{"newest NEEDS_REVISION", "{\"entries\":[{\"type\":\"drift-verification\",\"verdict\":\"approved\"},\n{\"type\":\"drift-verification\",\n\"verdict\":\"NEEDS_REVISION\"}]}", 3},
+		{"a per-task verdict", "{\"entries\":[{\"type\":\"drift-verification\",\"verdict\":\"approved\",\"task_verdicts\":[\n{\"task_id\":\"1.1\",\"verdict\":\"ALIGNED\"},\n{\"task_id\":\"1.2\",\"verdict\":\"MAJOR_DRIFT\"}]}]}", 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}, ".swarm/evidence/1/drift-verifier.json": {Data: []byte(c.drift)}}
+			r := eval(Drift{}, &Input{Phase: 1, Head: load(m)})
+			if r.Outcome != Failed || !hasFindingAt(r, ".swarm/evidence/1/drift-verifier.json", c.line) {
+				t.Errorf("outcome %s, want a finding at line %d:\n%+v", r.Outcome, c.line, r.Findings)
 			}
 		})
 	}

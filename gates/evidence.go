@@ -32,7 +32,12 @@ import (
 // Verdicts are read from verdict fields only (verdict, or result), never from
 // summaries, case-insensitively: the newest record of a gate decides (by
 // timestamp when every record has one, else in file order); a record with
-// no verdict counts as a pass, as the plugin counts presence.
+// no verdict counts as a pass, as the plugin counts presence; a verdict that
+// is not a string (false, null, ["rejected"], {...}) or a word that is
+// neither approving nor rejecting fails closed. A task whose id is not of
+// the plugin's form (N.N[.N...], swarm.TaskIDPattern) fails: the plugin
+// reads no evidence for it. A bundle whose task_id names another task is
+// unreadable, like a gate file whose taskId does not match its name.
 type Evidence struct{}
 
 // Name implements Gate.
@@ -45,6 +50,7 @@ const (
 	RuleEvidenceGateMissing         = "evidence/gate-missing"
 	RuleEvidenceRejected            = "evidence/rejected"
 	RuleEvidenceUnrecognizedVerdict = "evidence/unrecognized-verdict"
+	RuleEvidenceInvalidTaskID       = "evidence/invalid-task-id"
 )
 
 // Evaluate implements Gate.
@@ -155,7 +161,8 @@ func gateName(s string) string {
 // evidenceRecord is one record that a task passed (or did not pass) a gate.
 type evidenceRecord struct {
 	gate, verdict, file string
-	line                int
+	invalid             string // a verdict that is not a string, as JSON
+	line                int    // line of the verdict field, else of the record
 	at                  time.Time
 	timed               bool
 	agent               string
@@ -189,14 +196,29 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 	onPlan := func(rule, msg string) {
 		te.findings = append(te.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: rule, Severity: SeverityError, Message: msg})
 	}
+	if !swarm.ValidTaskID(t.ID) {
+		var present []string
+		for _, f := range []string{gateFile, bundlePath} {
+			if slices.Contains(ev.Files, f) {
+				present = append(present, f)
+			}
+		}
+		skipped := fmt.Sprintf("neither %s nor %s would count", gateFile, bundlePath)
+		if len(present) > 0 {
+			skipped = strings.Join(present, " and ") + " was skipped"
+		}
+		onPlan(RuleEvidenceInvalidTaskID, fmt.Sprintf("task %s is completed, but %q is not a valid task id (the plugin's pattern %s, e.g. 1.2 or 2.1.3): the plugin reads no evidence for it, so %s; renumber the task",
+			t.ID, t.ID, swarm.TaskIDPattern, skipped))
+		return te
+	}
 	if tg == nil && tb == nil {
 		onPlan(RuleEvidenceMissing, fmt.Sprintf("task %s is completed but has no evidence: neither %s nor %s exists", t.ID, gateFile, bundlePath))
 		return te
 	}
 	var recs []evidenceRecord
-	add := func(gate, verdict, file string, line int, ts, agent string) {
+	add := func(gate, verdict, invalid, file string, line int, ts, agent string) {
 		at, timed := parseISOTime(ts)
-		recs = append(recs, evidenceRecord{gate: gateName(gate), verdict: verdict, file: file, line: line, at: at, timed: timed, agent: agent})
+		recs = append(recs, evidenceRecord{gate: gateName(gate), verdict: verdict, invalid: invalid, file: file, line: line, at: at, timed: timed, agent: agent})
 	}
 	var required []string
 	switch {
@@ -217,18 +239,18 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 			te.files = append(te.files, gateFile)
 		}
 		for _, g := range tg.Gates {
-			add(g.Name, g.Verdict, gateFile, g.Line, g.Timestamp, g.Agent)
+			add(g.Name, g.Verdict, g.VerdictInvalid, gateFile, g.VerdictLine, g.Timestamp, g.Agent)
 		}
 	}
 	if tb != nil {
 		te.files = append(te.files, bundlePath)
 		for _, e := range tb.Entries {
 			if e.Type != "" {
-				add(e.Type, e.Verdict, bundlePath, e.Line, e.Timestamp, e.Agent)
+				add(e.Type, e.Verdict, e.VerdictInvalid, bundlePath, e.FieldLine("verdict"), e.Timestamp, e.Agent)
 			}
 		}
 		for _, g := range tb.Gates {
-			add(g.Name, g.Verdict, bundlePath, g.Line, g.Timestamp, g.Agent)
+			add(g.Name, g.Verdict, g.VerdictInvalid, bundlePath, g.VerdictLine, g.Timestamp, g.Agent)
 		}
 	}
 	allTimed := true
@@ -254,6 +276,12 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		}
 		if last == nil {
 			missing = append(missing, gate)
+			continue
+		}
+		if last.invalid != "" {
+			failed = true
+			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceUnrecognizedVerdict, Severity: SeverityError,
+				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %s, which is not a string: an unrecognized verdict, neither approving nor rejecting; swarm-gate fails closed", t.ID, gate, last.invalid)})
 			continue
 		}
 		switch classifyVerdict(last.verdict) {

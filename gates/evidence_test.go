@@ -88,6 +88,13 @@ func TestEvidenceHandMade(t *testing.T) {
 		{"NEEDS_REVISION fails", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"NEEDS_REVISION"}}}`, Failed, RuleEvidenceRejected},
 		{"an unrecognized verdict fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"maybe"}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
 		{"a summary is never read", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"summary":"REJECTED: NEEDS_REVISION"}}}`, Passed, ""},
+		// Item 1: a verdict that is not a string is not "no verdict".
+		{"verdict false fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":false}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"verdict null fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":null}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"verdict array fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":["rejected"]}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"verdict object fails closed", `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":{"status":"rejected"}}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"result false fails closed", `{"taskId":"1.1","required_gates":["test_engineer"],"gates":{"test_engineer":{"result":false}}}`, Failed, RuleEvidenceUnrecognizedVerdict},
+		{"a result object is a report, not a verdict", `{"taskId":"1.1","required_gates":["test_engineer"],"gates":{"test_engineer":{"result":{"passed":12}}}}`, Passed, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,4 +224,69 @@ func TestEvidenceCorpusForms(t *testing.T) {
 	if r := eval(Evidence{}, &Input{Phase: 7, Head: load(z)}); r.Outcome != Passed {
 		t.Errorf("opencode-swarm 7.x: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
 	}
+}
+
+// TestEvidenceFindingsNameTheField: item 1 (a non-string verdict names its
+// file and the verdict's line), item 5 (an id the plugin refuses) and item 6
+// (a bundle of another task).
+func TestEvidenceFindingsNameTheField(t *testing.T) {
+	plan := func(id string) string {
+		return `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"` + id + `","phase":1,"status":"completed","description":"d"}]}]}`
+	}
+	cases := []struct {
+		name   string
+		id     string
+		files  map[string]string
+		want   Outcome
+		rule   string
+		path   string
+		line   int
+		phrase string
+	}{
+		{name: "verdict false", id: "1.1", files: map[string]string{".swarm/evidence/1.1.json": "{\"taskId\":\"1.1\",\"required_gates\":[\"reviewer\"],\"gates\":{\n\"reviewer\":{\"agent\":\"reviewer\",\n\"verdict\":false}}}"},
+			want: Failed, rule: RuleEvidenceUnrecognizedVerdict, path: ".swarm/evidence/1.1.json", line: 3, phrase: "verdict false, which is not a string"},
+		{name: "bundle entry verdict array", id: "1.1", files: map[string]string{".swarm/evidence/1.1/evidence.json": "{\"task_id\":\"1.1\",\"entries\":[\n{\"type\":\"review\",\n\"verdict\":[\"rejected\"]},{\"type\":\"test\",\"verdict\":\"pass\"}]}"},
+			want: Failed, rule: RuleEvidenceUnrecognizedVerdict, path: ".swarm/evidence/1.1/evidence.json", line: 3, phrase: `verdict ["rejected"]`},
+		{name: "an id the plugin refuses, its file present", id: "1.2a", files: map[string]string{".swarm/evidence/1.2a.json": `{"taskId":"1.2a","required_gates":["reviewer"],"gates":{"reviewer":{}}}`},
+			want: Failed, rule: RuleEvidenceInvalidTaskID, path: ".swarm/plan.json", phrase: `"1.2a" is not a valid task id (the plugin's pattern ^\d+(\.\d+)+$, e.g. 1.2 or 2.1.3): the plugin reads no evidence for it, so .swarm/evidence/1.2a.json was skipped`},
+		{name: "an id the plugin refuses, no file", id: "T1", want: Failed, rule: RuleEvidenceInvalidTaskID, phrase: "neither .swarm/evidence/T1.json nor .swarm/evidence/T1/evidence.json would count"},
+		{name: "a bundle of another task", id: "1.2", files: map[string]string{".swarm/evidence/1.2/evidence.json": "{\n\"task_id\":\"9.9\",\"entries\":[{\"type\":\"review\",\"verdict\":\"pass\"},{\"type\":\"test\",\"verdict\":\"pass\"}]}"},
+			want: Error, path: ".swarm/evidence/1.2/evidence.json", line: 2, phrase: `task_id "9.9" does not match the folder name 1.2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan(c.id))}}
+			for p, d := range c.files {
+				m[p] = &fstest.MapFile{Data: []byte(d)}
+			}
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(m)})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.want == Error {
+				if !strings.Contains(r.Title, c.path) || !strings.Contains(r.Title, c.phrase) || !hasFindingAt(r, c.path, c.line) {
+					t.Errorf("error %q / %v does not name %s:%d and %q", r.Title, r.Findings, c.path, c.line, c.phrase)
+				}
+				return
+			}
+			if !hasRule(r, c.rule) || !strings.Contains(findingsText(r), c.phrase) {
+				t.Errorf("rules %v, want %s mentioning %q\n%s", rules(r), c.rule, c.phrase, findingsText(r))
+			}
+			if c.path != "" && !hasFindingAt(r, c.path, c.line) {
+				t.Errorf("no finding at %s:%d: %+v", c.path, c.line, r.Findings)
+			}
+		})
+	}
+}
+
+// hasFindingAt reports whether r has a finding at path (and line, when
+// line > 0).
+func hasFindingAt(r Result, path string, line int) bool {
+	for _, f := range r.Findings {
+		if f.Path == path && (line == 0 || f.Line == line) {
+			return true
+		}
+	}
+	return false
 }

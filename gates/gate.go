@@ -83,6 +83,13 @@ type Input struct {
 	Base, Head *swarm.Artifacts
 	// Changes are the files changed from the merge base to head. Not nil.
 	Changes *changeset.ChangeSet
+	// HeadFile returns the content of a file at the head commit (a
+	// repository path, as in Changes), for swarm/placeholders, which lexes
+	// a changed file whole rather than only its added lines. ok is false
+	// when it cannot be read: missing, a symlink or submodule, or over
+	// MaxPlaceholderScanSize. The bytes are valid until the next call. Nil
+	// when head contents are not available.
+	HeadFile func(path string) (content []byte, ok bool)
 	// SAST is the security scan the pipeline ran for swarm/sast (nil when it
 	// did not run).
 	SAST *SASTScan

@@ -84,3 +84,11 @@ func findingsText(r Result) string {
 	}
 	return b.String()
 }
+
+// withPlanFreeze is the default policy with the given plan_freeze section.
+func withPlanFreeze(pf PlanFreezeConfig) *Config {
+	c := DefaultConfig()
+	c.Source = "test"
+	c.PlanFreeze = pf
+	return c
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -33,15 +34,24 @@ func (PhaseWrap) Name() string { return "swarm/phase-wrap" }
 func (PhaseWrap) OnDemand() bool { return true }
 
 // Failure codes of phase-wrap steps. Those named like the plugin's are the
-// plugin's; TASKS_INCOMPLETE, TASK_EVIDENCE_MISSING and
-// REQUIRED_AGENTS_MISSING are swarm-gate's (the plugin reports missing
-// agents as status "incomplete" without a code, and has no task checks).
+// plugin's; TASKS_INCOMPLETE, TASK_EVIDENCE_MISSING, TASK_EVIDENCE_REJECTED,
+// TASK_EVIDENCE_INVALID and REQUIRED_AGENTS_MISSING are swarm-gate's (the
+// plugin reports missing agents as status "incomplete" without a code, and
+// has no task checks).
 const (
 	CodeRetrospectiveMissing = "RETROSPECTIVE_MISSING"
 	CodeCompletionIncomplete = "COMPLETION_INCOMPLETE"
 	CodeRequiredAgents       = "REQUIRED_AGENTS_MISSING"
 	CodeTasksIncomplete      = "TASKS_INCOMPLETE"
-	CodeTaskEvidence         = "TASK_EVIDENCE_MISSING"
+	// CodeTaskEvidence: a completed task without evidence for a required
+	// gate (or no evidence at all, or no required_gates).
+	CodeTaskEvidence = "TASK_EVIDENCE_MISSING"
+	// CodeTaskEvidenceRejected: the newest record of a required gate
+	// rejects (rejected, fail, NEEDS_REVISION).
+	CodeTaskEvidenceRejected = "TASK_EVIDENCE_REJECTED"
+	// CodeTaskEvidenceInvalid: a verdict that is neither approving nor
+	// rejecting (or not a string), or a task id the plugin does not accept.
+	CodeTaskEvidenceInvalid = "TASK_EVIDENCE_INVALID"
 )
 
 // RulePhaseWrapPrefix prefixes the rule of each failed step's finding:
@@ -101,7 +111,7 @@ func ChecklistMarkdown(cl *Checklist) string {
 	case CheckFail:
 		verdict = "no: " + strings.Join(cl.Codes(), ", ")
 	case CheckError:
-		verdict = "could not evaluate"
+		verdict = "could not evaluate: " + strings.Join(cl.Causes(), "; ")
 	}
 	fmt.Fprintf(&b, "Can phase %d close? **%s** (%s)\n\n", cl.Phase, mdtext.Inline(verdict), cl.Tally())
 	for i, it := range cl.Items {
@@ -126,43 +136,54 @@ func ChecklistMarkdown(cl *Checklist) string {
 // .swarm/ files. The steps, in the plugin's phase_complete order:
 //
 //  1. retrospective: retro-{N}/evidence.json, else any retro-M bundle, has
-//     an entry {type:"retrospective", phase_number:N, verdict:"pass"}
-//     (RETROSPECTIVE_MISSING);
+//     an entry {type:"retrospective", phase_number:N, verdict:"pass"}, the
+//     verdict compared exactly as the plugin's isValidRetroEntry does ("PASS"
+//     does not count) (RETROSPECTIVE_MISSING);
 //  2. completion-verify: the recorded {N}/completion-verify.json verdict
 //     (COMPLETION_INCOMPLETE); the plugin re-runs completion_verify against
 //     the source tree, which swarm-gate does not, so without the file the
 //     step is SKIPPED;
 //  3. drift: as swarm/drift's verdict (DRIFT_VERIFICATION_MISSING,
-//     DRIFT_VERIFICATION_REJECTED);
+//     DRIFT_VERIFICATION_REJECTED, and swarm-gate's DRIFT_TASK_VERDICT); the
+//     newest entry decides (verifierVerdict). Unlike swarm/drift, missing
+//     evidence is a FAIL here even while tasks are open: swarm/drift says
+//     "not due yet" then, since a pull request in the middle of a phase has
+//     not reached phase_complete;
 //  4. hallucination-guard, when hallucination_guard is on
-//     (HALLUCINATION_VERIFICATION_MISSING, _REJECTED);
+//     (HALLUCINATION_VERIFICATION_MISSING, _REJECTED), read as drift is;
 //  5. mutation-gate, when mutation_test is on (MUTATION_GATE_MISSING,
 //     MUTATION_GATE_FAIL; warn passes with a warning);
 //  6. phase-council, when phase_council is on (PHASE_COUNCIL_REQUIRED,
 //     _REJECTED, _CONCERNS, _INVALID, _INVALID_TIMESTAMP,
 //     _FUTURE_TIMESTAMP, _STALE_EVIDENCE, _MISSING_QUORUM,
 //     _INSUFFICIENT_QUORUM, _MISSING_PHASE, _PHASE_MISMATCH);
-//  7. final-council, on the plan's last phase when final_council is on
-//     (FINAL_COUNCIL_REQUIRED, _REJECTED, _CONCERNS, _INVALID_VERDICT,
-//     _MISSING_QUORUM, _TIMESTAMP_REQUIRED, _FUTURE_TIMESTAMP,
-//     _STALE_EVIDENCE, FINAL_COUNCIL_PLAN_ID_REQUIRED,
+//  7. final-council, .swarm/evidence/final-council.json, on the plan's last
+//     phase when final_council is on (FINAL_COUNCIL_REQUIRED, _REJECTED,
+//     _CONCERNS, _INVALID_VERDICT, _MISSING_QUORUM, _TIMESTAMP_REQUIRED,
+//     _FUTURE_TIMESTAMP, _STALE_EVIDENCE, FINAL_COUNCIL_PLAN_ID_REQUIRED,
 //     final_council_plan_mismatch, FINAL_COUNCIL_PLAN_HASH_MISMATCH,
 //     FINAL_COUNCIL_PLAN_IDENTITY_MISMATCH); CONCERNS blocks unless
 //     phase_wrap.final_council_concerns: allow;
 //  8. required-agents: phase.required_agents, else the policy's list
 //     (default coder, reviewer, test_engineer), plus docs when required,
-//     each dispatched per the phase's phase_complete events in events.jsonl
-//     or named by its tasks' gate evidence; the plugin's fallback clears
-//     missing coder/reviewer/test_engineer when every task is completed
-//     with all its gates passed;
+//     each dispatched per the newest phase_complete event of the phase in
+//     events.jsonl (older ones are listed, not counted: the plugin counts
+//     the agents since its last phase_complete) or named by its tasks' gate
+//     evidence; the plugin's fallback clears missing coder/reviewer/
+//     test_engineer when every task is completed with all its gates passed
+//     (REQUIRED_AGENTS_MISSING, swarm-gate's);
 //  9. tasks: every task of the phase completed or closed, or blocked with a
-//     blocked_reason;
+//     blocked_reason (TASKS_INCOMPLETE, swarm-gate's);
 //  10. task-evidence: every completed task of the phase passes
-//     swarm/evidence's rule.
+//     swarm/evidence's rule (swarm-gate's TASK_EVIDENCE_MISSING,
+//     TASK_EVIDENCE_REJECTED, TASK_EVIDENCE_INVALID, after the first failing
+//     task's reason).
 //
-// The councils' 24-hour window is measured against in.HeadTime. It returns
-// an error only when the plan or the phase cannot be used; a damaged
-// evidence file makes its step ERROR.
+// A failing step points at the line of the field it is about (the verdict,
+// the summary that says NEEDS_REVISION, the quorumSize, the newest
+// phase_complete event) where there is one. The councils' 24-hour window is
+// measured against in.HeadTime. It returns an error only when the plan or
+// the phase cannot be used; a damaged evidence file makes its step ERROR.
 func PhaseWrapChecklist(in *Input) (*Checklist, error) {
 	plan, phase, err := headPhase(in)
 	if err != nil {
@@ -217,6 +238,13 @@ func retroCheck(in *Input, n int) CheckItem {
 	}
 	var notes []string
 	var broken []error
+	noteLine := 0 // line of the first note about the primary file
+	note := func(m, line int, format string, args ...any) {
+		notes = append(notes, fmt.Sprintf(format, args...))
+		if m == n && noteLine == 0 {
+			noteLine = line
+		}
+	}
 	for _, m := range order {
 		p := swarm.RetroPath(m)
 		b, err := ev.Bundle(p)
@@ -235,14 +263,23 @@ func retroCheck(in *Input, n int) CheckItem {
 			switch {
 			case !ok:
 				if m == n {
-					notes = append(notes, fmt.Sprintf("retro-%d's retrospective (line %d) has no numeric phase_number", m, e.Line))
+					l := e.FieldLine("phase_number")
+					note(m, l, "retro-%d's retrospective (line %d) has no numeric phase_number", m, l)
 				}
 			case pn != n:
 				if m == n {
-					notes = append(notes, fmt.Sprintf("retro-%d holds a retrospective for phase %d, not %d (line %d)", m, pn, n, e.Line))
+					l := e.FieldLine("phase_number")
+					note(m, l, "retro-%d holds a retrospective for phase %d, not %d (line %d)", m, pn, n, l)
 				}
-			case !strings.EqualFold(e.Verdict, "pass"):
-				notes = append(notes, fmt.Sprintf("retro-%d's retrospective for phase %d has verdict %q, not pass (line %d)", m, n, e.Verdict, e.Line))
+			case e.VerdictInvalid != "":
+				l := e.FieldLine("verdict")
+				note(m, l, "retro-%d's retrospective for phase %d has verdict %s, not the string \"pass\" (line %d)", m, n, e.VerdictInvalid, l)
+			case strings.EqualFold(e.Verdict, "pass") && e.Verdict != "pass":
+				l := e.FieldLine("verdict")
+				note(m, l, "retro-%d's retrospective for phase %d has verdict %q, not \"pass\" (line %d): the plugin compares the verdict exactly (verdict === 'pass'), so it would refuse this retrospective", m, n, e.Verdict, l)
+			case e.Verdict != "pass":
+				l := e.FieldLine("verdict")
+				note(m, l, "retro-%d's retrospective for phase %d has verdict %q, not pass (line %d)", m, n, e.Verdict, l)
 			default:
 				it := checkPass(step, p, "retrospective for phase %d, verdict %s", n, e.Verdict)
 				it.Line = e.Line
@@ -266,7 +303,7 @@ func retroCheck(in *Input, n int) CheckItem {
 	if len(notes) > 0 {
 		detail += ": " + strings.Join(notes, "; ")
 	}
-	return checkFail(step, CodeRetrospectiveMissing, primary, 0, "%s", detail)
+	return checkFail(step, CodeRetrospectiveMissing, primary, noteLine, "%s", detail)
 }
 
 // completionCheck reads the recorded completion_verify result of the phase.
@@ -291,7 +328,7 @@ func completionCheck(in *Input, n int) CheckItem {
 		return checkSkipped(step, p, "the file has no completion_verify entry with a verdict; %s", rerun)
 	}
 	if ph, ok := last.Int("phase"); ok && ph != n {
-		return checkFail(step, CodeCompletionIncomplete, p, last.Line, "the newest completion_verify entry is for phase %d, not %d", ph, n)
+		return checkFail(step, CodeCompletionIncomplete, p, last.FieldLine("phase"), "the newest completion_verify entry is for phase %d, not %d", ph, n)
 	}
 	checked, _ := last.Int("tasks_checked")
 	skippedN, _ := last.Int("tasks_skipped")
@@ -310,14 +347,13 @@ func completionCheck(in *Input, n int) CheckItem {
 				ids = append(ids, strings.TrimSpace(id+" "+clipN(reason, 80)))
 			}
 		}
-		return checkFail(step, CodeCompletionIncomplete, p, last.Line, "verdict %s: %d blocked task(s): %s", last.Verdict, blocked, listSome(ids, 10))
+		return checkFail(step, CodeCompletionIncomplete, p, last.FieldLine("verdict"), "verdict %s: %d blocked task(s): %s", last.Verdict, blocked, listSome(ids, 10))
 	}
-	return checkFail(step, CodeCompletionIncomplete, p, last.Line, "unrecognized verdict %q (want pass or fail)", last.Verdict)
+	return checkFail(step, CodeCompletionIncomplete, p, last.FieldLine("verdict"), "unrecognized verdict %q (want pass or fail)", last.Verdict)
 }
 
 // verifierCheck is the hallucination gate: entries whose type contains
-// kind, approved needed, rejected or a summary containing NEEDS_REVISION
-// rejects.
+// kind, read as verifierVerdict reads them.
 func verifierCheck(in *Input, n int, step string, on bool, key, file, kind, codePrefix string) CheckItem {
 	if !on {
 		return checkSkipped(step, "", "%s is off in the QA gate profile", key)
@@ -330,32 +366,25 @@ func verifierCheck(in *Input, n int, step string, on bool, key, file, kind, code
 	if b == nil {
 		return checkFail(step, codePrefix+"_MISSING", p, 0, "%s is on and the file is absent", key)
 	}
-	var found, approved *swarm.EvidenceEntry
-	for i := range b.Entries {
-		e := &b.Entries[i]
-		if !strings.Contains(e.Type, kind) || !e.HasVerdict {
-			continue
-		}
-		found = e
-		if strings.EqualFold(e.Verdict, "rejected") {
-			return checkFail(step, codePrefix+"_REJECTED", p, e.Line, "entry %d has verdict %q", e.Index+1, e.Verdict)
-		}
-		if i := strings.Index(e.Summary, "NEEDS_REVISION"); i >= 0 {
-			return checkFail(step, codePrefix+"_REJECTED", p, e.Line, "entry %d has verdict %q, but its summary contains NEEDS_REVISION, which the plugin reads as a rejection: %q", e.Index+1, e.Verdict, quoteAround(e.Summary, i, len("NEEDS_REVISION"), 70))
-		}
-		if strings.EqualFold(e.Verdict, "approved") {
-			approved = e
-		}
-	}
-	switch {
-	case found == nil:
+	vr := verifierVerdict(step, p, b, kind, codePrefix+"_REJECTED", kind+" verifier", "write_"+kind+"_evidence")
+	if vr.found == nil {
 		return checkFail(step, codePrefix+"_MISSING", p, 0, "%s is on and the file has no %s entry with a verdict", key, kind)
-	case approved == nil:
-		return checkFail(step, codePrefix+"_REJECTED", p, found.Line, "verdict %q is not approved", found.Verdict)
 	}
-	it := checkPass(step, p, "approved (entry %d%s)", approved.Index+1, timestampSuffix(approved.Timestamp))
-	it.Line = approved.Line
-	return it
+	return vr.item
+}
+
+// phaseCompletions returns the newest phase_complete event of the phase in
+// events.jsonl (the last in the file) and the older ones; nil when there is
+// none or the file cannot be read.
+func phaseCompletions(in *Input, phase int) (newest *swarm.PhaseCompletion, older []swarm.PhaseCompletion) {
+	if in.Head.Events == nil || in.Head.EventsErr != nil {
+		return nil, nil
+	}
+	pcs := in.Head.Events.PhaseCompletions(phase)
+	if len(pcs) == 0 {
+		return nil, nil
+	}
+	return &pcs[len(pcs)-1], pcs[:len(pcs)-1]
 }
 
 // mutationCheck is the mutation gate.
@@ -380,12 +409,12 @@ func mutationCheck(in *Input, n int) CheckItem {
 			found = e
 			switch strings.ToLower(e.Verdict) {
 			case "fail":
-				return checkFail(step, "MUTATION_GATE_FAIL", p, e.Line, "entry %d has verdict %q", e.Index+1, e.Verdict)
+				return checkFail(step, "MUTATION_GATE_FAIL", p, e.FieldLine("verdict"), "entry %d has verdict %q", e.Index+1, e.Verdict)
 			case "pass", "skip":
 			case "warn":
 				warns = append(warns, fmt.Sprintf("mutation gate verdict warn (entry %d)", e.Index+1))
 			default:
-				return checkFail(step, "MUTATION_GATE_FAIL", p, e.Line, "unrecognized verdict %q (want pass, warn, fail or skip)", e.Verdict)
+				return checkFail(step, "MUTATION_GATE_FAIL", p, e.FieldLine("verdict"), "unrecognized verdict %q (want pass, warn, fail or skip)", e.Verdict)
 			}
 		}
 	}
@@ -445,21 +474,21 @@ func phaseCouncilCheck(in *Input, n int) CheckItem {
 			}
 			last = e
 			if suffix, detail, w := freshness(in, e.Timestamp); suffix != "" {
-				return checkFail(step, "PHASE_COUNCIL_"+suffix, p, e.Line, "%s", detail)
+				return checkFail(step, "PHASE_COUNCIL_"+suffix, p, e.FieldLine("timestamp"), "%s", detail)
 			} else if w != "" {
 				warns = appendUnique(warns, w)
 			}
 			switch strings.ToUpper(e.Verdict) {
 			case "REJECT":
-				return checkFail(step, "PHASE_COUNCIL_REJECTED", p, e.Line, "verdict %q%s", e.Verdict, councilFixes(e))
+				return checkFail(step, "PHASE_COUNCIL_REJECTED", p, e.FieldLine("verdict"), "verdict %q%s", e.Verdict, councilFixes(e))
 			case "CONCERNS":
 				if cfg.PhaseWrap.BlockPhaseCouncilConcerns {
-					return checkFail(step, "PHASE_COUNCIL_CONCERNS", p, e.Line, "verdict %q (phase_wrap.phase_council_concerns: block)", e.Verdict)
+					return checkFail(step, "PHASE_COUNCIL_CONCERNS", p, e.FieldLine("verdict"), "verdict %q (phase_wrap.phase_council_concerns: block)", e.Verdict)
 				}
 				warns = append(warns, "phase council verdict CONCERNS (allowed, as the plugin's phaseConcernsAllowComplete default)")
 			case "APPROVE":
 			default:
-				return checkFail(step, "PHASE_COUNCIL_INVALID", p, e.Line, "unrecognized verdict %q (want APPROVE, CONCERNS or REJECT)", e.Verdict)
+				return checkFail(step, "PHASE_COUNCIL_INVALID", p, e.FieldLine("verdict"), "unrecognized verdict %q (want APPROVE, CONCERNS or REJECT)", e.Verdict)
 			}
 		}
 	}
@@ -469,19 +498,23 @@ func phaseCouncilCheck(in *Input, n int) CheckItem {
 	q, ok := last.Num("quorumSize")
 	switch {
 	case !ok:
-		return checkFail(step, "PHASE_COUNCIL_MISSING_QUORUM", p, last.Line, "the entry has no quorumSize")
+		return checkFail(step, "PHASE_COUNCIL_MISSING_QUORUM", p, last.FieldLine("quorumSize"), "quorumSize must be a number of at least 3 (found %s)", quorumText(last))
 	case q < 3:
-		return checkFail(step, "PHASE_COUNCIL_INSUFFICIENT_QUORUM", p, last.Line, "quorum %g is below the minimum of 3", q)
+		return checkFail(step, "PHASE_COUNCIL_INSUFFICIENT_QUORUM", p, last.FieldLine("quorumSize"), "quorum %g is below the minimum of 3", q)
 	}
-	ph, ok := last.Num("phase_number")
-	if !ok {
-		ph, ok = last.Num("phase")
+	phaseKey := "phase_number"
+	ph, ok := last.Num(phaseKey)
+	if !ok && !last.Has(phaseKey) {
+		phaseKey = "phase"
+		ph, ok = last.Num(phaseKey)
 	}
 	switch {
+	case !ok && last.Has(phaseKey):
+		return checkFail(step, "PHASE_COUNCIL_MISSING_PHASE", p, last.FieldLine(phaseKey), "%s must be a number (found %s)", phaseKey, valueText(last, phaseKey))
 	case !ok:
 		return checkFail(step, "PHASE_COUNCIL_MISSING_PHASE", p, last.Line, "the entry has no phase_number")
 	case ph != float64(n):
-		return checkFail(step, "PHASE_COUNCIL_PHASE_MISMATCH", p, last.Line, "the council reviewed phase %g, not %d", ph, n)
+		return checkFail(step, "PHASE_COUNCIL_PHASE_MISMATCH", p, last.FieldLine(phaseKey), "the council reviewed phase %g, not %d", ph, n)
 	}
 	it := checkPass(step, p, "verdict %s, quorum %g%s", last.Verdict, q, timestampSuffix(last.Timestamp))
 	it.Line, it.Warnings = last.Line, warns
@@ -539,36 +572,37 @@ func finalCouncilCheck(in *Input, plan *swarm.Plan, n, last int) CheckItem {
 func finalCouncilEntry(in *Input, plan *swarm.Plan, e *swarm.EvidenceEntry, p string, warns *[]string) (CheckItem, bool) {
 	const step = "final-council"
 	cfg := in.config()
-	f := func(code, format string, args ...any) (CheckItem, bool) {
-		return checkFail(step, code, p, e.Line, format, args...), true
+	// f fails at the line of the field the failure is about.
+	f := func(field, code, format string, args ...any) (CheckItem, bool) {
+		return checkFail(step, code, p, e.FieldLine(field), format, args...), true
 	}
 	planID := e.Str("plan_id")
 	switch {
 	case planID == "":
-		return f("FINAL_COUNCIL_PLAN_ID_REQUIRED", "the entry has no plan_id binding it to a plan")
+		return f("plan_id", "FINAL_COUNCIL_PLAN_ID_REQUIRED", "the entry has no plan_id binding it to a plan")
 	case planID != plan.ID():
-		return f("final_council_plan_mismatch", "the entry is for plan %q, not %q", planID, plan.ID())
+		return f("plan_id", "final_council_plan_mismatch", "the entry is for plan %q, not %q", planID, plan.ID())
 	}
 	if h := e.Str("plan_hash"); h != "" && h != plan.Digests.Ledger {
-		return f("FINAL_COUNCIL_PLAN_HASH_MISMATCH", "plan_hash %s is not the head plan's ledger hash %s: the plan changed after the council", planhash.Short(h), planhash.Short(plan.Digests.Ledger))
+		return f("plan_hash", "FINAL_COUNCIL_PLAN_HASH_MISMATCH", "plan_hash %s is not the head plan's ledger hash %s: the plan changed after the council", planhash.Short(h), planhash.Short(plan.Digests.Ledger))
 	}
 	if h := e.Str("plan_identity_hash"); h != "" && h != planhash.IdentityHash(plan.Swarm, plan.Title) {
-		return f("FINAL_COUNCIL_PLAN_IDENTITY_MISMATCH", "plan_identity_hash %s is not the head plan's", planhash.Short(h))
+		return f("plan_identity_hash", "FINAL_COUNCIL_PLAN_IDENTITY_MISMATCH", "plan_identity_hash %s is not the head plan's", planhash.Short(h))
 	}
 	if e.Timestamp == "" {
-		return f("FINAL_COUNCIL_TIMESTAMP_REQUIRED", "the entry has no timestamp")
+		return f("timestamp", "FINAL_COUNCIL_TIMESTAMP_REQUIRED", "the entry has no timestamp")
 	}
 	if suffix, detail, w := freshness(in, e.Timestamp); suffix != "" {
 		if suffix == "INVALID_TIMESTAMP" {
 			suffix = "TIMESTAMP_REQUIRED"
 		}
-		return f("FINAL_COUNCIL_"+suffix, "%s", detail)
+		return f("timestamp", "FINAL_COUNCIL_"+suffix, "%s", detail)
 	} else if w != "" {
 		*warns = appendUnique(*warns, w)
 	}
 	q, ok := e.Num("quorumSize")
 	if !ok || q < 5 {
-		return f("FINAL_COUNCIL_MISSING_QUORUM", "quorumSize must be a number of at least 5 (found %s)", quorumText(e))
+		return f("quorumSize", "FINAL_COUNCIL_MISSING_QUORUM", "quorumSize must be a number of at least 5 (found %s)", quorumText(e))
 	}
 	voted := uniqueInOrder(e.Strings("membersVoted"))
 	absent := e.Strings("membersAbsent")
@@ -579,29 +613,45 @@ func finalCouncilEntry(in *Input, plan *swarm.Plan, e *swarm.EvidenceEntry, p st
 		}
 	}
 	if len(lacking) > 0 || len(voted) != len(finalCouncilMembers) || len(absent) > 0 {
-		return f("FINAL_COUNCIL_MISSING_QUORUM", "membersVoted must be exactly %s with no absentees (voted: %s; missing: %s; absent: %s)",
+		return f("membersVoted", "FINAL_COUNCIL_MISSING_QUORUM", "membersVoted must be exactly %s with no absentees (voted: %s; missing: %s; absent: %s)",
 			strings.Join(finalCouncilMembers, ", "), noneIfEmpty(voted), noneIfEmpty(lacking), noneIfEmpty(absent))
 	}
 	switch strings.ToLower(e.Verdict) {
 	case "rejected", "reject":
-		return f("FINAL_COUNCIL_REJECTED", "verdict %q%s", e.Verdict, councilFixes(e))
+		return f("verdict", "FINAL_COUNCIL_REJECTED", "verdict %q%s", e.Verdict, councilFixes(e))
 	case "concerns":
 		if !cfg.PhaseWrap.AllowFinalCouncilConcerns {
-			return f("FINAL_COUNCIL_CONCERNS", "verdict %q blocks the last phase (swarm-gate's default, stricter than the plugin's; phase_wrap.final_council_concerns: allow lets it pass)", e.Verdict)
+			return f("verdict", "FINAL_COUNCIL_CONCERNS", "verdict %q blocks the last phase (swarm-gate's default, stricter than the plugin's; phase_wrap.final_council_concerns: allow lets it pass)", e.Verdict)
 		}
 		*warns = append(*warns, "final council verdict CONCERNS (allowed by phase_wrap.final_council_concerns: allow)")
 	case "approved", "approve":
 	default:
-		return f("FINAL_COUNCIL_INVALID_VERDICT", "unrecognized verdict %q (want approved, concerns or rejected)", e.Verdict)
+		return f("verdict", "FINAL_COUNCIL_INVALID_VERDICT", "unrecognized verdict %q (want approved, concerns or rejected)", e.Verdict)
 	}
 	return CheckItem{}, false
 }
 
+// quorumText describes an entry's quorumSize for a message: the number, or
+// what stands there instead ("5" is a string, which the plugin's numeric
+// comparison refuses).
 func quorumText(e *swarm.EvidenceEntry) string {
 	if q, ok := e.Num("quorumSize"); ok {
 		return fmt.Sprintf("%g", q)
 	}
-	return "none"
+	return valueText(e, "quorumSize")
+}
+
+// valueText describes a field that is not the number it should be: "none"
+// when absent, else its JSON and its type.
+func valueText(e *swarm.EvidenceEntry, key string) string {
+	v := e.Value.Get(key)
+	switch {
+	case v == nil:
+		return "none"
+	case v.Kind == jsjson.String:
+		return fmt.Sprintf("%s, a string, not a number", clipN(string(jsjson.Stringify(v)), 40))
+	}
+	return fmt.Sprintf("%s, a %s, not a number", clipN(string(jsjson.Stringify(v)), 40), v.Kind)
 }
 
 func noneIfEmpty(s []string) string {
@@ -629,18 +679,15 @@ func agentsCheck(in *Input, phase *swarm.Phase) CheckItem {
 		return checkUnreadable(step, in.Head.EventsErr)
 	}
 	dispatched := map[string]string{} // agent -> where it was seen
-	var lines []string
-	closedAt := 0 // line of a phase_complete event with status success and no agents missing
-	if in.Head.Events != nil {
-		for _, pc := range in.Head.Events.PhaseCompletions(phase.ID) {
-			lines = append(lines, fmt.Sprintf("%d (%s)", pc.Line, pc.Status))
-			if pc.Status == "success" && len(pc.AgentsMissing) == 0 {
-				closedAt = pc.Line
-			}
-			for _, a := range pc.AgentsDispatched {
-				if _, ok := dispatched[a]; !ok {
-					dispatched[a] = fmt.Sprintf("events.jsonl line %d", pc.Line)
-				}
+	closedAt := 0                     // line of the newest phase_complete event when it has status success and no agents missing
+	newest, older := phaseCompletions(in, phase.ID)
+	if newest != nil {
+		if newest.Status == "success" && len(newest.AgentsMissing) == 0 {
+			closedAt = newest.Line
+		}
+		for _, a := range newest.AgentsDispatched {
+			if _, ok := dispatched[a]; !ok {
+				dispatched[a] = fmt.Sprintf("events.jsonl line %d", newest.Line)
 			}
 		}
 	}
@@ -662,17 +709,28 @@ func agentsCheck(in *Input, phase *swarm.Phase) CheckItem {
 		}
 	}
 	seen := fmt.Sprintf("the tasks' gate evidence (no phase_complete event for phase %d in %s)", phase.ID, swarm.EventsPath)
-	if len(lines) > 0 {
-		seen = "the phase_complete events at " + swarm.EventsPath + " line " + strings.Join(lines, ", ") + " and the tasks' gate evidence"
+	if newest != nil {
+		seen = fmt.Sprintf("the newest phase_complete event for phase %d, %s line %d (%s), and the tasks' gate evidence", phase.ID, swarm.EventsPath, newest.Line, newest.Status)
+		if len(older) > 0 {
+			var lines []string
+			for _, pc := range older {
+				lines = append(lines, fmt.Sprintf("%d (%s)", pc.Line, pc.Status))
+			}
+			seen += fmt.Sprintf("; the older %s at %s %s %s not counted: agents dispatched for an earlier closing of the phase do not vouch for the newest, as the plugin counts only the agents since its last phase_complete",
+				verbS(len(older), "event", "events"), verbS(len(older), "line", "lines"), strings.Join(lines, ", "), verbS(len(older), "is", "are"))
+		}
 	}
 	it := CheckItem{Step: step, File: swarm.EventsPath}
+	if newest != nil {
+		it.Line = newest.Line
+	}
 	cleared := ""
 	if len(missing) > 0 && allPassed && !slices.ContainsFunc(missing, func(a string) bool { return a != "coder" && a != "reviewer" && a != "test_engineer" }) {
 		cleared = fmt.Sprintf("; %s not seen but cleared by the plugin's fallback (every task of the phase is completed with all its gates passed)", strings.Join(missing, ", "))
 		missing = nil
 	}
 	if len(missing) > 0 {
-		it := checkFail(step, CodeRequiredAgents, swarm.EventsPath, closedAt, "required (%s): %s; not dispatched: %s (looked in %s)",
+		it := checkFail(step, CodeRequiredAgents, swarm.EventsPath, it.Line, "required (%s): %s; not dispatched: %s (looked in %s)",
 			from, strings.Join(required, ", "), strings.Join(missing, ", "), seen)
 		if closedAt > 0 {
 			it.Detail += fmt.Sprintf("; the plugin closed the phase (line %d: status success, no agents missing), so its own settings did not require %s: make the policy match (phase_wrap.required_agents, phase_wrap.require_docs)", closedAt, strings.Join(missing, ", "))
@@ -756,7 +814,14 @@ func taskEvidenceCheck(in *Input, phase *swarm.Phase) CheckItem {
 		return checkSkipped(step, swarm.EvidenceDir, "no completed task in the phase")
 	}
 	if len(bad) > 0 && first != nil {
-		return checkFail(step, CodeTaskEvidence, first.Path, first.Line, "%d of %s without passing evidence (%s); first: %s", len(bad), plural(len(done), "completed task", "completed tasks"), strings.Join(bad, ", "), first.Message)
+		code := CodeTaskEvidence
+		switch first.Rule {
+		case RuleEvidenceRejected:
+			code = CodeTaskEvidenceRejected
+		case RuleEvidenceUnrecognizedVerdict, RuleEvidenceInvalidTaskID:
+			code = CodeTaskEvidenceInvalid
+		}
+		return checkFail(step, code, first.Path, first.Line, "%d of %s without passing evidence (%s); first: %s", len(bad), plural(len(done), "completed task", "completed tasks"), strings.Join(bad, ", "), first.Message)
 	}
 	if len(done) == 1 {
 		return checkPass(step, swarm.EvidenceDir, "the completed task (%s) has passing gate evidence", done[0])

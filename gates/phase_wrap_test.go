@@ -78,9 +78,17 @@ func TestPhaseWrapCorpus(t *testing.T) {
 			{"retrospective", CheckPass, "", ""},
 			{"completion-verify", CheckSkipped, "", "re-runs completion_verify"},
 			{"drift", CheckFail, CodeDriftMissing, ""},
-			{"required-agents", CheckPass, "", "line 1 (incomplete), 2 (success)"},
+			{"required-agents", CheckPass, "", "line 2 (success), and the tasks' gate evidence; the older event at line 1 (incomplete) is not counted"},
 			{"tasks", CheckFail, CodeTasksIncomplete, "1.4 pending"},
 			{"task-evidence", CheckPass, "", "4 completed tasks"},
+		}},
+		// photochron closed phase 1 at line 54 (success, every agent
+		// dispatched) and tried again at line 69 (incomplete: only architect
+		// and general): the newest event decides, so coder, named by no gate
+		// evidence, is missing (the tasks are pending again, so the plugin's
+		// fallback does not apply).
+		{"micschr0__photochron", 1, CheckFail, []want{
+			{"required-agents", CheckFail, CodeRequiredAgents, "not dispatched: coder (looked in the newest phase_complete event for phase 1, .swarm/events.jsonl line 69 (incomplete), and the tasks' gate evidence; the older events at lines 52 (incomplete), 53 (incomplete), 54 (success) are not counted"},
 		}},
 		{"micschr0__photochron", 2, CheckFail, []want{
 			{"retrospective", CheckPass, "", "retro-2"},
@@ -95,7 +103,7 @@ func TestPhaseWrapCorpus(t *testing.T) {
 		// its plugin settings did not require docs, which the output says.
 		{"phlawlessDevelopment__bomberz", 1, CheckFail, []want{
 			{"retrospective", CheckPass, "", ""},
-			{"drift", CheckFail, CodeDriftMissing, ""},
+			{"drift", CheckFail, CodeDriftMissing, "yet the plugin closed phase 1 (.swarm/events.jsonl line 9: phase_complete, status success)"},
 			{"required-agents", CheckFail, CodeRequiredAgents, "did not require docs"},
 			{"tasks", CheckPass, "", "all 10 tasks"},
 		}},
@@ -180,6 +188,7 @@ func TestPhaseWrapHandMade(t *testing.T) {
 		status  CheckStatus
 		code    string
 		mention string
+		line    int // the item's line, when not 0
 	}{
 		{name: "the fixture can close", step: "tasks", status: CheckPass},
 		{name: "retro for the wrong phase", edit: func(m fstest.MapFS) { m[".swarm/evidence/retro-1/evidence.json"].Data = []byte(retro("2", "pass")) },
@@ -192,9 +201,17 @@ func TestPhaseWrapHandMade(t *testing.T) {
 			delete(m, ".swarm/evidence/retro-1/evidence.json")
 			m[".swarm/evidence/retro-7/evidence.json"] = &fstest.MapFile{Data: []byte(retro("1", "pass"))}
 		}, step: "retrospective", status: CheckPass, mention: "found in retro-7"},
-		{name: "retro with a byte order mark and an uppercase verdict", edit: func(m fstest.MapFS) {
-			m[".swarm/evidence/retro-1/evidence.json"].Data = []byte("\ufeff" + retro("1", "PASS"))
+		{name: "retro with a byte order mark", edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/retro-1/evidence.json"].Data = []byte("\ufeff" + retro("1", "pass"))
 		}, step: "retrospective", status: CheckPass},
+		// Item 2: isValidRetroEntry compares verdict === 'pass'.
+		{name: "retro verdict PASS: the plugin would refuse it", edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/retro-1/evidence.json"].Data = []byte("{\"entries\":[{\"type\":\"retrospective\",\"phase_number\":1,\n\"verdict\":\"PASS\"}]}")
+		}, step: "retrospective", status: CheckFail, code: CodeRetrospectiveMissing, line: 2,
+			mention: `has verdict "PASS", not "pass" (line 2): the plugin compares the verdict exactly (verdict === 'pass'), so it would refuse this retrospective`},
+		{name: "retro verdict that is not a string", edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/retro-1/evidence.json"].Data = []byte(`{"entries":[{"type":"retrospective","phase_number":1,"verdict":true}]}`)
+		}, step: "retrospective", status: CheckFail, code: CodeRetrospectiveMissing, mention: `has verdict true, not the string "pass"`},
 		{name: "retro invalid JSON fails closed naming the file", edit: func(m fstest.MapFS) { m[".swarm/evidence/retro-1/evidence.json"].Data = []byte(`{"entries":[`) },
 			step: "retrospective", status: CheckError, mention: ".swarm/evidence/retro-1/evidence.json"},
 		{name: "a broken retro-N does not hide the valid one", edit: func(m fstest.MapFS) {
@@ -223,6 +240,13 @@ func TestPhaseWrapHandMade(t *testing.T) {
 		{name: "hallucination guard approved", config: on(func(q *QAGates) { q.HallucinationGuard = true }), edit: func(m fstest.MapFS) {
 			m[".swarm/evidence/1/hallucination-guard.json"] = &fstest.MapFile{Data: []byte(`{"entries":[{"type":"hallucination-verification","verdict":"approved","summary":"ok"}]}`)}
 		}, step: "hallucination-guard", status: CheckPass},
+		// Item 3: the newest entry decides, as for drift.
+		{name: "hallucination guard approved, then NEEDS_REVISION", config: on(func(q *QAGates) { q.HallucinationGuard = true }), edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/1/hallucination-guard.json"] = &fstest.MapFile{Data: []byte("{\"entries\":[{\"type\":\"hallucination-verification\",\"verdict\":\"approved\",\"summary\":\"ok\"},\n{\"type\":\"hallucination-verification\",\n\"verdict\":\"NEEDS_REVISION\",\"summary\":\"fabricated API\"}]}")}
+		}, step: "hallucination-guard", status: CheckFail, code: "HALLUCINATION_VERIFICATION_REJECTED", line: 3, mention: "after entry 1 approved: the newest entry decides"},
+		{name: "drift approved, then fail", edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/1/drift-verifier.json"] = &fstest.MapFile{Data: []byte(`{"entries":[{"type":"drift-verification","verdict":"approved","summary":"ok","timestamp":"2026-05-05T10:00:00Z"},{"type":"drift-verification","verdict":"fail","summary":"x","timestamp":"2026-05-05T11:00:00Z"}]}`)}
+		}, step: "drift", status: CheckFail, code: CodeDriftRejected, mention: "swarm-gate is stricter"},
 		{name: "hallucination guard rejected", config: on(func(q *QAGates) { q.HallucinationGuard = true }), edit: func(m fstest.MapFS) {
 			m[".swarm/evidence/1/hallucination-guard.json"] = &fstest.MapFile{Data: []byte(`{"entries":[{"type":"hallucination-verification","verdict":"rejected"}]}`)}
 		}, step: "hallucination-guard", status: CheckFail, code: "HALLUCINATION_VERIFICATION_REJECTED"},
@@ -248,6 +272,10 @@ func TestPhaseWrapHandMade(t *testing.T) {
 		{name: "phase council quorum of 2", config: on(func(q *QAGates) { q.PhaseCouncil = true }), edit: func(m fstest.MapFS) {
 			m[".swarm/evidence/1/phase-council.json"] = &fstest.MapFile{Data: []byte(council("phase-council", "APPROVE", "2026-05-05T09:00:00Z", `,"quorumSize":2,"phase_number":1`))}
 		}, step: "phase-council", status: CheckFail, code: "PHASE_COUNCIL_INSUFFICIENT_QUORUM"},
+		// Item 7: a quorum written as a string says so.
+		{name: "phase council quorum as a string", config: on(func(q *QAGates) { q.PhaseCouncil = true }), edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/1/phase-council.json"] = &fstest.MapFile{Data: []byte(council("phase-council", "APPROVE", "2026-05-05T09:00:00Z", `,"quorumSize":"3","phase_number":1`))}
+		}, step: "phase-council", status: CheckFail, code: "PHASE_COUNCIL_MISSING_QUORUM", mention: `quorumSize must be a number of at least 3 (found "3", a string, not a number)`},
 		{name: "phase council for another phase", config: on(func(q *QAGates) { q.PhaseCouncil = true }), edit: func(m fstest.MapFS) {
 			m[".swarm/evidence/1/phase-council.json"] = &fstest.MapFile{Data: []byte(council("phase-council", "APPROVE", "2026-05-05T09:00:00Z", `,"quorumSize":5,"phase":2`))}
 		}, step: "phase-council", status: CheckFail, code: "PHASE_COUNCIL_PHASE_MISMATCH"},
@@ -275,6 +303,10 @@ func TestPhaseWrapHandMade(t *testing.T) {
 			m[".swarm/plan.json"].Data = []byte(lastPhasePlan)
 			m[".swarm/evidence/final-council.json"] = &fstest.MapFile{Data: []byte(council("final-council", "approved", "2026-05-05T10:00:00Z", `,"quorumSize":5,"membersVoted":["critic","reviewer","sme","test_engineer","test_engineer"],"plan_id":"s-T"`))}
 		}, step: "final-council", status: CheckFail, code: "FINAL_COUNCIL_MISSING_QUORUM", mention: "missing: explorer"},
+		{name: "final council quorum as a string", config: on(func(q *QAGates) { q.FinalCouncil = true }), edit: func(m fstest.MapFS) {
+			m[".swarm/plan.json"].Data = []byte(lastPhasePlan)
+			m[".swarm/evidence/final-council.json"] = &fstest.MapFile{Data: []byte(council("final-council", "APPROVED", "2026-05-05T10:00:00Z", strings.Replace(fiveMembers, `"quorumSize":5`, `"quorumSize":"5"`, 1)))}
+		}, step: "final-council", status: CheckFail, code: "FINAL_COUNCIL_MISSING_QUORUM", mention: `(found "5", a string, not a number)`},
 		{name: "final council for another plan", config: on(func(q *QAGates) { q.FinalCouncil = true }), edit: func(m fstest.MapFS) {
 			m[".swarm/plan.json"].Data = []byte(lastPhasePlan)
 			m[".swarm/evidence/final-council.json"] = &fstest.MapFile{Data: []byte(council("final-council", "approved", "2026-05-05T10:00:00Z", strings.Replace(fiveMembers, "s-T", "s-Other", 1)))}
@@ -288,6 +320,12 @@ func TestPhaseWrapHandMade(t *testing.T) {
 		{name: "docs not dispatched", edit: func(m fstest.MapFS) {
 			m[".swarm/events.jsonl"].Data = []byte(`{"event":"phase_complete","phase":1,"agents_dispatched":["coder","reviewer","test_engineer"],"agents_missing":["docs"],"status":"incomplete"}` + "\n")
 		}, step: "required-agents", status: CheckFail, code: CodeRequiredAgents, mention: "not dispatched: docs"},
+		// Item 10: the newest phase_complete event decides; an earlier
+		// closing of the phase does not vouch for it.
+		{name: "an earlier success does not count for a newer attempt", edit: func(m fstest.MapFS) {
+			m[".swarm/events.jsonl"].Data = []byte(`{"event":"phase_complete","phase":1,"agents_dispatched":["coder","reviewer","test_engineer","docs"],"agents_missing":[],"status":"success"}` + "\n" +
+				`{"event":"phase_complete","phase":1,"agents_dispatched":["architect"],"agents_missing":["docs"],"status":"incomplete"}` + "\n")
+		}, step: "required-agents", status: CheckFail, code: CodeRequiredAgents, line: 2, mention: "not dispatched: coder, docs (looked in the newest phase_complete event for phase 1, .swarm/events.jsonl line 2 (incomplete)"},
 		{name: "docs not required by policy", config: func(c *Config) { c.PhaseWrap.RequireDocs = false }, edit: func(m fstest.MapFS) { delete(m, ".swarm/events.jsonl") },
 			step: "required-agents", status: CheckPass, mention: "fallback"},
 		{name: "the phase's own required_agents", edit: func(m fstest.MapFS) {
@@ -304,7 +342,12 @@ func TestPhaseWrapHandMade(t *testing.T) {
 		{name: "a completed task whose review was rejected", edit: func(m fstest.MapFS) {
 			m[".swarm/evidence/1.2/evidence.json"] = &fstest.MapFile{Data: []byte(`{"task_id":"1.2","entries":[{"type":"review","verdict":"rejected","timestamp":"2026-05-05T11:00:00Z"}]}`)}
 			m[".swarm/evidence/1.2.json"].Data = []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-05-05T10:00:00Z","verdict":"approved"}}}`)
-		}, step: "task-evidence", status: CheckFail, code: CodeTaskEvidence, mention: `verdict "rejected"`},
+		}, step: "task-evidence", status: CheckFail, code: CodeTaskEvidenceRejected, mention: `verdict "rejected"`},
+		{name: "a completed task whose verdict is not a string", edit: func(m fstest.MapFS) {
+			m[".swarm/evidence/1.2.json"].Data = []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":false}}}`)
+		}, step: "task-evidence", status: CheckFail, code: CodeTaskEvidenceInvalid, mention: "verdict false, which is not a string"},
+		{name: "a completed task without evidence", edit: func(m fstest.MapFS) { delete(m, ".swarm/evidence/1.2.json") },
+			step: "task-evidence", status: CheckFail, code: CodeTaskEvidence, mention: "has no evidence"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -327,6 +370,9 @@ func TestPhaseWrapHandMade(t *testing.T) {
 			it := step(t, cl, c.step)
 			if it.Status != c.status || it.Code != c.code || !strings.Contains(itemText(it), c.mention) {
 				t.Errorf("%s: %s, want %s %s mentioning %q\n%s", c.step, itemText(it), c.status, c.code, c.mention, ChecklistMarkdown(cl))
+			}
+			if c.line != 0 && it.Line != c.line {
+				t.Errorf("%s: line %d, want %d", c.step, it.Line, c.line)
 			}
 			if c.name == "the fixture can close" && cl.Status() != CheckPass {
 				t.Errorf("fixture: %s\n%s", cl.Status(), ChecklistMarkdown(cl))
@@ -374,5 +420,30 @@ func TestPhaseWrapUnknownPhase(t *testing.T) {
 	}
 	if r := eval(PhaseWrap{}, &Input{Phase: 1, Head: load(fstest.MapFS{swarm.PlanPath: {Data: []byte("{")}})}); r.Outcome != Error || !strings.Contains(r.Title, swarm.PlanPath) {
 		t.Errorf("%s %q", r.Outcome, r.Title)
+	}
+}
+
+// TestPhaseWrapErrorCause: item 7: a step that cannot be read is reported
+// with its cause, not with its step name as a failure code.
+func TestPhaseWrapErrorCause(t *testing.T) {
+	m := wrapFixture()
+	m[".swarm/events.jsonl"].Data = []byte("{bad json\n")
+	m[".swarm/evidence/1.2.json"].Data = []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"rejected"}}}`)
+	cl, err := PhaseWrapChecklist(&Input{Phase: 1, Head: load(m), Base: empty()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Status() != CheckError {
+		t.Fatalf("status %s", cl.Status())
+	}
+	if got := strings.Join(cl.Codes(), ","); got != CodeTaskEvidenceRejected {
+		t.Errorf("codes %q: an ERROR step without a code must not appear as one", got)
+	}
+	causes := cl.Causes()
+	if len(causes) != 1 || !strings.HasPrefix(causes[0], "required-agents: .swarm/events.jsonl: line 1: ") {
+		t.Errorf("causes %q", causes)
+	}
+	if md := ChecklistMarkdown(cl); !strings.Contains(md, "could not evaluate: required-agents: .swarm/events.jsonl: line 1:") || strings.Contains(md, "REQUIRED-AGENTS") {
+		t.Errorf("markdown:\n%s", md)
 	}
 }

@@ -3,10 +3,14 @@ package gates
 import (
 	"strings"
 	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 )
 
 // fuzzPaths pick the family a fuzz input is lexed as.
-var fuzzPaths = []string{"a.go", "a.rs", "a.py", "a.ts", "run.sh", "ci.yml", "q.sql", "a.html", "README.md", "notes.txt", ".swarm/plan.md", "main.tf", "a.rb"}
+var fuzzPaths = []string{"a.go", "a.rs", "a.py", "a.ts", "run.sh", "ci.yml", "q.sql", "a.html", "README.md", "notes.txt", ".swarm/plan.md", "main.tf", "a.rb",
+	"a.cs", "a.php", "a.ps1", "a.css", "a.scss", "a.cpp", "A.java", "a.pl"}
 
 // FuzzPlaceholderScanner feeds arbitrary added lines, with gaps, to the
 // scanner of each family: it must not panic, and every finding must be on
@@ -24,12 +28,26 @@ func FuzzPlaceholderScanner(f *testing.F) {
 		"- [ ] [task] [Project] [date]",
 		"'\"`\\",
 		"/*\x00*/\r\n\xff\xfe TODO",
+		"const r = /\"[/]/; // TODO\nconst t = `a ${ `b ${c}` } ${ \"}\" }`; // FIXME\n`\n${\n",
+		"var a = @\"x\"\"y\"; var b = $@\"{x}\\\"; var c = $\"\"\"raw\"\"\"; var d = $\"{{ {(a ? \"x\" : \"y\")} }}\";",
+		"auto s = u8R\"d(a )\" b)d\"; String t = \"\"\"\n  text\n  \"\"\";",
+		"x=\"$(a \"$b\" \"${c:-\"d\"}\")\" # TODO\ny=\"$(\n# FIXME\n)\"",
+		"cat <<-'EOF' <<B\n\t# TODO\n\tEOF\nx\nB\necho $((1 << 2)) <<< x",
+		"=begin\nTODO\n=end\n<# FIXME #>\n$h = @\"\n# x\n\"@\n#[Attr] # TODO",
+		"\ufeff# TODO bom\na { b: url(//x/#TODO) } // TODO",
+		"var password = \"Sup3rS3cretProdPassw0rd\" // TODO\nx := \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nSecret: abcdefgh12 # TODO\nAPI-KEY => 'abcdefgh' // TODO",
 	}
 	for i, s := range seeds {
 		f.Add(s, uint8(i), uint8(i*7))
 	}
 	f.Fuzz(func(t *testing.T, text string, which, gaps uint8) {
 		path := fuzzPaths[int(which)%len(fuzzPaths)]
+		for _, l := range strings.Split(text, "\n") {
+			if !mayHoldSecret(l) && sast.MaskLine(l) != l {
+				t.Fatalf("mayHoldSecret(%q) is false, but sast.MaskLine masks it", l)
+			}
+		}
+		// Run by run: the lines, with gaps between some of them.
 		sc := &lineScanner{opt: newScanOptions(PlaceholdersConfig{})}
 		sc.file(path, IsPlanMarkdown(path))
 		lines := map[int]string{}
@@ -42,17 +60,57 @@ func FuzzPlaceholderScanner(f *testing.F) {
 			lines[n] = l
 			sc.line(n, l)
 		}
-		for _, fd := range sc.out {
-			l, ok := lines[fd.Line]
-			if !ok {
-				t.Fatalf("finding on line %d, which was not added: %+v", fd.Line, fd)
-			}
-			if fd.Column < 1 || fd.Column > len(l) {
-				t.Fatalf("column %d outside line %d (%d bytes %q): %+v", fd.Column, fd.Line, len(l), l, fd)
-			}
-			if fd.Path != path || fd.EndLine != fd.Line {
-				t.Fatalf("bad finding %+v", fd)
+		checkFuzzFindings(t, path, lines, sc.out)
+		// A file none of whose lines may hit has no findings, however lexed.
+		quiet := !IsPlanMarkdown(path)
+		for _, l := range lines {
+			quiet = quiet && !mayHit(l)
+		}
+		if quiet && len(sc.out) > 0 {
+			t.Fatalf("no line may hit, but there are findings: %+v", sc.out)
+		}
+
+		// Whole: the text is the head content, and every other line (by
+		// gaps) is added.
+		sc = &lineScanner{opt: newScanOptions(PlaceholdersConfig{})}
+		sc.file(path, IsPlanMarkdown(path))
+		var added []changeset.AddedLine
+		lines = map[int]string{}
+		all := strings.Split(strings.TrimSuffix(text, "\n"), "\n") // no line after the last newline
+		if text == "" {
+			all = nil
+		}
+		for i, l := range all {
+			if gaps == 0 || (i*int(gaps))%3 != 1 {
+				l = strings.TrimSuffix(l, "\r") // as the change set has it
+				added = append(added, changeset.AddedLine{Line: i + 1, Text: l})
+				lines[i+1] = l
 			}
 		}
+		if len(added) > 0 && !sc.whole(text, added) {
+			t.Fatalf("whole refused its own content")
+		}
+		checkFuzzFindings(t, path, lines, sc.out)
+		if quiet && len(sc.out) > 0 {
+			t.Fatalf("no line may hit, but there are findings: %+v", sc.out)
+		}
 	})
+}
+
+// checkFuzzFindings checks that every finding is on a given added line of
+// the file, with a column inside that line.
+func checkFuzzFindings(t *testing.T, path string, lines map[int]string, out []Finding) {
+	t.Helper()
+	for _, fd := range out {
+		l, ok := lines[fd.Line]
+		if !ok {
+			t.Fatalf("finding on line %d, which was not added: %+v", fd.Line, fd)
+		}
+		if fd.Column < 1 || fd.Column > len(l) {
+			t.Fatalf("column %d outside line %d (%d bytes %q): %+v", fd.Column, fd.Line, len(l), l, fd)
+		}
+		if fd.Path != path || fd.EndLine != fd.Line {
+			t.Fatalf("bad finding %+v", fd)
+		}
+	}
 }

@@ -13,9 +13,11 @@ import (
 // (src/tools/placeholder-scan.ts) gets the same from tree-sitter for 16
 // extensions and from line regexes for everything else.
 //
-// Lines are lexed in runs of consecutive added lines, each run from the
-// neutral code state: a construct opened on an unchanged line above the run
-// (a block comment, a multi-line string, a Markdown fence) is not known.
+// A file is lexed from its first line at head down to its last added line
+// whenever the head content is available (Input.HeadFile), so a comment or
+// string opened on an unchanged line above an added one is known. Without
+// it, each run of consecutive added lines is lexed on its own, from the
+// code state (see lineScanner.line and lexer.guessBlock).
 
 // segKind is what a segment of a line is.
 type segKind uint8
@@ -24,9 +26,10 @@ const (
 	segComment segKind = iota + 1 // a comment, or part of one
 	segString                     // a string literal, or part of one
 	segDoc                        // a Python docstring: a string that is also a comment
+	segRegex                      // a JavaScript regular expression literal: neither comment, string nor code
 )
 
-// segment is a comment or string piece of one line, as byte offsets
+// segment is a comment, string or regex piece of one line, as byte offsets
 // [start, end). Code is whatever no segment covers.
 type segment struct {
 	kind       segKind
@@ -34,13 +37,19 @@ type segment struct {
 	start, end int
 }
 
+// isCommentKind reports whether the comment rules apply to a segment.
+func (sg segment) isCommentKind() bool { return sg.kind == segComment || sg.kind == segDoc }
+
+// isStringKind reports whether the string rules apply to a segment.
+func (sg segment) isStringKind() bool { return sg.kind == segString || sg.kind == segDoc }
+
 // hashRule says where '#' opens a line comment.
 type hashRule uint8
 
 const (
 	hashNone      hashRule = iota
-	hashAnywhere           // Python, Ruby: anywhere outside a string
-	hashWordStart          // shell, YAML, unknown text: at the start of a word (not x/#frag, not $#)
+	hashAnywhere           // Python, Ruby, PHP: anywhere outside a string
+	hashWordStart          // shell, YAML, PowerShell, unknown text: at the start of a word (not x/#frag, not $#)
 )
 
 // family is the lexical syntax of a group of languages.
@@ -48,53 +57,109 @@ type family struct {
 	name        string
 	slash       bool     // "//" line comments
 	urlGuard    bool     // ... except right after ':' (http://)
+	urlParen    bool     // ... except inside url( ... ) (SCSS, Less)
 	hash        hashRule // '#' line comments
+	hashAttr    bool     // ... except "#[" (PHP 8 attributes)
 	dash        bool     // "--" line comments (SQL)
 	cBlock      bool     // /* ... */
 	htmlBlock   bool     // <!-- ... -->
+	psBlock     bool     // <# ... #> (PowerShell)
 	nested      bool     // block comments nest (Rust)
 	blockEOL    bool     // unknown text: /* */ only on one line (as the plugin), an unclosed <!-- ends with its line
+	rubyDoc     bool     // =begin ... =end at the start of lines (Ruby)
 	quotes      string   // bytes that open a string
 	multi       string   // of those, the ones whose strings may span lines
-	raw         string   // of those, the ones without backslash escapes
-	tokenQuotes bool     // a quote opens a string only at the start of a token (not in "don't")
+	raw         string   // of those, the ones without escapes
+	doubled     string   // of those, the ones where a doubled quote is an escaped quote (PowerShell)
+	escape      byte     // the escape character in strings: '\\', or '`' in PowerShell
+	tokenQuotes string   // quotes that open a string only at the start of a token (not in "don't")
 	wordApos    bool     // a ' right after a letter or digit is no quote (JSX text "Don't", C++ 1'000)
 	triple      bool     // Python: ''' and """ strings, docstrings
+	textBlock   bool     // """ ... """ strings (Java text blocks, Kotlin, Scala, Swift, Groovy, Dart)
+	cppRaw      bool     // C++ raw strings R"d( ... )d" (also u8R, uR, UR, LR)
+	template    bool     // JavaScript: `...${ code }...` template literals, nested
+	regex       bool     // JavaScript: /.../ regular expression literals
+	csharp      bool     // C#: @"..." verbatim, $"...{ code }..." interpolated, """...""" raw strings
+	heredoc     bool     // shell: <<EOF ... EOF bodies are data
+	shellSubst  bool     // shell: $( ... ) and ${ ... } in "..." are code, which may hold quotes
+	psHere      bool     // PowerShell: @" ... "@ and @' ... '@ here-strings
 	rust        bool     // Rust: r"..", r#".."# raw strings; 'a' chars against 'a lifetimes
 	markdown    bool     // Markdown: headings, <!-- -->, fenced code lexed by its language
 	code        bool     // code rules apply to what is not comment or string
 	special     [256]bool
+	quoteKind   [256]uint8 // per quote byte: qRaw, qDoubled, qMulti (from raw, doubled, multi)
 }
 
-// The families. C-like covers the curly-brace languages and JSON/CSS.
+// quoteKind bits.
+const (
+	qRaw uint8 = 1 << iota
+	qDoubled
+	qMulti
+)
+
+// The families. C-like covers C, C++, Objective-C, JSON and the like;
+// Java-like the JVM languages, Swift and Dart, whose """ strings span lines.
 var (
-	famC = &family{name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, code: true}
+	famC    = &family{name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, cppRaw: true, code: true}
+	famJava = &family{name: "Java-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, textBlock: true, code: true}
+	// famJS adds regex literals and ${ } in template literals.
+	famJS = &family{name: "JavaScript", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, template: true, regex: true, code: true}
+	famCS = &family{name: "C#", slash: true, cBlock: true, quotes: "\"'", wordApos: true, csharp: true, code: true}
+	// famPHP: its strings may span lines, but lexing them so would let an
+	// apostrophe in the HTML around <?php ... ?> hide the rest of a file.
+	famPHP  = &family{name: "PHP", slash: true, cBlock: true, hash: hashAnywhere, hashAttr: true, quotes: "\"'`", wordApos: true, code: true}
+	famCSS  = &family{name: "CSS", cBlock: true, quotes: "\"'", code: true}
+	famSCSS = &family{name: "SCSS/Less", slash: true, urlGuard: true, urlParen: true, cBlock: true, quotes: "\"'", code: true}
 	// famGo: raw `...` strings span lines and have no escapes.
 	famGo     = &family{name: "Go", slash: true, cBlock: true, quotes: "\"'`", multi: "`", raw: "`", wordApos: true, code: true}
 	famRust   = &family{name: "Rust", slash: true, cBlock: true, nested: true, quotes: "\"'", multi: "\"", rust: true, code: true}
 	famPython = &family{name: "Python", hash: hashAnywhere, quotes: "\"'", triple: true, code: true}
-	famHash   = &family{name: "Ruby/Perl/R", hash: hashAnywhere, quotes: "\"'", code: true}
-	famShell  = &family{name: "shell", hash: hashWordStart, quotes: "\"'", multi: "\"'", raw: "'", tokenQuotes: true, code: true}
-	famConfig = &family{name: "YAML/TOML/config", hash: hashWordStart, quotes: "\"'", tokenQuotes: true, code: true}
+	famRuby   = &family{name: "Ruby", hash: hashAnywhere, rubyDoc: true, quotes: "\"'", code: true}
+	famHash   = &family{name: "Perl/R/Elixir", hash: hashAnywhere, quotes: "\"'", code: true}
+	famShell  = &family{name: "shell", hash: hashWordStart, quotes: "\"'", multi: "\"'", raw: "'", tokenQuotes: "'", heredoc: true, shellSubst: true, code: true}
+	famPS     = &family{name: "PowerShell", hash: hashWordStart, psBlock: true, psHere: true, quotes: "\"'", multi: "\"'", raw: "'", doubled: "\"'",
+		escape: '`', wordApos: true, code: true}
+	famConfig = &family{name: "YAML/TOML/config", hash: hashWordStart, quotes: "\"'", tokenQuotes: "\"'", code: true}
 	famHCL    = &family{name: "HCL", slash: true, cBlock: true, hash: hashAnywhere, quotes: "\"", code: true}
 	famSQL    = &family{name: "SQL", dash: true, cBlock: true, quotes: "'\"", raw: "'\"", code: true}
-	famHTML   = &family{name: "HTML/XML", htmlBlock: true, cBlock: true, slash: true, urlGuard: true, quotes: "\"'", tokenQuotes: true, code: true}
+	famHTML   = &family{name: "HTML/XML", htmlBlock: true, cBlock: true, slash: true, urlGuard: true, quotes: "\"'", tokenQuotes: "\"'", code: true}
 	famMD     = &family{name: "Markdown", markdown: true}
 	// famText is for everything else: the plugin's markers (//, #, <!--,
 	// same-line /* */), with the URL guards.
 	famText = &family{name: "text", slash: true, urlGuard: true, hash: hashWordStart, cBlock: true, htmlBlock: true, blockEOL: true,
-		quotes: "\"'`", tokenQuotes: true, code: true}
+		quotes: "\"'`", tokenQuotes: "\"'`", code: true}
 )
 
+var allFamilies = []*family{famC, famJava, famJS, famCS, famPHP, famCSS, famSCSS, famGo, famRust, famPython, famRuby, famHash, famShell, famPS,
+	famConfig, famHCL, famSQL, famHTML, famMD, famText}
+
 func init() {
-	for _, f := range []*family{famC, famGo, famRust, famPython, famHash, famShell, famConfig, famHCL, famSQL, famHTML, famMD, famText} {
+	for _, f := range allFamilies {
+		if f.escape == 0 {
+			f.escape = '\\'
+		}
 		for _, c := range f.quotes {
 			f.special[c] = true
 		}
-		f.special['/'] = f.slash || f.cBlock
+		for _, c := range []byte(f.raw) {
+			f.quoteKind[c] |= qRaw
+		}
+		for _, c := range []byte(f.doubled) {
+			f.quoteKind[c] |= qDoubled
+		}
+		for _, c := range []byte(f.multi) {
+			f.quoteKind[c] |= qMulti
+		}
+		f.special['/'] = f.slash || f.cBlock || f.regex
 		f.special['#'] = f.hash != hashNone
 		f.special['-'] = f.dash
-		f.special['<'] = f.htmlBlock
+		f.special['<'] = f.htmlBlock || f.psBlock || f.heredoc
+		f.special['{'] = f.template || f.csharp || f.shellSubst
+		f.special['}'] = f.template || f.csharp || f.shellSubst
+		f.special['('] = f.shellSubst
+		f.special[')'] = f.shellSubst
+		f.special['@'] = f.csharp || f.psHere
+		f.special['$'] = f.csharp
 		if f.rust {
 			f.special['r'], f.special['b'] = true, true
 		}
@@ -111,13 +176,20 @@ func init() {
 			familyByName[n] = f
 		}
 	}
-	add(famC, "c h cc cpp cxx c++ hpp hh hxx ino m mm java cs csharp js jsx mjs cjs javascript ts tsx mts cts typescript "+
-		"kt kts kotlin scala sc swift dart php groovy gradle json jsonc json5 css scss sass less proto zig sol")
+	add(famC, "c h cc cpp cxx c++ hpp hh hxx ino m mm json jsonc json5 proto zig sol")
+	add(famJava, "java kt kts kotlin scala sc swift dart groovy gradle")
+	add(famJS, "js jsx mjs cjs javascript ts tsx mts cts typescript")
+	add(famCS, "cs csharp")
+	add(famPHP, "php phtml")
+	add(famCSS, "css")
+	add(famSCSS, "scss sass less")
 	add(famGo, "go golang")
 	add(famRust, "rs rust")
 	add(famPython, "py pyi pyw python python3")
-	add(famHash, "rb ruby pl pm perl r ex exs elixir coffee cr jl")
-	add(famShell, "sh bash zsh ksh fish shell console ps1 powershell")
+	add(famRuby, "rb ruby rake gemspec ru")
+	add(famHash, "pl pm perl r ex exs elixir coffee cr jl")
+	add(famShell, "sh bash zsh ksh fish shell console")
+	add(famPS, "ps1 psm1 psd1 powershell pwsh")
 	add(famConfig, "yml yaml toml ini cfg conf env properties mk make makefile cmake dockerfile containerfile "+
 		"gitignore dockerignore gitattributes editorconfig")
 	add(famHCL, "tf tfvars hcl")
@@ -129,8 +201,8 @@ func init() {
 // familyByBase maps file names without a telling extension.
 var familyByBase = map[string]*family{
 	"makefile": famConfig, "gnumakefile": famConfig, "dockerfile": famConfig, "containerfile": famConfig,
-	"cmakelists.txt": famConfig, "gemfile": famHash, "rakefile": famHash, "vagrantfile": famHash,
-	"jenkinsfile": famC, ".gitignore": famConfig, ".dockerignore": famConfig, ".gitattributes": famConfig,
+	"cmakelists.txt": famConfig, "gemfile": famRuby, "rakefile": famRuby, "vagrantfile": famRuby,
+	"jenkinsfile": famJava, ".gitignore": famConfig, ".dockerignore": famConfig, ".gitattributes": famConfig,
 	".editorconfig": famConfig, ".env": famConfig, "justfile": famConfig,
 }
 
@@ -159,18 +231,51 @@ const (
 	inString
 )
 
-// lexer lexes the lines of one run. The zero value is unusable; see reset.
+// strState is how an open string ends.
+type strState struct {
+	quote  byte
+	triple bool   // Python ''' """, Java """ text blocks
+	hashes int    // Rust raw string: the number of '#'; -1 when not raw
+	raw    bool   // no escapes
+	dq     bool   // a doubled quote is an escaped quote (C# verbatim, PowerShell)
+	multi  bool   // may span lines
+	closer string // when set, the string ends at this text: C++ )delim", C# raw """..., PowerShell "@
+	interp byte   // '$': ${ opens code (JavaScript); '{': { opens code, {{ does not (C#); 's': $( and ${ (shell)
+}
+
+// frame is an interpolation: code inside a string, which resumes after the
+// code's closing bracket.
+type frame struct {
+	str         strState
+	open, close byte // the brackets: '{' '}', or '(' ')' for the shell's $( )
+	depth       int  // brackets opened in the code
+}
+
+// maxFrames bounds nested interpolations; deeper ${ are lexed as text.
+const maxFrames = 32
+
+// heredoc is a shell here-document whose body starts on the next line.
+type heredoc struct {
+	delim  string
+	strip  bool // <<-: leading tabs are stripped before the delimiter is matched
+	quoted bool // <<'EOF': no expansion in the body
+}
+
+// lexer lexes the lines of a file, or of one run of added lines. The zero
+// value is unusable; see reset.
 type lexer struct {
 	fam    *family
 	mode   lexMode
 	depth  int    // open block comments (nesting families)
 	closer string // the open block comment's closer
-	quote  byte   // the open string's delimiter
-	triple bool
-	hashes int // Rust raw string: the number of '#'; -1 when not raw
-	raw    bool
+	str    strState
 	doc    bool
+	frames []frame
 	segs   []segment
+
+	heredocs []heredoc // shell: announced here-documents, in order
+	hereBody bool      // the current line is in the body of heredocs[0]
+	rubyDoc  bool      // inside =begin ... =end
 
 	// Markdown
 	headings  bool   // '#' headings count as comments (plugin parity)
@@ -179,35 +284,71 @@ type lexer struct {
 	mdComment bool   // inside <!-- -->
 }
 
-// reset starts a new run of family f, whose first line is first.
-//
-// The run is lexed from the code state, with one exception: in a family
-// with // and /* */ comments (C-like, Go, Rust, HCL), a first line that
-// looks like the middle of a block comment (" * text", " *", " */") is
-// taken as inside one, so that a TODO added to an existing doc comment is
-// still a comment.
-func (lx *lexer) reset(f *family, headings bool, first string) {
-	segs := lx.segs[:0]
+// reset starts lexing a new file, or run, of family f, from the code state.
+func (lx *lexer) reset(f *family, headings bool) {
+	segs, frames, docs := lx.segs[:0], lx.frames[:0], lx.heredocs[:0]
 	inner := lx.inner
-	*lx = lexer{fam: f, headings: headings, segs: segs, hashes: -1}
+	*lx = lexer{fam: f, headings: headings, segs: segs, frames: frames, heredocs: docs}
+	lx.str.hashes = -1
 	lx.inner = inner // kept for reuse by the next fence
-	if f.cBlock && f.slash && !f.urlGuard {
-		t := strings.TrimLeft(first, " \t")
-		if t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*\t") || strings.HasPrefix(t, "*/") {
-			lx.mode, lx.depth, lx.closer = inBlock, 1, "*/"
-		}
+}
+
+// guessBlock is for a run of added lines lexed without the lines above it
+// (the head content is not available, and the run does not start the
+// file): in a family with // and /* */ comments (C-like, Go, Rust, HCL), a
+// first line that looks like the middle of a block comment (" * text",
+// " *", " */") is taken as inside one, so that a TODO added to an existing
+// doc comment is still a comment. It is a guess: "  * b;" continuing a
+// multiplication is taken as a comment too. Lexing the whole file makes it
+// unnecessary.
+func (lx *lexer) guessBlock(first string) {
+	f := lx.fam
+	if !f.cBlock || !f.slash || f.urlGuard || lx.mode != inCode {
+		return
+	}
+	t := strings.TrimLeft(first, " \t")
+	if t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*\t") || strings.HasPrefix(t, "*/") {
+		lx.mode, lx.depth, lx.closer = inBlock, 1, "*/"
 	}
 }
 
-// line lexes the next line of the run. It returns the line's segments in
-// order (valid until the next call) and whether code rules apply to it.
+// line lexes the next line. It returns the line's segments in order (valid
+// until the next call) and whether code rules apply to it.
 func (lx *lexer) line(s string) ([]segment, bool) {
 	lx.segs = lx.segs[:0]
-	if lx.fam.markdown {
+	f := lx.fam
+	if f.markdown {
 		return lx.markdownLine(s)
 	}
+	if lx.hereBody {
+		lx.heredocLine(s)
+		return lx.segs, f.code
+	}
+	if f.rubyDoc && lx.rubyDocLine(s) {
+		return lx.segs, f.code
+	}
 	lx.scan(s, 0)
-	return lx.segs, lx.fam.code
+	if len(lx.frames) > 0 {
+		lx.endFrames()
+	}
+	if len(lx.heredocs) > 0 && lx.mode == inCode {
+		lx.hereBody = true
+	}
+	return lx.segs, f.code
+}
+
+// endFrames drops, at the end of a line, the interpolations of strings
+// that cannot span lines (C#'s $"...{ ... }").
+func (lx *lexer) endFrames() {
+	for _, fr := range lx.frames {
+		if !fr.str.multi {
+			lx.frames = lx.frames[:0]
+			if lx.mode == inString && !lx.str.multi {
+				lx.mode = inCode
+			}
+			return
+		}
+	}
 }
 
 // scan lexes s from byte i, appending segments.
@@ -247,9 +388,11 @@ func (lx *lexer) open(s string, i int) int {
 		}
 		lx.mode, lx.depth, lx.closer = inBlock, 1, "*/"
 		return lx.blockFrom(s, i, i+2)
-	case c == '/' && next == '/' && f.slash && !(f.urlGuard && i > 0 && s[i-1] == ':'):
+	case c == '/' && next == '/' && f.slash && !(f.urlGuard && i > 0 && s[i-1] == ':') && !(f.urlParen && inURLParen(s, i)):
 		return lx.lineComment(s, i)
-	case c == '#' && f.hash == hashAnywhere:
+	case c == '/' && f.regex:
+		return lx.regexLiteral(s, i)
+	case c == '#' && f.hash == hashAnywhere && !(f.hashAttr && next == '['):
 		return lx.lineComment(s, i)
 	case c == '#' && f.hash == hashWordStart && (i == 0 || isWordSep(s[i-1])):
 		return lx.lineComment(s, i)
@@ -258,24 +401,58 @@ func (lx *lexer) open(s string, i int) int {
 	case c == '<' && f.htmlBlock && strings.HasPrefix(s[i:], "<!--"):
 		lx.mode, lx.depth, lx.closer = inBlock, 1, "-->"
 		return lx.blockFrom(s, i, i+4)
+	case c == '<' && f.psBlock && next == '#':
+		lx.mode, lx.depth, lx.closer = inBlock, 1, "#>"
+		return lx.blockFrom(s, i, i+2)
+	case c == '<' && f.heredoc && next == '<':
+		return lx.heredocOpen(s, i)
+	case len(lx.frames) > 0 && (c == lx.frames[len(lx.frames)-1].open || c == lx.frames[len(lx.frames)-1].close):
+		return lx.brace(s, i)
+	case (c == '@' || c == '$') && f.csharp:
+		return lx.csharpPrefix(s, i)
+	case c == '@' && f.psHere && (next == '"' || next == '\'') && strings.TrimSpace(s[i+2:]) == "":
+		lx.startString(next)
+		lx.str.raw, lx.str.dq, lx.str.multi, lx.str.closer = true, false, true, string(next)+"@"
+		return len(s) // the here-string's body starts on the next line
 	case f.rust && (c == 'r' || c == 'b'):
 		return lx.rustPrefix(s, i)
 	case f.rust && c == '\'':
 		return lx.rustQuote(s, i)
 	case strings.IndexByte(f.quotes, c) >= 0:
-		if (f.tokenQuotes || c == '\'' && f.wordApos) && i > 0 && (isWordByte(s[i-1]) || s[i-1] == '\\') {
+		if (strings.IndexByte(f.tokenQuotes, c) >= 0 || c == '\'' && f.wordApos) && i > 0 && (isWordByte(s[i-1]) || s[i-1] == '\\') {
 			return i + 1 // an apostrophe in a word, or an escaped quote
 		}
-		lx.mode, lx.quote, lx.triple, lx.hashes, lx.doc = inString, c, false, -1, false
-		lx.raw = strings.IndexByte(f.raw, c) >= 0
+		lx.startString(c)
 		from := i + 1
-		if f.triple && strings.HasPrefix(s[i:], tripleOf(c)) {
-			lx.triple, from = true, i+3
+		switch {
+		case f.triple && strings.HasPrefix(s[i:], tripleOf(c)):
+			lx.str.triple, lx.str.multi, from = true, true, i+3
 			lx.doc = isDocstringStart(s[:i])
+		case f.textBlock && c == '"' && strings.HasPrefix(s[i:], `"""`):
+			lx.str.triple, lx.str.multi, from = true, true, i+3
+		case f.cppRaw && c == '"' && i > 0 && s[i-1] == 'R':
+			if d, ok := cppRawDelim(s, i); ok {
+				lx.str.raw, lx.str.multi, lx.str.closer, from = true, true, ")"+d+`"`, i+1+len(d)+1
+			}
+		case f.template && c == '`':
+			lx.str.interp = '$'
+		case f.shellSubst && c == '"':
+			lx.str.interp = 's'
+		case f.csharp && c == '"':
+			if n := countByte(s[i:], '"'); n >= 3 {
+				lx.str.raw, lx.str.multi, lx.str.closer, from = true, true, s[i:i+n], i+n
+			}
 		}
 		return lx.stringFrom(s, i, from)
 	}
 	return i + 1
+}
+
+// startString opens a string delimited by q with the family's defaults.
+func (lx *lexer) startString(q byte) {
+	k := lx.fam.quoteKind[q]
+	lx.mode, lx.doc = inString, false
+	lx.str = strState{quote: q, hashes: -1, raw: k&qRaw != 0, dq: k&qDoubled != 0, multi: k&qMulti != 0}
 }
 
 // lineComment appends a comment from i to the end of the line.
@@ -324,50 +501,330 @@ func (lx *lexer) blockEnd(s string, i int) (int, bool) {
 // stringFrom continues the open string, which began at start, from byte i;
 // it returns where code resumes.
 func (lx *lexer) stringFrom(s string, start, i int) int {
-	end, closed := lx.stringEnd(s, i)
+	end, closed, open := lx.stringEnd(s, i)
 	kind := segString
 	if lx.doc {
 		kind = segDoc
 	}
-	lx.segs = append(lx.segs, segment{kind: kind, quote: lx.quote, start: start, end: end})
-	if closed || !lx.multiline() {
+	lx.segs = append(lx.segs, segment{kind: kind, quote: lx.str.quote, start: start, end: end})
+	switch {
+	case open != 0:
+		fr := frame{str: lx.str, open: open, close: '}'}
+		if open == '(' {
+			fr.close = ')'
+		}
+		lx.frames = append(lx.frames, fr)
+		lx.mode = inCode
+	case closed || !lx.str.multi:
 		lx.mode = inCode // an unterminated one-line string ends with its line
 	}
 	return end
 }
 
-// stringEnd finds the end of the open string from byte i.
-func (lx *lexer) stringEnd(s string, i int) (int, bool) {
-	q := lx.quote
+// stringEnd finds the end of the open string from byte i; open is the
+// bracket of an interpolation that opens code there instead ('{' or '(';
+// end is after it), or 0.
+func (lx *lexer) stringEnd(s string, i int) (end int, closed bool, open byte) {
+	st := &lx.str
+	if st.closer != "" {
+		if k := strings.Index(s[i:], st.closer); k >= 0 {
+			return i + k + len(st.closer), true, 0
+		}
+		return len(s), false, 0
+	}
+	q, esc := st.quote, lx.fam.escape
 	for i < len(s) {
 		c := s[i]
-		if c == '\\' && !lx.raw {
+		if c == esc && !st.raw {
 			i += 2
 			continue
+		}
+		if st.interp != 0 && len(lx.frames) < maxFrames {
+			switch {
+			case st.interp == '$' && c == '$' && i+1 < len(s) && s[i+1] == '{':
+				return i + 2, false, '{'
+			case st.interp == 's' && c == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{'):
+				return i + 2, false, s[i+1]
+			case st.interp == '{' && c == '{':
+				if i+1 < len(s) && s[i+1] == '{' {
+					i += 2 // {{ is a brace
+					continue
+				}
+				return i + 1, false, '{'
+			}
 		}
 		if c != q {
 			i++
 			continue
 		}
 		switch {
-		case lx.triple:
+		case st.triple:
 			if i+2 < len(s) && s[i+1] == q && s[i+2] == q {
-				return i + 3, true
+				return i + 3, true, 0
 			}
-		case lx.hashes > 0:
-			if h := i + 1 + lx.hashes; h <= len(s) && strings.Count(s[i+1:h], "#") == lx.hashes {
-				return h, true
+		case st.hashes > 0:
+			if h := i + 1 + st.hashes; h <= len(s) && strings.Count(s[i+1:h], "#") == st.hashes {
+				return h, true, 0
 			}
+		case st.dq && i+1 < len(s) && s[i+1] == q:
+			i++ // a doubled quote: an escaped quote
 		default:
-			return i + 1, true
+			return i + 1, true, 0
 		}
 		i++
 	}
-	return len(s), false
+	return len(s), false, 0
 }
 
-func (lx *lexer) multiline() bool {
-	return lx.triple || strings.IndexByte(lx.fam.multi, lx.quote) >= 0
+// brace handles an opening or closing bracket of the innermost
+// interpolation in its code: the closing bracket that ends it resumes the
+// string.
+func (lx *lexer) brace(s string, i int) int {
+	fr := &lx.frames[len(lx.frames)-1]
+	switch {
+	case s[i] == fr.open:
+		fr.depth++
+		return i + 1
+	case fr.depth > 0:
+		fr.depth--
+		return i + 1
+	}
+	lx.str, lx.doc = fr.str, false
+	lx.frames = lx.frames[:len(lx.frames)-1]
+	lx.mode = inString
+	return lx.stringFrom(s, i, i+1)
+}
+
+// regexLiteral lexes a JavaScript regular expression literal at s[i] ==
+// '/' when the token before it cannot end an operand (the usual heuristic:
+// after ( , = : [ ! & | ? { } ; or a keyword like return, or at the start
+// of the line); otherwise, or when no '/' closes it on the line, the '/' is
+// a division. "/>" ends a JSX element (<A b={c} />), not a regex.
+func (lx *lexer) regexLiteral(s string, i int) int {
+	if i+1 < len(s) && s[i+1] == '>' || !regexCanStart(s, i) {
+		return i + 1
+	}
+	class := false
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if class {
+				continue
+			}
+			j++
+			for j < len(s) && isWordByte(s[j]) {
+				j++ // flags
+			}
+			lx.segs = append(lx.segs, segment{kind: segRegex, start: i, end: j})
+			return j
+		}
+	}
+	return i + 1
+}
+
+// regexKeywords are the JavaScript keywords after which '/' starts a regex.
+var regexKeywords = map[string]bool{
+	"return": true, "typeof": true, "case": true, "do": true, "else": true, "in": true, "of": true, "instanceof": true,
+	"new": true, "delete": true, "void": true, "throw": true, "yield": true, "await": true,
+}
+
+func regexCanStart(s string, i int) bool {
+	k := i - 1
+	for k >= 0 && (s[k] == ' ' || s[k] == '\t') {
+		k--
+	}
+	if k < 0 {
+		return true
+	}
+	switch c := s[k]; {
+	case strings.IndexByte("(,=:[!&|?{};", c) >= 0:
+		return true
+	case c == '>':
+		return k > 0 && s[k-1] == '=' // =>
+	case isWordByte(c):
+		e := k + 1
+		for k >= 0 && isWordByte(s[k]) {
+			k--
+		}
+		if k >= 0 && (s[k] == '.' || s[k] == '$') {
+			return false // x.return / 2 is a property
+		}
+		return regexKeywords[s[k+1:e]]
+	}
+	return false
+}
+
+// csharpPrefix handles '@' or '$' in C# code: the prefix of a verbatim
+// (@"..."), interpolated ($"...") or both ($@"...", @$"...") string, or
+// of a raw string ($"""..."""); anything else (@class) is code.
+func (lx *lexer) csharpPrefix(s string, i int) int {
+	if i > 0 && isWordByte(s[i-1]) {
+		return i + 1
+	}
+	j, at, dollars := i, false, 0
+prefix:
+	for ; j < len(s) && j-i < 8; j++ {
+		switch s[j] {
+		case '@':
+			if at {
+				return i + 1
+			}
+			at = true
+		case '$':
+			dollars++
+		default:
+			break prefix
+		}
+	}
+	if j >= len(s) || s[j] != '"' || j == i {
+		return i + 1
+	}
+	lx.startString('"')
+	if n := countByte(s[j:], '"'); n >= 3 {
+		lx.str.raw, lx.str.multi, lx.str.closer = true, true, s[j:j+n]
+		return lx.stringFrom(s, i, j+n)
+	}
+	if at {
+		lx.str.raw, lx.str.dq, lx.str.multi = true, true, true
+	}
+	if dollars > 0 {
+		lx.str.interp = '{'
+	}
+	return lx.stringFrom(s, i, j+1)
+}
+
+// cppRawDelim returns the delimiter of a C++ raw string R"delim( at s[i]
+// == '"' (s[i-1] == 'R', with an optional u8, u, U or L before it).
+func cppRawDelim(s string, i int) (string, bool) {
+	p := i - 1 // the R
+	switch {
+	case p >= 2 && s[p-2:p] == "u8":
+		p -= 2
+	case p >= 1 && (s[p-1] == 'u' || s[p-1] == 'U' || s[p-1] == 'L'):
+		p--
+	}
+	if p > 0 && isWordByte(s[p-1]) {
+		return "", false
+	}
+	for j := i + 1; j < len(s) && j-i <= 17; j++ {
+		switch s[j] {
+		case '(':
+			return s[i+1 : j], true
+		case ' ', ')', '\\', '\t', '"':
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func countByte(s string, c byte) int {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return n
+}
+
+// inURLParen reports whether s[i] is inside an unquoted url( ... ) (SCSS).
+func inURLParen(s string, i int) bool {
+	k := strings.LastIndex(s[:i], "url(")
+	if k < 0 {
+		k = strings.LastIndex(s[:i], "URL(")
+	}
+	return k >= 0 && strings.IndexByte(s[k:i], ')') < 0
+}
+
+// heredocOpen handles "<<" in shell code: a here-document (<<EOF, <<-EOF,
+// <<'EOF', <<"EOF", << EOF) whose body starts on the next line. "<<<" (a
+// here-string) and "<<" in arithmetic ($(( 1 << n ))) are not.
+func (lx *lexer) heredocOpen(s string, i int) int {
+	j := i + 2
+	if j < len(s) && s[j] == '<' {
+		return j + 1
+	}
+	h := heredoc{}
+	if j < len(s) && s[j] == '-' {
+		h.strip = true
+		j++
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	switch {
+	case j < len(s) && (s[j] == '\'' || s[j] == '"'):
+		k := strings.IndexByte(s[j+1:], s[j])
+		if k <= 0 {
+			return i + 2
+		}
+		h.delim, h.quoted = s[j+1:j+1+k], true
+		j += k + 2
+	default:
+		if j < len(s) && s[j] == '\\' {
+			h.quoted = true
+			j++
+		}
+		k := j
+		for k < len(s) && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
+			k++
+		}
+		h.delim = s[j:k]
+		j = k
+	}
+	if h.delim == "" || h.delim[0] >= '0' && h.delim[0] <= '9' || strings.Contains(s[:i], "((") {
+		return i + 2
+	}
+	if len(lx.heredocs) < 8 {
+		lx.heredocs = append(lx.heredocs, h)
+	}
+	return j
+}
+
+// heredocLine lexes a line of a here-document's body: data (a string), or
+// the delimiter line that ends it.
+func (lx *lexer) heredocLine(s string) {
+	h := lx.heredocs[0]
+	t := strings.TrimSuffix(s, "\r")
+	if h.strip {
+		t = strings.TrimLeft(t, "\t")
+	}
+	if t == h.delim {
+		lx.heredocs = append(lx.heredocs[:0], lx.heredocs[1:]...)
+		lx.hereBody = len(lx.heredocs) > 0
+		return
+	}
+	q := byte('"')
+	if h.quoted {
+		q = '\''
+	}
+	lx.segs = append(lx.segs, segment{kind: segString, quote: q, start: 0, end: len(s)})
+}
+
+// rubyDocLine handles Ruby's =begin ... =end block comments, which start
+// and end at the start of a line; it reports whether s was one of its lines.
+func (lx *lexer) rubyDocLine(s string) bool {
+	switch {
+	case lx.rubyDoc:
+		if lineKeyword(s, "=end") {
+			lx.rubyDoc = false
+		}
+	case lx.mode == inCode && lineKeyword(s, "=begin"):
+		lx.rubyDoc = true
+	default:
+		return false
+	}
+	lx.segs = append(lx.segs, segment{kind: segComment, start: 0, end: len(s)})
+	return true
+}
+
+// lineKeyword reports whether s starts with kw followed by a blank or its end.
+func lineKeyword(s, kw string) bool {
+	return strings.HasPrefix(s, kw) && (len(s) == len(kw) || isSpace(s[len(kw)]))
 }
 
 // rustPrefix handles 'r' or 'b' in Rust code: the start of r"..", r#".."#,
@@ -395,7 +852,8 @@ func (lx *lexer) rustPrefix(s string, i int) int {
 	if j >= len(s) || s[j] != '"' {
 		return i + 1
 	}
-	lx.mode, lx.quote, lx.triple, lx.raw, lx.doc, lx.hashes = inString, '"', false, true, false, h
+	lx.startString('"')
+	lx.str.raw, lx.str.hashes = true, h
 	return lx.stringFrom(s, i, j+1)
 }
 
@@ -459,7 +917,7 @@ func (lx *lexer) markdownLine(s string) ([]segment, bool) {
 				if f == nil || f.markdown {
 					f = famText
 				}
-				lx.inner.reset(f, false, "")
+				lx.inner.reset(f, false)
 				return lx.segs, false
 			}
 			if indent < len(s) && s[indent] == '#' && lx.headings {

@@ -188,7 +188,7 @@ func isCodeAt(segs []segment, p int) bool {
 // stringAt returns the string segment that starts at p.
 func stringAt(segs []segment, p int) (segment, bool) {
 	for _, sg := range segs {
-		if sg.start == p && sg.kind != segComment {
+		if sg.start == p && sg.isStringKind() {
 			return sg, true
 		}
 	}
@@ -257,6 +257,85 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
+// mayHit reports whether any rule could match line s however it is
+// lexed: it holds, ASCII case-insensitively, a word every rule but the
+// stub return needs (todo, fixme, tbd, xxx, hack, placeholder, stub, wip
+// as whole words, as the rules match them: a segment never starts or ends
+// inside a word; or "implemented", of not implemented, unimplemented and
+// NotImplemented, or the swarm-gate of a suppression marker, anywhere), or
+// a stub return as code. A file none of whose added lines may hit has no
+// findings, so it needs no head content. The plan.md rules are not covered.
+func mayHit(s string) bool {
+	returns := false // stubReturn has looked at every return
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		switch {
+		case c == 'i':
+			if hasFoldAt(s, i, "implemented") {
+				return true
+			}
+			continue
+		case c == 'r':
+			if !returns && hasFoldAt(s, i, "return") {
+				if _, ok := stubReturn(s, nil, &lookback{}); ok {
+					return true
+				}
+				returns = true
+			}
+			continue
+		case c == 's' && hasFoldAt(s, i, "swarm-gate"):
+			return true
+		case i > 0 && isWordByte(s[i-1]):
+			continue // not the start of a word
+		}
+		switch c {
+		case 't':
+			if wordAt(s, i, "todo") || wordAt(s, i, "tbd") {
+				return true
+			}
+		case 'f':
+			if wordAt(s, i, "fixme") {
+				return true
+			}
+		case 'x':
+			if wordAt(s, i, "xxx") {
+				return true
+			}
+		case 'h':
+			if wordAt(s, i, "hack") {
+				return true
+			}
+		case 'p':
+			if wordAt(s, i, "placeholder") {
+				return true
+			}
+		case 's':
+			if wordAt(s, i, "stub") {
+				return true
+			}
+		case 'w':
+			if wordAt(s, i, "wip") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldAt reports whether the lowercase ASCII word w is at s[i], ASCII
+// case-insensitively.
+func hasFoldAt(s string, i int, w string) bool {
+	if len(s)-i < len(w) {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		if s[i+k]|0x20 != w[k] && s[i+k] != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // stubValues are the plugin's stub-return values: case-sensitive, and
 // false/true case-insensitive.
 var stubValues = [...]string{"null", "undefined", "0", "nil", `""`, "[]", "{}"}
@@ -319,6 +398,9 @@ var throwTodoRE = regexp.MustCompile(`(?i)^throw\s+new\s+Error\s*\(\s*["'][^"']*
 // throwTodo is the plugin's code-throw-todo rule: throw new Error("...TODO...")
 // or with FIXME, case-insensitive, the throw in code.
 func throwTodo(s string, segs []segment) (hit, bool) {
+	if indexFold(s, "todo") < 0 && indexFold(s, "fixme") < 0 {
+		return hit{}, false // the regular expression needs one
+	}
 	for from := 0; from < len(s); {
 		k := indexFold(s[from:], "throw")
 		if k < 0 {
@@ -565,43 +647,65 @@ func planMarkers(s string, hits []hit) []hit {
 	return hits
 }
 
-// suppression finds an inline `swarm-gate:allow placeholder <reason>`
-// marker: found is whether there is one for this gate, reason whether it
-// gives a reason (a letter or digit, comment closers aside), col its offset.
-func suppression(s string) (found, reason bool, col int) {
-	for from := 0; from < len(s); {
-		k := strings.Index(s[from:], placeholderAllowMarker)
-		if k < 0 {
-			return false, false, 0
-		}
-		p := from + k
-		from = p + 1
-		rest := s[p+len(placeholderAllowMarker):]
-		t := strings.TrimLeft(rest, " \t")
-		if len(t) == len(rest) {
+// suppressionMark is an inline `swarm-gate:allow placeholder <reason>`
+// marker found on a line.
+type suppressionMark struct {
+	found   bool   // a marker for this gate, or a near miss of one
+	reason  bool   // it gives a reason (a letter or digit, comment closers aside)
+	col     int    // its byte offset in the line
+	written string // the marker as written, blanks collapsed: "swarm-gate:allow placeholder" when right
+}
+
+// findSuppression finds the first marker for this gate in a comment of the
+// line (one inside a string literal, or in code, does not count). Near
+// misses count as found with written telling them apart: the prefix in
+// another case (SWARM-GATE:ALLOW), or the word in another case or in the
+// plural (placeholders). Markers for other gates (swarm-gate:allow scope)
+// are skipped. The reason must be in the same comment.
+func findSuppression(s string, segs []segment) suppressionMark {
+	for _, sg := range segs {
+		if !sg.isCommentKind() {
 			continue
 		}
-		var word string
-		switch {
-		case wordAt(t, 0, "placeholders"):
-			word = "placeholders"
-		case wordAt(t, 0, "placeholder"):
-			word = "placeholder"
-		default:
-			continue // a marker for another gate
-		}
-		why := t[len(word):]
-		for {
-			trimmed := strings.TrimSpace(why)
-			for _, closer := range [...]string{"*/", "-->", `"""`, "'''", "#}", "%>"} {
-				trimmed = strings.TrimSuffix(trimmed, closer)
-			}
-			if trimmed == why {
+		body := s[sg.start:sg.end]
+		for from := 0; from < len(body); {
+			k := strings.IndexByte(body[from:], ':') // rare in comments: faster than looking for the marker
+			if k < 0 {
 				break
 			}
-			why = trimmed
+			p := from + k - len("swarm-gate")
+			from += k + 1
+			if p < 0 || p+len(placeholderAllowMarker) > len(body) || !strings.EqualFold(body[p:p+len(placeholderAllowMarker)], placeholderAllowMarker) {
+				continue
+			}
+			rest := body[p+len(placeholderAllowMarker):]
+			t := strings.TrimLeft(rest, " \t")
+			if len(t) == len(rest) {
+				continue
+			}
+			w := 0
+			for w < len(t) && isWordByte(t[w]) {
+				w++
+			}
+			word := t[:w]
+			if !strings.EqualFold(word, "placeholder") && !strings.EqualFold(word, "placeholders") {
+				continue // a marker for another gate
+			}
+			why := t[w:]
+			for {
+				trimmed := strings.TrimSpace(why)
+				for _, closer := range [...]string{"*/", "-->", "#>", `"""`, "'''", "#}", "%>"} {
+					trimmed = strings.TrimSuffix(trimmed, closer)
+				}
+				if trimmed == why {
+					break
+				}
+				why = trimmed
+			}
+			return suppressionMark{found: true, col: sg.start + p,
+				reason:  strings.IndexFunc(why, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0,
+				written: body[p:p+len(placeholderAllowMarker)] + " " + word}
 		}
-		return true, strings.IndexFunc(why, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0, p
 	}
-	return false, false, 0
+	return suppressionMark{}
 }

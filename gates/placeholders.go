@@ -1,10 +1,12 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -23,18 +25,22 @@ import (
 //     (panic("not implemented"), todo!(), raise NotImplementedError, ...).
 //   - Comments and strings are told apart by a small lexer per language
 //     family (placeholder_lex.go), so "TODO" in a string or a URL is not a
-//     comment, and a multi-line /* ... */ or docstring the pull request
-//     adds is one. Each run of consecutive added lines is lexed from the
-//     code state: a comment or string opened on an unchanged line above is
-//     not known.
+//     comment, and a multi-line /* ... */ or docstring is one. A file is
+//     lexed from its first line at head (Input.HeadFile) down to its last
+//     added line, so a comment or string opened on an unchanged line above
+//     is known; without the head content, each run of consecutive added
+//     lines is lexed on its own, from the code state.
 //   - Only added lines are looked at, so a TODO already on the base side
 //     never fails the gate; a moved line is an added line.
 //   - Files skipped as in the plugin: test files (scaffold paths excepted),
 //     files over 1 MiB, binary files and files with NUL bytes; also
 //     .swarm/ (but .swarm/plan.md gets its bracket rules) and the policy's
-//     allow globs. A finding whose excerpt holds SC-PLACEHOLDER or a
-//     policy sentinel is dropped, and `swarm-gate:allow placeholder
-//     <reason>` on a line suppresses its findings.
+//     allow globs. A finding whose excerpt (the line's first 100 UTF-16
+//     code units) holds SC-PLACEHOLDER or a policy sentinel is dropped,
+//     and `swarm-gate:allow placeholder <reason>` in a comment on a line
+//     suppresses its findings.
+//   - Columns count UTF-16 code units, as swarm/sast and GitHub do; what
+//     looks like a credential is masked in messages (sast.MaskLine).
 type Placeholders struct{}
 
 // Name implements Gate.
@@ -53,6 +59,7 @@ var (
 type placeholderStats struct {
 	lines, files, plan        int
 	tests, binary, swarmFiles int
+	runs                      int // files lexed run by run, without their head content
 	big, allowed              []string
 }
 
@@ -92,12 +99,41 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			st.big = append(st.big, f.NewPath)
 			continue
 		}
+		// A file whose added lines are its first lines is lexed from its
+		// top either way. Any other is lexed whole when its head content
+		// can be read; but when no rule could match any of its added lines
+		// however they are lexed, it has no findings: it is neither read
+		// nor lexed.
+		fromTop := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added)
+		quiet := !fromTop && !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
+		var content []byte
+		haveHead := false
+		if !fromTop && !quiet && in.HeadFile != nil {
+			content, haveHead = in.HeadFile(f.NewPath)
+			switch {
+			case haveHead && len(content) > MaxPlaceholderScanSize:
+				st.big = append(st.big, f.NewPath)
+				continue
+			case haveHead && bytes.IndexByte(content, 0) >= 0:
+				st.binary++
+				continue
+			}
+		}
 		st.files++
 		if plan {
 			st.plan++
 		}
 		st.lines += len(f.Added)
+		if quiet {
+			continue
+		}
 		sc.file(f.NewPath, plan)
+		if haveHead && sc.whole(string(content), f.Added) {
+			continue
+		}
+		if !fromTop {
+			st.runs++
+		}
 		for k, al := range f.Added {
 			if k&0xffff == 0xffff {
 				if err := ctx.Err(); err != nil {
@@ -141,7 +177,13 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 	if len(skipped) > 0 {
 		b.WriteString(" Not scanned: " + strings.Join(skipped, ", ") + ".")
 	}
-	b.WriteString(" Only lines this pull request adds are checked (a moved line counts as added); each run of added lines is lexed on its own.")
+	b.WriteString(" Only lines this pull request adds are checked (a moved line counts as added)")
+	if st.runs == 0 {
+		b.WriteString("; each file is lexed from its first line at head, so a comment or string opened above an added line is known.")
+	} else {
+		fmt.Fprintf(&b, "; %s lexed one run of added lines at a time (the head content could not be read, or did not hold the added lines): a comment or string opened on an unchanged line above a run is not known there.",
+			plural(st.runs, "file was", "files were"))
+	}
 	var off []string
 	for _, id := range cfg.Disable {
 		if id != RuleSuppressionNoReason {

@@ -214,7 +214,7 @@ func TestPlaceholderFamilies(t *testing.T) {
 		{"Python string assigned is no docstring", "a.py", []string{`x = """TODO"""`, `y = "# TODO"`}, nil},
 		{"Python hash in a string", "a.py", []string{`s = "a # TODO"  # FIXME`}, []string{"comment-fixme@1:19"}},
 		{"shell", "run.sh", []string{`echo "# TODO"`, "echo $# items", "ls -la # HACK"}, []string{"comment-other@3:10"}},
-		{"shell apostrophe in a word", "run.sh", []string{"cat <<EOF", "Don't forget # TODO", "EOF"}, []string{"comment-todo@2:16"}},
+		{"shell apostrophe in a word", "run.sh", []string{"echo Don't forget # TODO"}, []string{"comment-todo@1:21"}},
 		{"YAML", "ci.yml", []string{`key: "a # TODO"`, "url: https://x.test/#TODO", "name: app # TBD"}, []string{"comment-other@3:13"}},
 		{"SQL", "q.sql", []string{"SELECT '-- TODO' FROM t; -- FIXME", "/* multi", "   XXX */ SELECT 1;"}, []string{"comment-fixme@1:29", "comment-other@3:4"}},
 		{"SQL backslash in a string", "q.sql", []string{`SELECT 'C:\'; -- TODO`}, []string{"comment-todo@1:18"}},
@@ -258,9 +258,9 @@ func TestPlaceholderRuns(t *testing.T) {
 
 func TestFamilyOf(t *testing.T) {
 	for p, want := range map[string]*family{
-		"a.go": famGo, "src/lib.RS": famRust, "x.tsx": famC, "data.json": famC, "a.pyi": famPython, "Makefile": famConfig,
+		"a.go": famGo, "src/lib.RS": famRust, "x.tsx": famJS, "data.json": famC, "A.cs": famCS, "i.php": famPHP, "s.css": famCSS, "s.scss": famSCSS, "p.ps1": famPS, "A.java": famJava, "b.kt": famJava, "Jenkinsfile": famJava, "c.h": famC, "a.pyi": famPython, "Makefile": famConfig,
 		"build/Dockerfile.prod": famConfig, "ci.yaml": famConfig, "run.bash": famShell, "q.sql": famSQL, "page.vue": famHTML,
-		"README.md": famMD, "notes.txt": famText, "LICENSE": famText, "main.tf": famHCL, "Gemfile": famHash,
+		"README.md": famMD, "notes.txt": famText, "LICENSE": famText, "main.tf": famHCL, "Gemfile": famRuby, "a.rb": famRuby, "a.pl": famHash,
 	} {
 		if got := familyOf(p); got != want {
 			t.Errorf("familyOf(%q) = %s, want %s", p, got.name, want.name)

@@ -147,6 +147,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	case len(failing) == 0 && override != nil:
 		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
 	case len(failing) == 0:
+		if reason, off := in.QAGateOff("critic_pre_plan"); off {
+			return Result{Outcome: Passed, Findings: findings, Summary: summary, Title: "no plan-critic approval required: " + reason}
+		}
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: "legacy plan without a plan-critic approval, accepted by policy (plan_freeze.legacy_plans: allow)"}
 	case override != nil && onlyApprovalRules(failing):
@@ -208,6 +211,11 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 			why = swarm.LedgerResettingPath + " exists, so the plugin treats the ledger as empty"
 		case ledger != nil:
 			why = swarm.LedgerPath + " is empty"
+		}
+		if reason, off := in.QAGateOff("critic_pre_plan"); off {
+			f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityNotice,
+				Message: "no plan-critic approval (" + why + "), and none is required: " + reason}
+			return []Finding{f}, []string{"**No approval required**: " + mdtext.Inline(reason) + "."}, nil
 		}
 		f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError,
 			Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + why + "; " + approveHint + "."}
@@ -342,6 +350,11 @@ func noApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Plan, 
 		}
 		note += "\n\nFor reference, what changed since " + what + " (these approve nothing for the plan, but show what the critic would have to review):\n\n" +
 			strings.TrimPrefix(changesNote(ref, changes, count), fmt.Sprintf("**Since approval (seq %d)**: ", ref.Seq))
+	}
+	if reason, off := in.QAGateOff("critic_pre_plan"); off {
+		f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityNotice,
+			Message: "no plan-critic approval, and none is required: " + reason + " (the plugin then lets the coder start without one)"}
+		return []Finding{f}, []string{"**No approval required**: " + mdtext.Inline(reason) + ".\n\n" + note}, nil
 	}
 	legacy := isLegacyLedger(ledger)
 	if legacy {

@@ -76,7 +76,7 @@ func TestPlanFreezeClassification(t *testing.T) {
 		}, nil, Failed, RuleUnhashedChanged, SeverityError, "task 1.2: fr_refs changed: [FR-002] → [FR-002, FR-009]"},
 		{"fr_refs: a warning when the policy says so", func(t *testing.T, p string) string {
 			return edit(t, p, `"fr_refs": ["FR-002"]`, `"fr_refs": []`)
-		}, &Config{Source: "test", PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny, WarnUnhashedChanges: true}}, Passed, RuleUnhashedChanged, SeverityWarning, "fr_refs changed"},
+		}, withPlanFreeze(PlanFreezeConfig{Approval: ApprovalAny, WarnUnhashedChanges: true}), Passed, RuleUnhashedChanged, SeverityWarning, "fr_refs changed"},
 		{"phase type: not in the hash, still flagged", func(t *testing.T, p string) string {
 			return edit(t, p, `"name": "Docs",`, `"name": "Docs", "type": "non-code",`)
 		}, nil, Failed, RuleUnhashedChanged, SeverityError, `phase 2: type changed: (none) → "non-code"`},
@@ -138,7 +138,7 @@ func TestPlanFreezeApprovalsAndPolicy(t *testing.T) {
 	done := edit(t, testPlan, `"id": "1.1", "phase": 1, "status": "pending"`, `"id": "1.1", "phase": 1, "status": "completed"`)
 	structure := func(t *testing.T, plan string) string { return newLedger(t, plan).hashes(plan).Structure }
 	policy := func(a ApprovalPolicy) *Config {
-		return &Config{Source: "test", PlanFreeze: PlanFreezeConfig{Approval: a}}
+		return withPlanFreeze(PlanFreezeConfig{Approval: a})
 	}
 	cases := []struct {
 		name      string

@@ -7,7 +7,7 @@ import (
 )
 
 func TestPlanFreezeCorpus(t *testing.T) {
-	legacy := &Config{Source: "test", PlanFreeze: PlanFreezeConfig{Approval: ApprovalAny, AllowLegacyPlans: true}}
+	legacy := withPlanFreeze(PlanFreezeConfig{Approval: ApprovalAny, AllowLegacyPlans: true})
 	cases := []struct {
 		repo     string
 		cfg      *Config

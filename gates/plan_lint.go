@@ -21,9 +21,13 @@ import (
 //   - plan-lint/too-few-phases: a single-phase plan with 5 or more tasks, or
 //     a plan of 10 or more tasks in fewer than 3 phases (each phase is a pull
 //     request; too few phases make them too big to review);
-//   - plan-lint/bracket-placeholder: a template placeholder in brackets
-//     ("[task]", "[Project]") left in the plan title, a phase name or a task
-//     description;
+//   - plan-lint/bracket-placeholder: a template placeholder in brackets left
+//     in the plan title, a phase name or a task description: the plugin's
+//     placeholder_scan plan words ([task], [Project], [date], [reason],
+//     [description]) and the slot names of plan templates (templateWords),
+//     any case, outside inline code; other bracketed words ([slug] in
+//     app/[slug]/page.tsx, [x] check boxes, links, indexes) are not
+//     placeholders;
 //   - plan-lint/separate-test-task: a task that only writes tests ("Write
 //     tests for X"): the protocol has test_engineer test each task within it.
 type PlanLint struct{}
@@ -42,13 +46,27 @@ const (
 // largeTaskFiles is the files_touched count from which a task is LARGE.
 const largeTaskFiles = 6
 
+// templateWords are the bracketed words that are template placeholders, in
+// lower case: the five of the plugin's placeholder_scan plan rules
+// (PLAN_PLACEHOLDER_PATTERNS in src/tools/placeholder-scan.ts: [task],
+// [Project], [date], [reason], [description]), plus the slot names a plan
+// copied from a template keeps ([Phase Name], [Task description], ...). A
+// bracketed word outside this list ([slug], [id], [Component]) is a path
+// segment, a literal or prose, not a placeholder.
+var templateWords = map[string]bool{
+	"task": true, "project": true, "date": true, "reason": true, "description": true,
+	"name": true, "title": true, "phase name": true, "phase title": true, "task name": true, "task description": true,
+	"project name": true, "feature name": true, "tbd": true, "todo": true, "placeholder": true,
+}
+
 var (
 	// bracketPlaceholder is a bracketed word or short phrase: [task],
 	// [Project], [Feature Name]. Markdown links ([x](url)), check boxes and
 	// indexes (a[i]) are told apart by the caller.
 	bracketPlaceholder = regexp.MustCompile(`\[([A-Za-z][A-Za-z0-9 _./-]{1,38}[A-Za-z0-9_])\]`)
-	testOnlyTask       = regexp.MustCompile(`(?i)^\s*(?:(?:write|add|create|implement|author)\s+(?:the\s+|some\s+|more\s+)?(?:(?:unit|integration|e2e|end-to-end|automated|regression|component|acceptance|smoke)\s+)*tests?\b|(?:unit\s+|integration\s+)?tests?\s+for\b)`)
-	sizeMarker         = map[string]bool{"SMALL": true, "MEDIUM": true, "LARGE": true}
+	// inlineCodeSpan is a Markdown code span on one line.
+	inlineCodeSpan = regexp.MustCompile("`+[^`]*`+")
+	testOnlyTask   = regexp.MustCompile(`(?i)^\s*(?:(?:write|add|create|implement|author)\s+(?:the\s+|some\s+|more\s+)?(?:(?:unit|integration|e2e|end-to-end|automated|regression|component|acceptance|smoke)\s+)*tests?\b|(?:unit\s+|integration\s+)?tests?\s+for\b)`)
 )
 
 // Evaluate implements Gate.
@@ -113,26 +131,35 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 	return Result{Outcome: NotApplicable, Title: fmt.Sprintf("advisory: %s in the plan (not enforced)", plural(len(findings), "planning problem", "planning problems")), Summary: summary, Findings: findings}
 }
 
-// bracketPlaceholders returns the bracketed placeholders in s, skipping
-// Markdown links, check boxes, indexes (a[i], x[0]) and plan.md size
-// markers.
+// bracketPlaceholders returns the template placeholders in s: bracketed
+// templateWords outside inline code, skipping Markdown links, indexes (a[i],
+// x[0]) and path segments (app/[name]/page.tsx, pages/[name].tsx).
 func bracketPlaceholders(s string) []string {
+	// Blank out code spans, keeping offsets.
+	s = inlineCodeSpan.ReplaceAllStringFunc(s, func(c string) string { return strings.Repeat(" ", len(c)) })
 	var out []string
 	for _, m := range bracketPlaceholder.FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[0], m[1]
 		if start > 0 {
-			if c := s[start-1]; c == '_' || c == ']' || c == ')' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
+			if c := s[start-1]; c == '_' || c == ']' || c == ')' || c == '/' || c == '\\' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
 				continue
 			}
 		}
-		if end < len(s) && s[end] == '(' {
+		if end < len(s) && (s[end] == '(' || s[end] == '/' || s[end] == '\\') {
 			continue
 		}
-		inner := s[m[2]:m[3]]
-		if sizeMarker[strings.ToUpper(inner)] {
+		if end+1 < len(s) && s[end] == '.' && isIdentByte(s[end+1]) {
+			continue // a file name: [name].tsx
+		}
+		if !templateWords[strings.ToLower(s[m[2]:m[3]])] {
 			continue
 		}
 		out = append(out, s[start:end])
 	}
 	return out
+}
+
+// isIdentByte reports whether c is an ASCII letter, digit or underscore.
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }

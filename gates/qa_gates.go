@@ -87,6 +87,32 @@ func (q QAGates) On() []string {
 	return on
 }
 
+// QAGateOff reports whether the QA gate profile turns off the gate with the
+// profile key name (a key of QAGateNames: "sast_enabled", "critic_pre_plan",
+// ...), and if so the reason, for the title or summary of a gate that then
+// returns not_applicable: e.g. "sast_enabled is off in the QA gate profile
+// (qa_gates in .github/swarm-gate.yml at base 1a2b3c4d5e6f)". An unknown key
+// is never off. The profile is the base branch's policy (qa_gates), else the
+// plugin's defaults, under which sast_enabled and critic_pre_plan are on.
+//
+// Its callers: swarm/sast with "sast_enabled" and swarm/critic with
+// "critic_pre_plan" (the plugin's plan-critic gate requires an approval only
+// when critic_pre_plan is on: resolvePlanCriticPolicyForExecution in
+// src/hooks/delegation-gate.ts).
+func (in *Input) QAGateOff(name string) (reason string, off bool) {
+	c := in.config()
+	q := c.QAGates
+	f := q.Field(name)
+	if f == nil || *f {
+		return "", false
+	}
+	where := "the plugin's defaults; the policy has no qa_gates section"
+	if q.FromFile {
+		where = "qa_gates in " + c.Source
+	}
+	return fmt.Sprintf("%s is off in the QA gate profile (%s)", name, where), true
+}
+
 // qaProfileSource says which QA gate profile applies and where it came from,
 // for summaries.
 func (c *Config) qaProfileSource() string {

@@ -70,6 +70,10 @@ const (
 
 // Evaluate implements Gate.
 func (g SAST) Evaluate(_ context.Context, in *Input) Result {
+	if reason, off := in.QAGateOff("sast_enabled"); off {
+		return Result{Outcome: NotApplicable, Title: "SAST is off: " + reason, Findings: []Finding{},
+			Summary: mdtext.Inline(reason) + ": the plugin runs no sast_scan for this plan (pre_check_batch), so swarm-gate does not either."}
+	}
 	s := in.SAST
 	if s == nil {
 		return errorResult(g.Name(), fmt.Errorf("the SAST scan was not computed for this run"))

@@ -167,8 +167,13 @@ func phaseWrapDir(dir string, phase int, now time.Time, nowSource string) *phase
 	if filepath.Base(filepath.Clean(dir)) == swarm.Dir {
 		dir = filepath.Dir(filepath.Clean(dir))
 	}
-	rep := &phaseWrapReport{Version: 1, Mode: "dir", Dir: dir, Phase: phase, PhaseSource: gates.PhaseFromFlag, Items: []gates.CheckItem{},
+	rep := &phaseWrapReport{Version: 1, Mode: "dir", Dir: dir, Phase: phase, Items: []gates.CheckItem{},
 		Now: now.UTC().Format(time.RFC3339), NowSource: nowSource}
+	if phase > 0 {
+		// Without --phase the source is known only once the plan is read;
+		// a report that fails before that has none.
+		rep.PhaseSource = gates.PhaseFromFlag
+	}
 	fsys := os.DirFS(dir)
 	head := swarm.Load(fsys)
 	if !head.Present {
@@ -301,8 +306,19 @@ func writePhaseWrapText(w io.Writer, rep *phaseWrapReport) error {
 		fmt.Fprintf(bw, "result: could not evaluate whether phase %d can close", rep.Phase)
 	}
 	cl := gates.Checklist{Items: rep.Items}
+	var why []string
+	for _, c := range cl.Causes() {
+		why = append(why, mdtext.Printable(c))
+	}
 	if codes := cl.Codes(); len(codes) > 0 {
-		fmt.Fprintf(bw, ": %s", strings.Join(codes, ", "))
+		if len(why) > 0 {
+			why = append(why, "and failing: "+strings.Join(codes, ", "))
+		} else {
+			why = codes
+		}
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(bw, ": %s", strings.Join(why, "; "))
 	}
 	fmt.Fprintf(bw, " (%s; exit code %d)\n", cl.Tally(), rep.ExitCode)
 	return bw.Flush()

@@ -30,9 +30,9 @@ func TestPhaseWrapFolder(t *testing.T) {
 	}{
 		{"DediGadot__IMU-Parkinson", nil, 1, []string{"can phase 1 close? (phase from current_phase; the plan's last phase is 3)",
 			" 1. PASS     retrospective        .swarm/evidence/retro-1/evidence.json",
-			" 3. FAIL     drift                .swarm/evidence/1/drift-verifier.json:9: DRIFT_VERIFICATION_REJECTED: entry 1 has verdict \"approved\", but its summary contains NEEDS_REVISION",
+			" 3. FAIL     drift                .swarm/evidence/1/drift-verifier.json:15: DRIFT_VERIFICATION_REJECTED: entry 1 has verdict \"approved\", but its summary contains NEEDS_REVISION",
 			"result: phase 1 cannot close: DRIFT_VERIFICATION_REJECTED"}},
-		{"JG1995__fm-value-scout", []string{"--phase", "1"}, 0, []string{"result: phase 1 can close (6 PASS, 4 SKIPPED; exit code 0)", "phase_complete events at .swarm/events.jsonl line 77 (success)"}},
+		{"JG1995__fm-value-scout", []string{"--phase", "1"}, 0, []string{"result: phase 1 can close (6 PASS, 4 SKIPPED; exit code 0)", "the newest phase_complete event for phase 1, .swarm/events.jsonl line 77 (success)"}},
 		{"basel-ax__saleor-tma-frontend", nil, 1, []string{"DRIFT_VERIFICATION_MISSING", "TASKS_INCOMPLETE: 1 of 5 tasks not completed: 1.4 pending"}},
 	}
 	for _, c := range cases {
@@ -77,7 +77,7 @@ func TestPhaseWrapJSON(t *testing.T) {
 	if code != 1 || rep.Version != 1 || rep.Outcome != "failed" || rep.CanClose || rep.ExitCode != 1 || rep.Phase != 1 || rep.Mode != "dir" || rep.LastPhase != 3 || len(rep.Items) != 10 {
 		t.Errorf("exit %d, report %+v", code, rep)
 	}
-	if d := rep.Items[2]; d.Step != "drift" || d.Status != "FAIL" || d.Code != "DRIFT_VERIFICATION_REJECTED" || d.File != ".swarm/evidence/1/drift-verifier.json" || d.Line != 9 {
+	if d := rep.Items[2]; d.Step != "drift" || d.Status != "FAIL" || d.Code != "DRIFT_VERIFICATION_REJECTED" || d.File != ".swarm/evidence/1/drift-verifier.json" || d.Line != 15 { // the summary's line
 		t.Errorf("drift item %+v", d)
 	}
 	if !strings.Contains(rep.QAProfile, "plugin's defaults") {
@@ -132,5 +132,47 @@ func TestPhaseWrapUsage(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "phase-wrap", "-h"); code != 0 || !strings.Contains(stderr, "Can plan phase N close?") {
 		t.Errorf("-h: exit %d %q", code, stderr)
+	}
+}
+
+// TestPhaseWrapReportsCauses: item 7: without --phase and without a plan the
+// JSON report has no phase_source (it is not "flag"), and a step that cannot
+// be read gives its cause on the result line, not its step name as a code.
+func TestPhaseWrapReportsCauses(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".swarm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "phase-wrap", "--dir", dir, "--format", "json")
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, ok := rep["phase_source"]; code != 2 || ok || !strings.Contains(rep["error"].(string), "plan.json is missing") {
+		t.Errorf("exit %d, report %v", code, rep)
+	}
+	if _, out, _ := runCLI(t, "phase-wrap", "--dir", dir, "--phase", "1", "--format", "json"); !strings.Contains(out, `"phase_source": "flag"`) {
+		t.Errorf("--phase 1 without phase_source flag:\n%s", out)
+	}
+
+	files := map[string]string{
+		".swarm/plan.json": `{"schema_version":"1.0.0","title":"T","swarm":"s","current_phase":1,"phases":[{"id":1,"name":"A","tasks":[
+ {"id":"1.1","phase":1,"status":"completed","description":"d"}]}]}`,
+		".swarm/evidence/1.1.json":              `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{}}}`,
+		".swarm/evidence/retro-1/evidence.json": `{"entries":[{"type":"retrospective","phase_number":1,"verdict":"pass"}]}`,
+		".swarm/events.jsonl":                   "{bad json\n",
+	}
+	for p, d := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ = runCLI(t, "phase-wrap", "--dir", dir)
+	want := "result: could not evaluate whether phase 1 can close: required-agents: .swarm/events.jsonl: line 1: "
+	if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "REQUIRED-AGENTS") || !strings.Contains(out, "(phase from current_phase;") {
+		t.Errorf("exit %d, want the cause %q:\n%s", code, want, out)
 	}
 }

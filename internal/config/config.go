@@ -263,6 +263,11 @@ func (p *parser) scalar(n *yaml.Node, path, tag string) (string, bool) {
 
 // enum returns n's value when it is one of the allowed strings.
 func (p *parser) enum(n *yaml.Node, path string, allowed ...string) (string, bool) {
+	if r := resolve(n); r.Kind != yaml.ScalarNode || r.Tag != "!!str" {
+		// Name the valid values: plan_lint: true is a boolean to YAML.
+		p.fail(r, "%s must be a string, found %s: the valid values are %s", path, describe(r), orList(allowed))
+		return "", false
+	}
 	v, ok := p.scalar(n, path, "!!str")
 	if !ok {
 		return "", false
@@ -272,6 +277,14 @@ func (p *parser) enum(n *yaml.Node, path string, allowed ...string) (string, boo
 		return "", false
 	}
 	return v, true
+}
+
+// orList joins values as "a or b", "a, b or c".
+func orList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }
 
 // globs returns n's items when it is a list of valid doublestar patterns

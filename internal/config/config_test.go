@@ -212,6 +212,9 @@ func TestParsePlaceholders(t *testing.T) {
 			gates.PlaceholdersConfig{Allow: []string{"vendor/**", "*.snap"}, Sentinels: []string{"NOCHECK", "TODO(owner)"}, IgnoreMarkdownHeadings: true, Disable: []string{gates.RuleCodeStubReturn}}},
 		{"explicit default", "placeholders:\n  markdown_headings: flag\n", gates.PlaceholdersConfig{}},
 		{"empty lists", "placeholders:\n  allow: []\n  sentinels: []\n  disable: []\n", gates.PlaceholdersConfig{Allow: []string{}, Sentinels: []string{}, Disable: []string{}}},
+		{"null section: every setting commented out", "placeholders:\n  # allow:\n  #   - vendor/**\n  # markdown_headings: ignore\nscope:\n  lockfiles: true\n", gates.PlaceholdersConfig{}},
+		{"null section: last key", "version: 1\nplaceholders:\n", gates.PlaceholdersConfig{}},
+		{"null section: tilde", "placeholders: ~\n", gates.PlaceholdersConfig{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

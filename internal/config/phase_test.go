@@ -89,6 +89,9 @@ func TestParsePhaseSectionErrors(t *testing.T) {
 		{"drift unknown key", "drift:\n  minor: warn\n", 2, `unknown key "minor" in drift`},
 		{"plan_lint value", "plan_lint: strict\n", 1, `plan_lint: "strict" is not one of advisory, fail`},
 		{"plan_lint a mapping", "plan_lint:\n  mode: fail\n", 2, "plan_lint must be a string"},
+		// A boolean names the valid values (item 7).
+		{"plan_lint a boolean", "plan_lint: true\n", 1, `plan_lint must be a string, found true or false "true": the valid values are advisory or fail`},
+		{"minor_drift a boolean", "drift:\n  minor_drift: false\n", 2, "the valid values are warn or fail"},
 		{"final_council_concerns value", "phase_wrap:\n  final_council_concerns: warn\n", 2, "is not one of block, allow"},
 		{"require_docs not a boolean", "phase_wrap:\n  require_docs: maybe\n", 2, "phase_wrap.require_docs must be true or false"},
 		{"required_agents not a list", "phase_wrap:\n  required_agents: coder\n", 2, "must be a list of agent names"},

@@ -15,8 +15,13 @@ import (
 // a finding's excerpt, the line's first 100 characters.
 const maxSentinel = 100
 
-// placeholders reads the placeholders section into c.
+// placeholders reads the placeholders section into c. A null section
+// (`placeholders:` with every setting under it commented out, or `~`) means
+// no settings: the defaults.
 func (p *parser) placeholders(n *yaml.Node, c *gates.PlaceholdersConfig) {
+	if r := resolve(n); r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
+		return
+	}
 	p.mapping(n, "placeholders", map[string]func(*yaml.Node){
 		"allow": func(n *yaml.Node) {
 			c.Allow = p.globs(n, "placeholders.allow")

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"regexp"
@@ -136,7 +137,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(opts.RepoDir, head, log)}
+		HeadTime: commitTime(opts.RepoDir, head, log), HeadFile: headFileReader(headFS)}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()
@@ -186,4 +187,32 @@ func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.Phase
 		why = swarm.PlanPath + " is missing at head"
 	}
 	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head is not a swarm/phase-<N> branch, and no --phase was given; pass --phase N", strings.TrimSpace(why))
+}
+
+// headFileReader is gates.Input.HeadFile over the head snapshot: one file
+// at a time, read into a buffer reused by the next call, and nothing over
+// gates.MaxPlaceholderScanSize (by the blob's size, before reading it).
+// Symlinks, submodules and directories are not read.
+func headFileReader(head fs.FS) func(string) ([]byte, bool) {
+	var buf []byte
+	return func(name string) ([]byte, bool) {
+		f, err := head.Open(name)
+		if err != nil {
+			return nil, false
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil || !info.Mode().IsRegular() || info.Size() > gates.MaxPlaceholderScanSize {
+			return nil, false
+		}
+		n := int(info.Size())
+		if cap(buf) < n+1 {
+			buf = make([]byte, n+1)
+		}
+		m, err := io.ReadFull(f, buf[:n+1]) // one byte more: the size must be right
+		if m != n || (err != io.ErrUnexpectedEOF && err != io.EOF) {
+			return nil, false
+		}
+		return buf[:n], true
+	}
 }

@@ -67,6 +67,20 @@ func isBundlePath(p string) bool {
 	return ok && phaseDirName.MatchString(dir) && phaseFileNames[name]
 }
 
+// taskBundleID returns the task id of a task bundle path
+// (.swarm/evidence/{taskId}/evidence.json with a valid task id).
+func taskBundleID(p string) (string, bool) {
+	rel, ok := strings.CutPrefix(p, EvidenceDir+"/")
+	if !ok {
+		return "", false
+	}
+	dir, file, ok := strings.Cut(rel, "/")
+	if !ok || file != "evidence.json" || !taskIDPattern.MatchString(dir) {
+		return "", false
+	}
+	return dir, true
+}
+
 // EvidenceBundle is one evidence file of the plugin's EvidenceBundle family
 // (src/config/evidence-schema.ts, spec section 8.1): {schema_version,
 // task_id, entries:[{type, verdict, summary, timestamp, agent, ...}],
@@ -105,11 +119,34 @@ type EvidenceEntry struct {
 	// absent or not a string (the plugin's gates skip such entries).
 	Verdict    string
 	HasVerdict bool
-	Summary    string
-	Agent      string
-	Timestamp  string
-	TaskID     string
-	Value      *jsjson.Value
+	// VerdictInvalid is the "verdict" as JSON when it is present but not a
+	// string (false, null, ["rejected"], ...), else "".
+	VerdictInvalid string
+	Summary        string
+	Agent          string
+	Timestamp      string
+	TaskID         string
+	Value          *jsjson.Value
+
+	lines *jsjson.LineIndex
+	src   []byte
+}
+
+// FieldLine returns the line of a field's value in the file, or the entry's
+// line when the field is absent.
+func (e *EvidenceEntry) FieldLine(key string) int {
+	if v := e.Value.Get(key); v != nil && e.lines != nil {
+		return e.lines.Line(v.Offset)
+	}
+	return e.Line
+}
+
+// line returns the line of a value of the entry.
+func (e *EvidenceEntry) line(v *jsjson.Value) int {
+	if v == nil || e.lines == nil {
+		return e.Line
+	}
+	return e.lines.Line(v.Offset)
 }
 
 // Str returns a string field of the entry ("" when absent or not a string).
@@ -158,10 +195,18 @@ func (e *EvidenceEntry) Len(key string) int {
 func (e *EvidenceEntry) Has(key string) bool { return e.Value.Has(key) }
 
 // TaskVerdict is one per-task drift verdict recorded in a structured field
-// of a drift-verifier entry.
+// of a drift-verifier entry, or an element of such a field that cannot be
+// read as one (Problem set).
 type TaskVerdict struct {
 	TaskID  string
 	Verdict string // as written, e.g. ALIGNED, MINOR_DRIFT, MAJOR_DRIFT, OFF_SPEC
+	// Field names the element, e.g. task_verdicts[2] or tasks["1.2"].
+	Field string
+	Line  int // line of the element in the file
+	// Problem says why the element is not a usable verdict (no task id, an
+	// id that is a JSON number whose text does not survive being read as
+	// one, no verdict, ...); "" for a usable one.
+	Problem string
 }
 
 // taskVerdictKeys are the fields a drift-verifier entry may record per-task
@@ -173,8 +218,15 @@ var taskVerdictKeys = []string{"task_verdicts", "taskVerdicts", "tasks", "per_ta
 // TaskVerdicts returns the per-task verdicts of a drift-verifier entry: an
 // array of {task_id|taskId|id, verdict|alignment} objects or an object
 // mapping task ids to a verdict string (or to an object with a verdict),
-// under task_verdicts, taskVerdicts, tasks or per_task. Elements without a
-// task id or a verdict string are skipped.
+// under task_verdicts, taskVerdicts, tasks or per_task. Nothing is skipped
+// silently: an element without a usable task id or verdict string is
+// returned with Problem set. The one exception is "tasks", a name an entry
+// may use for the list of tasks it checked: there, elements that are not
+// objects with a verdict (and a value that is neither an array nor an
+// object) are not verdicts and are skipped. A task id written as a JSON number (1.2) is
+// read as JavaScript renders it ("1.2"); one whose text does not survive
+// that (1.10 reads as 1.1, 2.0 as 2) is a Problem, since the id it meant
+// is ambiguous.
 func (e *EvidenceEntry) TaskVerdicts() []TaskVerdict {
 	var out []TaskVerdict
 	verdictOf := func(v *jsjson.Value) (string, bool) {
@@ -190,31 +242,84 @@ func (e *EvidenceEntry) TaskVerdicts() []TaskVerdict {
 	}
 	for _, key := range taskVerdictKeys {
 		v := e.Value.Get(key)
+		strict := key != "tasks"
 		switch {
 		case v == nil:
 			continue
 		case v.Kind == jsjson.Array:
-			for _, el := range v.Elems {
-				id := ""
+			for i, el := range v.Elems {
+				tv := TaskVerdict{Field: fmt.Sprintf("%s[%d]", key, i), Line: e.line(el)}
+				if _, hasVerdict := verdictOf(el); !strict && (el.Kind != jsjson.Object || !hasVerdict) {
+					continue
+				}
+				if el.Kind != jsjson.Object {
+					tv.Problem = fmt.Sprintf("%s is a %s, not an object {task_id, verdict}", tv.Field, el.Kind)
+					out = append(out, tv)
+					continue
+				}
+				idKey := ""
+				var idv *jsjson.Value
 				for _, k := range []string{"task_id", "taskId", "id"} {
-					if s, ok := el.Get(k).AsString(); ok {
-						id = s
+					if x := el.Get(k); x != nil {
+						idKey, idv = k, x
 						break
 					}
 				}
-				if verdict, ok := verdictOf(el); ok && id != "" && el.Kind == jsjson.Object {
-					out = append(out, TaskVerdict{TaskID: id, Verdict: verdict})
+				verdict, hasVerdict := verdictOf(el)
+				tv.Verdict = verdict
+				switch {
+				case idv == nil:
+					tv.Problem = fmt.Sprintf("%s has no task id (task_id, taskId or id)", tv.Field)
+				case idv.Kind == jsjson.String:
+					tv.TaskID = idv.Str
+				case idv.Kind == jsjson.Number:
+					tv.TaskID, tv.Problem = e.numberID(idv, tv.Field+"."+idKey)
+				default:
+					tv.Problem = fmt.Sprintf("%s.%s is a %s, not a task id string", tv.Field, idKey, idv.Kind)
 				}
+				if tv.Problem == "" && !hasVerdict {
+					tv.Problem = fmt.Sprintf("%s (task %s) has no verdict string (verdict or alignment)", tv.Field, tv.TaskID)
+				}
+				out = append(out, tv)
 			}
 		case v.Kind == jsjson.Object:
 			for _, m := range v.Members {
-				if verdict, ok := verdictOf(m.Value); ok {
-					out = append(out, TaskVerdict{TaskID: m.Key, Verdict: verdict})
+				tv := TaskVerdict{TaskID: m.Key, Field: fmt.Sprintf("%s[%q]", key, m.Key), Line: e.line(m.Value)}
+				var ok bool
+				if tv.Verdict, ok = verdictOf(m.Value); !ok && !strict {
+					continue
+				} else if !ok {
+					tv.Problem = fmt.Sprintf("%s has no verdict string (a string, or an object with verdict or alignment)", tv.Field)
 				}
+				out = append(out, tv)
 			}
+		case strict:
+			out = append(out, TaskVerdict{Field: key, Line: e.line(v), Problem: fmt.Sprintf("%s is a %s, not an array or object of per-task verdicts", key, v.Kind)})
 		}
 	}
 	return out
+}
+
+// numberID reads a task id written as a JSON number as JavaScript's
+// String(n) renders it; the id is ambiguous (a Problem) when the number's
+// text in the file is not that rendering (1.10 is 1.1 to JavaScript).
+func (e *EvidenceEntry) numberID(v *jsjson.Value, field string) (id, problem string) {
+	id = string(jsjson.AppendNumber(nil, v.Num))
+	raw := id
+	if e.src != nil && v.Offset < len(e.src) {
+		end := v.Offset
+		for end < len(e.src) && strings.IndexByte("+-0123456789.eE", e.src[end]) >= 0 {
+			end++
+		}
+		raw = string(e.src[v.Offset:end])
+	}
+	switch {
+	case raw != id:
+		return "", fmt.Sprintf("%s is the JSON number %s, which reads as %s: the task id is ambiguous; write it as a string (\"%s\")", field, raw, id, raw)
+	case !taskIDPattern.MatchString(id):
+		return "", fmt.Sprintf("%s is the JSON number %s, which is not a task id (N.N)", field, raw)
+	}
+	return id, ""
 }
 
 // ParseEvidenceBundle parses one evidence bundle or phase gate file. The
@@ -242,6 +347,20 @@ func ParseEvidenceBundle(name string, data []byte) (*EvidenceBundle, error) {
 	b := &EvidenceBundle{Path: name}
 	b.SchemaVersion, _ = v.Get("schema_version").AsString()
 	b.TaskID, _ = v.Get("task_id").AsString()
+	if id, ok := taskBundleID(name); ok {
+		// A task's bundle must be about that task, as a gate file must
+		// (ParseTaskGates): evidence of another task does not count.
+		if tv := v.Get("task_id"); tv != nil && (tv.Kind != jsjson.String || tv.Str != id) {
+			return nil, fail(tv, "task_id %s does not match the folder name %s (this is %s's evidence bundle)", jsonText(tv), id, id)
+		}
+		if ev := v.Get("entries"); ev != nil && ev.Kind == jsjson.Array {
+			for i, el := range ev.Elems {
+				if tv := el.Get("task_id"); tv != nil && (tv.Kind != jsjson.String || tv.Str != id) {
+					return nil, fail(tv, "entries[%d].task_id %s does not match the folder name %s (this is %s's evidence bundle)", i, jsonText(tv), id, id)
+				}
+			}
+		}
+	}
 	if vv := v.Get("verdict"); vv != nil {
 		b.Verdict, b.HasVerdict = vv.AsString()
 		b.VerdictLine = lines.Line(vv.Offset)
@@ -254,9 +373,12 @@ func ParseEvidenceBundle(name string, data []byte) (*EvidenceBundle, error) {
 			if el.Kind != jsjson.Object {
 				return nil, fail(el, "entries[%d] must be an object, found %s", i, el.Kind)
 			}
-			e := EvidenceEntry{Index: i, Line: lines.Line(el.Offset), Value: el}
+			e := EvidenceEntry{Index: i, Line: lines.Line(el.Offset), Value: el, lines: lines, src: data}
 			e.Type, _ = el.Get("type").AsString()
 			e.Verdict, e.HasVerdict = el.Get("verdict").AsString()
+			if vv := el.Get("verdict"); vv != nil && !e.HasVerdict {
+				e.VerdictInvalid = jsonText(vv)
+			}
 			e.Summary, _ = el.Get("summary").AsString()
 			e.Agent, _ = el.Get("agent").AsString()
 			e.Timestamp, _ = el.Get("timestamp").AsString()
@@ -268,13 +390,13 @@ func ParseEvidenceBundle(name string, data []byte) (*EvidenceBundle, error) {
 		if m.Key == "entries" || m.Value.Kind != jsjson.Object {
 			continue
 		}
-		verdict, ok := m.Value.Get("verdict").AsString()
-		if !ok {
-			if verdict, ok = m.Value.Get("result").AsString(); !ok {
+		if !m.Value.Has("verdict") {
+			if _, ok := m.Value.Get("result").AsString(); !ok {
 				continue
 			}
 		}
-		g := GateRecord{Name: m.Key, Verdict: verdict, Line: lines.Line(m.Value.Offset), Value: m.Value}
+		g := GateRecord{Name: m.Key, Line: lines.Line(m.Value.Offset), Value: m.Value}
+		g.readVerdict(lines)
 		g.Agent, _ = m.Value.Get("agent").AsString()
 		g.Timestamp, _ = m.Value.Get("timestamp").AsString()
 		if g.Timestamp == "" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -78,14 +79,111 @@ func TestParseEvidenceBundle(t *testing.T) {
 func TestTaskVerdicts(t *testing.T) {
 	b, err := ParseEvidenceBundle("x.json", []byte(`{"entries":[
 		{"type":"drift-verification","verdict":"approved","task_verdicts":[{"task_id":"1.1","verdict":"ALIGNED"},{"taskId":"1.2","alignment":"MINOR_DRIFT"},{"verdict":"OFF_SPEC"},3]},
-		{"type":"drift-verification","verdict":"approved","tasks":{"2.1":"MAJOR_DRIFT","2.2":{"verdict":"aligned"},"2.3":7}}]}`))
+		{"type":"drift-verification","verdict":"approved","per_task":{"2.1":"MAJOR_DRIFT","2.2":{"verdict":"aligned"},"2.3":7}},
+		{"type":"drift-verification","verdict":"approved","task_verdicts":[{"id":1.2,"verdict":"OFF_SPEC"},{"id":1.10,"verdict":"ALIGNED"},{"id":3,"verdict":"ALIGNED"},{"id":true,"verdict":"ALIGNED"},{"task_id":"1.4"}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := append(b.Entries[0].TaskVerdicts(), b.Entries[1].TaskVerdicts()...)
-	want := []TaskVerdict{{"1.1", "ALIGNED"}, {"1.2", "MINOR_DRIFT"}, {"2.1", "MAJOR_DRIFT"}, {"2.2", "aligned"}}
+	var got []string
+	for _, e := range b.Entries {
+		for _, tv := range e.TaskVerdicts() {
+			s := tv.TaskID + " " + tv.Verdict + " @" + strconv.Itoa(tv.Line)
+			if tv.Problem != "" {
+				s = "problem @" + strconv.Itoa(tv.Line) + ": " + tv.Problem
+			}
+			got = append(got, s)
+		}
+	}
+	want := []string{
+		"1.1 ALIGNED @2", "1.2 MINOR_DRIFT @2",
+		"problem @2: task_verdicts[2] has no task id (task_id, taskId or id)",
+		"problem @2: task_verdicts[3] is a number, not an object {task_id, verdict}",
+		"2.1 MAJOR_DRIFT @3", "2.2 aligned @3",
+		`problem @3: per_task["2.3"] has no verdict string (a string, or an object with verdict or alignment)`,
+		// A number id is read as JavaScript renders it; 1.10 would be 1.1.
+		"1.2 OFF_SPEC @4",
+		`problem @4: task_verdicts[1].id is the JSON number 1.10, which reads as 1.1: the task id is ambiguous; write it as a string ("1.10")`,
+		"problem @4: task_verdicts[2].id is the JSON number 3, which is not a task id (N.N)",
+		"problem @4: task_verdicts[3].id is a boolean, not a task id string",
+		"problem @4: task_verdicts[4] (task 1.4) has no verdict string (verdict or alignment)",
+	}
 	if !slices.Equal(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// "tasks" may be the list of tasks an entry checked: what is not an
+	// object with a verdict there is not a verdict.
+	b, err = ParseEvidenceBundle("x.json", []byte(`{"entries":[{"type":"drift-verification","verdict":"approved","tasks":["1.1",{"id":"1.2","description":"d"},{"id":"1.3","verdict":"OFF_SPEC"}]},
+		{"type":"drift-verification","verdict":"approved","tasks":"1.1, 1.2"},{"type":"drift-verification","verdict":"approved","task_verdicts":"1.1 ALIGNED"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Entries[0].TaskVerdicts(); len(got) != 1 || got[0].TaskID != "1.3" || got[0].Verdict != "OFF_SPEC" {
+		t.Errorf("tasks list: %+v", got)
+	}
+	if got := b.Entries[1].TaskVerdicts(); len(got) != 0 {
+		t.Errorf("tasks string: %+v", got)
+	}
+	if got := b.Entries[2].TaskVerdicts(); len(got) != 1 || got[0].Problem != "task_verdicts is a string, not an array or object of per-task verdicts" {
+		t.Errorf("task_verdicts string: %+v", got)
+	}
+}
+
+// A verdict of another type than string is kept as invalid (the gates fail
+// closed on it) with the line of the field, in entries, in top-level gate
+// objects and in gate files.
+func TestInvalidVerdicts(t *testing.T) {
+	b, err := ParseEvidenceBundle(TaskBundlePath("1.2"), []byte(`{"task_id":"1.2","entries":[
+{"type":"review","verdict":false},
+{"type":"test",
+ "verdict":["rejected"]}],
+"reviewer":{"verdict":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := b.Entries[0]; e.HasVerdict || e.VerdictInvalid != "false" {
+		t.Errorf("entry 0: %+v", e)
+	}
+	if e := b.Entries[1]; e.VerdictInvalid != `["rejected"]` || e.FieldLine("verdict") != 4 {
+		t.Errorf("entry 1: %q line %d", e.VerdictInvalid, e.FieldLine("verdict"))
+	}
+	if len(b.Gates) != 1 || b.Gates[0].VerdictInvalid != "null" || b.Gates[0].VerdictLine != 5 {
+		t.Errorf("gates %+v", b.Gates)
+	}
+	tg, err := ParseTaskGates(EvidenceDir+"/1.2.json", []byte(`{"taskId":"1.2","required_gates":["reviewer","test_engineer"],"gates":{
+"reviewer":{"agent":"reviewer",
+  "verdict":{"status":"rejected"}},
+"test_engineer":{"result":false}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := tg.Gates[0]; g.VerdictInvalid != `{"status":"rejected"}` || g.VerdictLine != 3 || g.Line != 2 {
+		t.Errorf("reviewer %+v", g)
+	}
+	if g := tg.Gates[1]; g.VerdictInvalid != "false" {
+		t.Errorf("test_engineer %+v", g)
+	}
+}
+
+// A task bundle whose task_id (or an entry's) names another task is refused,
+// like a gate file whose taskId does not match its name.
+func TestTaskBundleIDMismatch(t *testing.T) {
+	for _, c := range []struct{ data, msg string }{
+		{`{"task_id":"9.9","entries":[]}`, `task_id "9.9" does not match the folder name 1.2`},
+		{"{\"task_id\":\"1.2\",\"entries\":[\n{\"task_id\":\"1.3\",\"type\":\"review\"}]}", `entries[0].task_id "1.3" does not match`},
+		{`{"task_id":12,"entries":[]}`, `task_id 12 does not match`},
+	} {
+		_, err := ParseEvidenceBundle(TaskBundlePath("1.2"), []byte(c.data))
+		var ae *ArtifactError
+		if !errors.As(err, &ae) || !strings.Contains(err.Error(), c.msg) || ae.Line < 1 {
+			t.Errorf("%s: error %v", c.data, err)
+		}
+	}
+	// Other bundles are not held to a folder name.
+	if _, err := ParseEvidenceBundle(RetroPath(1), []byte(`{"task_id":"retro-2","entries":[]}`)); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseEvidenceBundle(TaskBundlePath("1.2"), []byte(`{"entries":[{"type":"review"}]}`)); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -18,6 +18,14 @@ const maxEvidenceFiles = 20000
 // taskIDPattern is the task id form the plugin's tools enforce.
 var taskIDPattern = regexp.MustCompile(`^\d+(\.\d+)+$`)
 
+// TaskIDPattern is the task id form the plugin's tools enforce (N.N, N.N.N,
+// ...), as text for messages.
+const TaskIDPattern = `^\d+(\.\d+)+$`
+
+// ValidTaskID reports whether id has the form the plugin's tools enforce
+// (TaskIDPattern): only such ids have evidence files the plugin reads.
+func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+
 // Evidence is what .swarm/evidence/ holds. The per-task gate files
 // ({taskId}.json, the plugin's src/gate-evidence.ts) and the evidence
 // bundles the gates read (see isBundlePath: {taskId}/evidence.json,
@@ -63,8 +71,15 @@ type GateRecord struct {
 	// (test_engineer records carry "result": "PASS"), else "". The plugin
 	// writes records without a verdict: their presence is the pass.
 	Verdict string
-	Line    int // line of the record in its file
-	Value   *jsjson.Value
+	// VerdictInvalid is set when the record has a "verdict" that is not a
+	// string (false, null, ["rejected"], {"status": ...}), or a "result"
+	// that is a boolean, number or null: the value as JSON, shortened. Such
+	// a record is neither a pass nor a rejection; the gates fail closed.
+	VerdictInvalid string
+	// VerdictLine is the line of the verdict (or result) field, else Line.
+	VerdictLine int
+	Line        int // line of the record in its file
+	Value       *jsjson.Value
 }
 
 // Has reports whether gate has a record.
@@ -230,7 +245,7 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 				g.Agent, _ = m.Value.Get("agent").AsString()
 				g.SessionID, _ = m.Value.Get("sessionId").AsString()
 				g.Timestamp, _ = m.Value.Get("timestamp").AsString()
-				g.Verdict = recordVerdict(m.Value)
+				g.readVerdict(lines)
 				tg.Gates = append(tg.Gates, g)
 			}
 		}
@@ -241,7 +256,8 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 		if !ok {
 			return nil, fail(v.Get("type"), `"type" must be a string`)
 		}
-		g := GateRecord{Name: t, Line: lines.Line(v.Offset), Verdict: recordVerdict(v), Value: v}
+		g := GateRecord{Name: t, Line: lines.Line(v.Offset), Value: v}
+		g.readVerdict(lines)
 		g.Agent, _ = v.Get("agent").AsString()
 		g.Timestamp, _ = v.Get("timestamp").AsString()
 		tg.Gates = []GateRecord{g}
@@ -254,12 +270,37 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 	return tg, nil
 }
 
-// recordVerdict is a gate record's "verdict" string, else its "result"
-// string, else "".
-func recordVerdict(v *jsjson.Value) string {
-	if s, ok := v.Get("verdict").AsString(); ok {
-		return s
+// readVerdict sets the record's Verdict, VerdictInvalid and VerdictLine
+// from its "verdict" field, else its "result" field. A "verdict" of any
+// other type than string is invalid; so is a "result" that is a boolean,
+// number or null (an object or array under "result" is a report, not a
+// verdict, and is not read).
+func (g *GateRecord) readVerdict(lines *jsjson.LineIndex) {
+	g.VerdictLine = g.Line
+	if vv := g.Value.Get("verdict"); vv != nil {
+		g.VerdictLine = lines.Line(vv.Offset)
+		if s, ok := vv.AsString(); ok {
+			g.Verdict = s
+		} else {
+			g.VerdictInvalid = jsonText(vv)
+		}
+		return
 	}
-	s, _ := v.Get("result").AsString()
+	if rv := g.Value.Get("result"); rv != nil {
+		switch rv.Kind {
+		case jsjson.String:
+			g.Verdict, g.VerdictLine = rv.Str, lines.Line(rv.Offset)
+		case jsjson.Bool, jsjson.Number, jsjson.Null:
+			g.VerdictInvalid, g.VerdictLine = jsonText(rv), lines.Line(rv.Offset)
+		}
+	}
+}
+
+// jsonText is v as compact JSON, shortened to 60 bytes for messages.
+func jsonText(v *jsjson.Value) string {
+	s := string(jsjson.Stringify(v))
+	if len(s) > 60 {
+		s = clipRunes(s, 60)
+	}
 	return s
 }
