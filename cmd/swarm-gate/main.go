@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -22,6 +23,7 @@ const usage = `swarm-gate re-checks opencode-swarm's gates where it counts: in C
 Usage:
   swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown]
   swarm-gate demo [--format text|json|markdown] [--keep]
+  swarm-gate action [--mode MODE] [--INPUT VALUE ...]    (the GitHub Action; reads the runner's environment)
   swarm-gate phase-wrap [--phase N] [--dir DIR] [--format text|json]      (can phase N close? a folder on disk)
   swarm-gate phase-wrap --base REF [--head REF] [--repo DIR] [--phase N]  (the same, from git)
   swarm-gate plan hash [FILE]          (default .swarm/plan.json)
@@ -34,7 +36,9 @@ Set SWARM_GATE_LOG=debug for progress logs on stderr.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: a cancelled Actions job gets SIGINT, then SIGTERM, and
+	// the action must complete its check runs before SIGKILL.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -50,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "check":
 		return runCheck(ctx, args[1:], stdout, stderr)
+	case "action":
+		return runAction(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "phase-wrap":

@@ -303,8 +303,13 @@ func TestSummaryTruncation(t *testing.T) {
 	if last != want || shown < 300 {
 		t.Errorf("last line %q, want %q (%d findings shown)", last, want, shown)
 	}
-	if !strings.HasSuffix(lines[len(lines)-3], "long message ") {
-		t.Errorf("not cut at a line boundary: %q", lines[len(lines)-3])
+	// The list is collapsed: the cut closes its <details> before the
+	// dropped-items line, which stays in view.
+	if !strings.HasSuffix(lines[len(lines)-5], "long message ") || lines[len(lines)-3] != "</details>" {
+		t.Errorf("not cut at a line boundary, or the collapsed list not closed: %q", lines[len(lines)-5:])
+	}
+	if !strings.Contains(st.Summary, "New SAST findings:\n\n**1000 findings**\n\n<details><summary>Show all 1000 findings</summary>\n\n- `") {
+		t.Errorf("the findings are not collapsed after the summary:\n%.300s", st.Summary)
 	}
 }
 

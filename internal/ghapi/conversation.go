@@ -141,6 +141,10 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("reading pull request %s#%d", repo, number), err)
 	}
+	return fromPull(pr), nil
+}
+
+func fromPull(pr *github.PullRequest) *PullRequest {
 	out := &PullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), State: pr.GetState(), Draft: pr.GetDraft(),
 		Author: pr.GetUser().GetLogin(), HTMLURL: pr.GetHTMLURL(),
 		HeadRepo: pr.GetHead().GetRepo().GetFullName(), HeadRef: pr.GetHead().GetRef(), HeadSHA: pr.GetHead().GetSHA(),
@@ -148,5 +152,5 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 	for _, l := range pr.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}
-	return out, nil
+	return out
 }

@@ -31,6 +31,8 @@ func TestTruncateSummary(t *testing.T) {
 		{"one item", "l1\n" + strings.Repeat("x", 100), "l1\n\n… 1 more item dropped; the full report is in R"},
 		{"open fence closed", "intro\n````\n" + items("code", 20) + "\n````", "intro\n````\ncode0\n````\n\n… 20 more items dropped; the full report is in R"},
 		{"closed fence left alone", "```\nx\n```\n" + items("after", 20), "```\nx\n```\n\n… 20 more items dropped; the full report is in R"},
+		{"open details closed", "intro\n<details><summary>all</summary>\n\n" + items("- f", 20) + "\n\n</details>", "intro\n<details><summary>all</summary>\n\n- f0\n\n</details>\n\n… 19 more items dropped; the full report is in R"},
+		{"details inside code are not blocks", "```\n<details>\n```\n" + items("after", 20), "```\n<details>\n```\n\n… 20 more items dropped; the full report is in R"},
 		{"first line too long", strings.Repeat("é", 100), strings.Repeat("é", 3) + "…\n\n… 1 more item dropped; the full report is in R"},
 	}
 	for _, tc := range cases {

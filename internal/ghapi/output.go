@@ -30,6 +30,9 @@ const (
 	MaxAnnotationMessageBytes = 64000
 	// MaxAnnotationTitleRunes is the documented limit on annotation titles.
 	MaxAnnotationTitleRunes = 255
+	// CollapseFindingsOver is the number of findings above which a
+	// summary's list of findings is collapsed in a <details> block.
+	CollapseFindingsOver = 10
 )
 
 // CheckOutput is what Complete sends for a gate result.
@@ -56,10 +59,13 @@ type CheckOutput struct {
 // A finding without a path is not annotated (no file would be honest);
 // it is listed in the summary, first, so that a cut summary keeps it.
 //
-// Summary: the gate's summary, then every finding as a list item. When
-// that is over MaxSummaryBytes it is cut at a line boundary (an open code
-// fence is closed) and ends with "… N more items dropped; the full report
-// is in <fullReport>", N counting the non-blank lines dropped.
+// Summary: the gate's summary, then every finding as a list item, the
+// list collapsed in a <details> block when there are more than
+// CollapseFindingsOver. When that is over MaxSummaryBytes it is cut at a
+// line boundary (an open code fence and open <details> blocks are closed)
+// and ends with "… N more items dropped; the full report is in
+// <fullReport>", N counting the non-blank lines dropped other than a
+// closing </details>.
 func Output(res gates.Result, fullReport string) CheckOutput {
 	out := CheckOutput{Conclusion: conclusion(res.Outcome), Title: title(res)}
 	var located, unlocated []string
@@ -82,7 +88,15 @@ func Output(res gates.Result, fullReport string) CheckOutput {
 			fmt.Fprintf(&b, " (%d without a file, so listed here only)", k)
 		}
 		b.WriteString("\n\n")
-		b.WriteString(strings.Join(append(unlocated, located...), "\n"))
+		list := strings.Join(append(unlocated, located...), "\n")
+		if n > CollapseFindingsOver {
+			// A long list is collapsed, so that the gate's own summary
+			// (tables, reasons) stays in view; the dropped-items line of a
+			// cut summary is written after the list is closed.
+			fmt.Fprintf(&b, "<details><summary>Show all %d findings</summary>\n\n%s\n\n</details>", n, list)
+		} else {
+			b.WriteString(list)
+		}
 	}
 	if b.Len() == 0 {
 		b.WriteString(out.Title)
@@ -206,13 +220,17 @@ func truncateSummary(s string, limit int, fullReport string) string {
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
-		if fence := openFence(lines[:keep]); fence != "" {
+		fence, details := openBlocks(lines[:keep])
+		if fence != "" {
 			b.WriteString(fence)
 			b.WriteByte('\n')
 		}
+		for range details {
+			b.WriteString("\n</details>\n")
+		}
 		dropped := 0
 		for _, l := range lines[keep:] {
-			if strings.TrimSpace(l) != "" {
+			if t := strings.TrimSpace(l); t != "" && t != "</details>" {
 				dropped++
 			}
 		}
@@ -236,27 +254,33 @@ func truncateSummary(s string, limit int, fullReport string) string {
 	return clipBytes(lines[0], limit-len(footer)-1) + "\n" + footer
 }
 
-// openFence returns the fence that closes a fenced code block left open at
-// the end of lines, or "".
-func openFence(lines []string) string {
+// openBlocks returns the fence that closes a fenced code block left open
+// at the end of lines ("" when none is open), and the number of <details>
+// elements opened outside code and not closed.
+func openBlocks(lines []string) (fence string, details int) {
 	open := ""
 	for _, l := range lines {
 		t := strings.TrimLeft(l, " ")
-		if len(l)-len(t) > 3 {
+		isFence := false
+		if len(l)-len(t) <= 3 {
+			for _, c := range []string{"`", "~"} {
+				n := len(t) - len(strings.TrimLeft(t, c))
+				if n < 3 {
+					continue
+				}
+				switch {
+				case open == "":
+					open, isFence = t[:n], true
+				case strings.HasPrefix(open, c) && n >= len(open) && strings.TrimSpace(t[n:]) == "":
+					open, isFence = "", true
+				}
+			}
+		}
+		if open != "" || isFence {
 			continue
 		}
-		for _, c := range []string{"`", "~"} {
-			n := len(t) - len(strings.TrimLeft(t, c))
-			if n < 3 {
-				continue
-			}
-			switch {
-			case open == "":
-				open = t[:n]
-			case strings.HasPrefix(open, c) && n >= len(open) && strings.TrimSpace(t[n:]) == "":
-				open = ""
-			}
-		}
+		lower := strings.ToLower(l)
+		details = max(0, details+strings.Count(lower, "<details")-strings.Count(lower, "</details>"))
 	}
-	return open
+	return open, details
 }

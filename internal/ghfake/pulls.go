@@ -61,8 +61,52 @@ func (s *Server) getPull(r *request) (int, any) {
 	if pr == nil {
 		return notFound()
 	}
+	return http.StatusOK, s.pullJSON(r.repo(), pr, "pull-request")
+}
+
+// listPulls answers pulls/list: the repository's pull requests filtered by
+// state (default open), head ("owner:branch") and base (a branch name),
+// newest (highest number) first.
+func (s *Server) listPulls(r *request) (int, any) {
 	repo := r.repo()
-	m := s.spec.example("pull-request")
+	state := r.Query.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var prs []*PullRequest
+	for k, pr := range s.pulls {
+		if !strings.HasPrefix(k, repo+"#") || (state != "all" && pr.State != state) {
+			continue
+		}
+		if b := r.Query.Get("base"); b != "" && pr.BaseRef != b {
+			continue
+		}
+		if h := r.Query.Get("head"); h != "" {
+			headRepo := pr.HeadRepo
+			if headRepo == "" {
+				headRepo = repo
+			}
+			owner, _, _ := strings.Cut(headRepo, "/")
+			if h != owner+":"+pr.HeadRef {
+				continue
+			}
+		}
+		prs = append(prs, pr)
+	}
+	sort.Slice(prs, func(i, j int) bool { return prs[i].Number > prs[j].Number })
+	lo, hi := s.page(r, len(prs))
+	list := []any{}
+	for _, pr := range prs[lo:hi] {
+		list = append(list, s.pullJSON(repo, pr, "pull-request-simple-items"))
+	}
+	return http.StatusOK, list
+}
+
+// pullJSON is a stored pull request as GitHub returns it, built on the
+// description's example (pull-request, or pull-request-simple-items for
+// lists).
+func (s *Server) pullJSON(repo string, pr *PullRequest, example string) map[string]any {
+	m := s.spec.example(example)
 	n := strconv.Itoa(pr.Number)
 	m["id"] = int64(pr.Number) * 7
 	m["node_id"] = "PR_fake" + n
@@ -73,7 +117,9 @@ func (s *Server) getPull(r *request) (int, any) {
 	m["body"] = nil
 	m["url"] = s.URL + "repos/" + repo + "/pulls/" + n
 	m["html_url"] = s.WebURL + "/" + repo + "/pull/" + n
-	m["changed_files"] = len(pr.Files)
+	if _, ok := m["changed_files"]; ok {
+		m["changed_files"] = len(pr.Files)
+	}
 	// The description's example has a team without its required "type".
 	m["requested_teams"], m["requested_reviewers"] = []any{}, []any{}
 	setUser(m["user"], pr.User)
@@ -89,7 +135,7 @@ func (s *Server) getPull(r *request) (int, any) {
 	}
 	setRef(m["head"], headRepo, pr.HeadRef, pr.HeadSHA)
 	setRef(m["base"], repo, pr.BaseRef, pr.BaseSHA)
-	return http.StatusOK, m
+	return m
 }
 
 func setRef(v any, repo, ref, sha string) {

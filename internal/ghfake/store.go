@@ -49,6 +49,7 @@ func init() {
 		"reactions/create-for-issue-comment":      (*Server).createReaction,
 		"repos/get-collaborator-permission-level": (*Server).getPermission,
 		"pulls/get":                               (*Server).getPull,
+		"pulls/list":                              (*Server).listPulls,
 		"pulls/list-files":                        (*Server).listPullFiles,
 		"repos/get-content":                       (*Server).getContent,
 		"git/get-tree":                            (*Server).getTree,

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
-	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -45,6 +44,9 @@ type Options struct {
 	SARIF []string
 	// Logger receives progress at debug level; nil means slog.Default().
 	Logger *slog.Logger
+	// ConfigPath is the policy file's repository-relative path, read from
+	// the base commit; "" means config.Path (.github/swarm-gate.yml).
+	ConfigPath string
 }
 
 // phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
@@ -107,13 +109,14 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading base commit %s: %w", base.String()[:12], err)
 	}
-	cfg, err := config.Load(baseTipFS, "base "+base.String()[:12])
+	cfgPath := policyPath(opts.ConfigPath)
+	cfg, err := loadPolicy(baseTipFS, cfgPath, "base "+base.String()[:12])
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
 	}
-	if headCfg, err := fs.ReadFile(headFS, config.Path); err == nil {
-		if baseCfg, err := fs.ReadFile(baseTipFS, config.Path); err != nil || !bytes.Equal(baseCfg, headCfg) {
-			cfg.Source += "; the pull request's own " + config.Path + " differs and is not used (policy comes from the base branch: it applies once merged)"
+	if headCfg, err := fs.ReadFile(headFS, cfgPath); err == nil {
+		if baseCfg, err := fs.ReadFile(baseTipFS, cfgPath); err != nil || !bytes.Equal(baseCfg, headCfg) {
+			cfg.Source += "; the pull request's own " + cfgPath + " differs and is not used (policy comes from the base branch: it applies once merged)"
 		}
 	}
 	headArt := swarm.Load(headFS)

@@ -1,0 +1,226 @@
+// Package actionrun is swarm-gate's GitHub Action: from the runner's
+// environment and event payload it decides what to evaluate, runs the
+// pipeline on the checkout, and reports through check runs (one per gate
+// plus the aggregate swarm-gate), the step summary, step outputs, report
+// files and the log.
+//
+// Everything the runner provides arrives through a Runner (environment
+// lookup, log writer, HTTP client), so a whole run can be tested in
+// process against internal/ghfake.
+package actionrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+)
+
+// Runner is one run of the action.
+type Runner struct {
+	// Env is the step's environment (actions.NewEnv(nil) in the action).
+	Env actions.Env
+	// Stdout is the step's log; the runner reads workflow commands from it.
+	Stdout io.Writer
+	// Logger receives progress and API diagnostics (stderr in the action);
+	// nil means slog.Default().
+	Logger *slog.Logger
+	// Overrides are command-line values of inputs, by input name (e.g.
+	// "mode", "report"); they win over INPUT_* variables.
+	Overrides map[string]string
+	// Version is swarm-gate's version, for the reports.
+	Version string
+	// HTTPClient sends the API requests (nil: http.DefaultTransport);
+	// ClientOptions configure the GitHub client (tests: no waiting).
+	HTTPClient    *http.Client
+	ClientOptions []ghapi.Option
+	// Commands handles comment commands (issue_comment); nil until they
+	// exist, and then the event gets a notice.
+	Commands CommandHandler
+	// FinaliseTimeout bounds completing left-over check runs after the
+	// context was cancelled (a cancelled job: the runner sends SIGINT, then
+	// SIGTERM 7.5 s later and SIGKILL 2.5 s after that). 0 means 6 s.
+	FinaliseTimeout time.Duration
+}
+
+// CommandHandler handles an issue_comment event in ModeCommand and returns
+// the exit code. It is the hook where comment commands (issue 9) plug in.
+type CommandHandler func(ctx context.Context, ev *actions.Event) int
+
+// Exit codes, as the CLI's (DESIGN.md section 5).
+const (
+	exitPassed = report.ExitPassed
+	exitFailed = report.ExitFailed
+	exitError  = report.ExitError
+	exitUsage  = report.ExitUsage
+)
+
+// session is what a run resolved at its start.
+type session struct {
+	r         *Runner
+	s         *Settings
+	ev        *actions.Event
+	log       *actions.Log
+	logger    *slog.Logger
+	repo      ghapi.Repo
+	workspace string
+	// api is nil when there is no token; apiErr says why.
+	api    API
+	apiErr error
+	// runURL is this workflow run's page; workflowKey identifies the
+	// workflow and job in external ids.
+	runURL      string
+	workflowKey string
+	// started are the check runs started so far, for the post step.
+	started []*ghapi.CheckRun
+}
+
+// API is what the action needs from GitHub; *ghapi.Client implements it.
+type API interface {
+	ghapi.Checks
+	CheckRun(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.CheckRun, error)
+	OpenPullRequests(ctx context.Context, repo ghapi.Repo, head string) ([]*ghapi.PullRequest, error)
+	PullRequest(ctx context.Context, repo ghapi.Repo, number int) (*ghapi.PullRequest, error)
+}
+
+// Run does what the event (or the mode) asks and returns the exit code: 0
+// passed (or nothing to do), 1 a gate failed, 2 could not evaluate or
+// report, 3 the action is misconfigured. With fail-on: never, 1 and 2
+// become 0 (the check runs still carry the verdict).
+func (r *Runner) Run(ctx context.Context) int {
+	ses := &session{r: r, log: actions.NewLog(r.Stdout), logger: r.Logger}
+	if ses.logger == nil {
+		ses.logger = slog.Default()
+	}
+	token := r.Env.Token()
+	if err := ses.log.AddMask(token); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+		return exitError
+	}
+	code, err := ses.run(ctx, token)
+	if err != nil {
+		ses.errorf("%v", err)
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		code = max(code, exitError)
+	}
+	if ses.s != nil && ses.s.FailOn == FailOnNever && code != exitUsage && code != exitPassed {
+		ses.noticef("swarm-gate: the verdict would fail this step (exit code %d); fail-on: never keeps it green (the check runs still carry the verdict)", code)
+		return exitPassed
+	}
+	return code
+}
+
+func (ses *session) run(ctx context.Context, token string) (int, error) {
+	r := ses.r
+	repoOwner, repoName, err := r.Env.Repository()
+	if err != nil {
+		return exitUsage, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	ses.repo = ghapi.Repo{Owner: repoOwner, Name: repoName}
+	if ses.workspace, err = r.Env.Workspace(); err != nil {
+		return exitUsage, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if server, err := r.Env.ServerURL(); err == nil {
+		if id := r.Env.Get("GITHUB_RUN_ID"); id != "" {
+			ses.runURL = server + "/" + ses.repo.String() + "/actions/runs/" + id
+		}
+	}
+	ses.api, ses.apiErr = ses.client(token)
+	ses.workflowKey = workflowKey(r.Env.Workflow(), r.Env.Job())
+	if Mode(strings.ToLower(r.input("mode"))) == ModeCleanup {
+		// The post step: it needs no other input, and a bad one must not
+		// keep it from completing what the main step left in progress.
+		return ses.cleanup(ctx)
+	}
+	if ses.s, err = r.settings(ses.workspace); err != nil {
+		return exitUsage, err
+	}
+	if ses.ev, err = r.Env.Event(); err != nil {
+		return exitUsage, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	j := route(ses.ev, ses.s, ses.repo.String())
+	ses.logger.Info("swarm-gate action", "event", ses.ev.Name, "action", ses.ev.Action, "mode", ses.s.Mode, "job", j.kind.String())
+	switch j.kind {
+	case jobCheck:
+		return ses.check(ctx, j.target)
+	case jobPhaseWrap:
+		return ses.phaseWrap(ctx)
+	case jobPublish:
+		return ses.publish(ctx)
+	case jobCommand:
+		if r.Commands == nil {
+			ses.noticef("swarm-gate: comment commands are not available yet; nothing to do for %s", ses.ev.Name)
+			return exitPassed, nil
+		}
+		return r.Commands(ctx, ses.ev), nil
+	case jobUsage:
+		return exitUsage, fmt.Errorf("%w: %s", errUsage, j.notice)
+	}
+	ses.noticef("swarm-gate: %s", j.notice)
+	return exitPassed, nil
+}
+
+// client makes the GitHub client, or says why there is none.
+func (ses *session) client(token string) (API, error) {
+	if token == "" {
+		return nil, errors.New("no GitHub token (the github-token input, or GITHUB_TOKEN)")
+	}
+	apiURL, err := ses.r.Env.APIURL()
+	if err != nil {
+		return nil, err
+	}
+	full := "the job summary of this workflow run"
+	if ses.runURL != "" {
+		full += " (" + ses.runURL + ")"
+	}
+	opts := append([]ghapi.Option{ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)}, ses.r.ClientOptions...)
+	return ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
+}
+
+// workflowKey is the part of external ids that tells workflows and jobs
+// apart: 12 hex digits of sha256(workflow name NUL job id).
+func workflowKey(workflow, job string) string {
+	sum := sha256.Sum256([]byte(workflow + "\x00" + job))
+	return hex.EncodeToString(sum[:6])
+}
+
+// externalID is the check runs' external_id: "swarm-gate:<kind>:<key>".
+// kind is the evaluation (pull_request, merge_group, push, manual,
+// phase-wrap); key is workflowKey. Runs on one commit with the same
+// external id are updated by a re-run instead of duplicated.
+func (ses *session) externalID(kind string) string {
+	return "swarm-gate:" + kind + ":" + ses.workflowKey
+}
+
+// noticef writes a ::notice:: line.
+func (ses *session) noticef(format string, args ...any) {
+	ses.annotate(actions.LevelNotice, fmt.Sprintf(format, args...))
+}
+
+// warnf writes a ::warning:: line.
+func (ses *session) warnf(format string, args ...any) {
+	ses.annotate(actions.LevelWarning, fmt.Sprintf(format, args...))
+}
+
+// errorf writes an ::error:: line.
+func (ses *session) errorf(format string, args ...any) {
+	ses.annotate(actions.LevelError, fmt.Sprintf(format, args...))
+}
+
+func (ses *session) annotate(level actions.Level, msg string) {
+	if err := ses.log.Annotate(actions.Annotation{Level: level, Message: strings.TrimSpace(msg)}); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+	}
+}

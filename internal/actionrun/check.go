@@ -1,0 +1,186 @@
+package actionrun
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/source"
+)
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// check evaluates one target: the check runs are put in progress first,
+// then the pipeline runs, then each gate's run is completed and the
+// aggregate last; whatever happens, no run is left in progress.
+func (ses *session) check(ctx context.Context, t target) (int, error) {
+	s := ses.s
+	sha := t.PostSHA
+	if sha == "" {
+		resolved, err := ses.resolve(t.Head)
+		if err != nil {
+			return exitError, fmt.Errorf("could not evaluate %s: head %q: %w", t.What, t.Head, err)
+		}
+		sha = resolved
+	}
+	ses.logger.Info("evaluating", "what", t.What, "base", t.Base, "head", t.Head, "post_sha", sha, "fork", t.Fork)
+	names := checkNames(s.Gates)
+	cs := ses.startChecks(ctx, sha, names, t.Kind)
+	if t.QueuedPR > 0 && t.HeadBranch == "" {
+		t.HeadBranch = ses.queuedBranch(ctx, t.QueuedPR)
+	}
+	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates})
+	return ses.finish(ctx, rep, cs, t.What, nil)
+}
+
+// evaluate runs the pipeline on the checkout; a check that cannot start
+// becomes a report with outcome error and the reason.
+func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report.Report {
+	opts.RepoDir = ses.workspace
+	opts.Logger = ses.logger
+	opts.ConfigPath = ses.s.Config
+	rep, err := pipeline.Check(ctx, opts)
+	if err != nil {
+		ses.logger.Warn("could not evaluate", "error", err)
+		rep = report.Failure(err)
+	}
+	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}
+	return rep
+}
+
+// finish reports an evaluation everywhere: the check runs (gates first,
+// the aggregate last), the report files, the step outputs and summary, and
+// the log; the lines of note are added to the aggregate's summary. It
+// returns the exit code.
+func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet, what string, note []string) (int, error) {
+	agg, results := ses.post(ctx, rep, cs, note)
+	files := ses.writeReport(rep)
+	ses.setOutputs(agg, results, files)
+	ses.writeSummary(rep, cs, what)
+	ses.writeLog(rep, cs)
+	code := rep.ExitCode
+	if agg.Outcome == gates.Error {
+		code = max(code, exitError)
+	}
+	if cs.status == postError {
+		// The checks on the pull request say failure whatever the
+		// verdict: the step says so too.
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.why())
+	}
+	return code, nil
+}
+
+// post completes the set's check runs with the report: each gate's, then
+// the aggregate's when the set has one (always computed: it is the step's
+// verdict), then whatever is left in progress as failure.
+func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, note []string) (gates.Result, []gates.Result) {
+	names, withAggregate := cs.names, len(cs.names) > 0 && cs.names[0] == aggregateName
+	if withAggregate {
+		names = names[1:]
+	}
+	results := gateResults(rep, names)
+	for _, res := range results {
+		cs.complete(ctx, res)
+	}
+	agg := aggregate(rep, results, cs, note)
+	if withAggregate {
+		cs.complete(ctx, agg)
+	}
+	cs.close(ctx)
+	if cs.status != posted && len(cs.failed) == 0 {
+		ses.warnf("swarm-gate: %s", cs.why())
+	}
+	return agg, results
+}
+
+// checkNames are the check runs of an evaluation: the aggregate first,
+// then the gates in report order.
+func checkNames(gs []gates.Gate) []string {
+	names := []string{aggregateName}
+	for _, g := range gs {
+		names = append(names, g.Name())
+	}
+	return names
+}
+
+// resolve returns the full SHA of a ref in the checkout.
+func (ses *session) resolve(ref string) (string, error) {
+	if fullSHA.MatchString(ref) {
+		return ref, nil
+	}
+	g, err := source.OpenGit(ses.workspace)
+	if err != nil {
+		return "", err
+	}
+	h, err := g.ResolveCommit(ref)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// present reports whether every commit is in the checkout.
+func (ses *session) present(shas ...string) bool {
+	g, err := source.OpenGit(ses.workspace)
+	if err != nil {
+		return false
+	}
+	for _, sha := range shas {
+		if _, err := g.ResolveCommit(sha); err != nil || !fullSHA.MatchString(sha) {
+			return false
+		}
+	}
+	return true
+}
+
+// queuedBranch is the head branch of the pull request a merge group was
+// made for, so that the phase comes from its swarm/phase-<N> name as it
+// did on the pull request; "" (the plan's current_phase) when the API
+// cannot say.
+func (ses *session) queuedBranch(ctx context.Context, number int) string {
+	if ses.api == nil {
+		ses.warnf("swarm-gate: the merge group is for pull request #%d, whose head branch names the phase, but there is no token to read it; the phase comes from the plan's current_phase", number)
+		return ""
+	}
+	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
+	if err != nil {
+		ses.warnf("swarm-gate: reading pull request #%d of the merge group (its head branch names the phase): %v; the phase comes from the plan's current_phase (give the workflow `permissions: pull-requests: read`)", number, err)
+		return ""
+	}
+	return pr.HeadRef
+}
+
+// gateResults are the results to post for the gate check names: the
+// report's, or, when the check could not start, "could not evaluate" with
+// the reason for each.
+func gateResults(rep *report.Report, names []string) []gates.Result {
+	byName := map[string]gates.Result{}
+	for _, g := range rep.Gates {
+		byName[g.Name] = g
+	}
+	out := make([]gates.Result, 0, len(names))
+	for _, name := range names {
+		res, ok := byName[name]
+		if !ok {
+			why := "the report has no result for this check"
+			if rep.Error != "" {
+				why = rep.Error
+			}
+			res = couldNotEvaluate(name, why)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// couldNotEvaluate is the result of a check swarm-gate could not evaluate.
+func couldNotEvaluate(name, why string) gates.Result {
+	return gates.Result{Name: name, Outcome: gates.Error, Title: "could not evaluate: " + firstLine(why),
+		Summary: "swarm-gate could not evaluate this check, so it fails closed.\n\n" + codeBlock(why), Findings: []gates.Finding{}}
+}
+
+var _ API = (*ghapi.Client)(nil)

@@ -1,0 +1,280 @@
+package actionrun_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/swarm-gate/swarm-gate/internal/actionrun"
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+)
+
+// webhooksDir holds GitHub's example payloads, read in place.
+const webhooksDir = "../../../shared/github/webhooks"
+
+// harness is a runner's environment around a temporary checkout and the
+// fake GitHub API: what a workflow step sees.
+type harness struct {
+	t         *testing.T
+	fake      *ghfake.Server
+	workspace string
+	repo      string // GITHUB_REPOSITORY
+	base      string // the demo's base commit (main)
+	head      string // the demo's phase PR commit (swarm/phase-1)
+	env       map[string]string
+	log       bytes.Buffer
+	logs      bytes.Buffer // slog output
+}
+
+// newHarness builds the demo repository as the workspace and a runner
+// environment for repo (owner/name) with a fresh fake API.
+func newHarness(t *testing.T, repo string) *harness {
+	t.Helper()
+	h := &harness{t: t, fake: ghfake.New(t), workspace: t.TempDir(), repo: repo}
+	var err error
+	if h.base, h.head, err = demo.Build(h.workspace); err != nil {
+		t.Fatal(err)
+	}
+	files := t.TempDir()
+	touch := func(name string) string {
+		p := filepath.Join(files, name)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	h.env = map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_REPOSITORY":   repo,
+		"GITHUB_WORKSPACE":    h.workspace,
+		"GITHUB_API_URL":      strings.TrimSuffix(h.fake.URL, "/"),
+		"GITHUB_SERVER_URL":   h.fake.WebURL,
+		"GITHUB_RUN_ID":       "4242",
+		"GITHUB_RUN_ATTEMPT":  "1",
+		"GITHUB_WORKFLOW":     "swarm-gate",
+		"GITHUB_JOB":          "verify",
+		"GITHUB_OUTPUT":       touch("output"),
+		"GITHUB_STEP_SUMMARY": touch("summary"),
+		"GITHUB_STATE":        touch("state"),
+		"INPUT_GITHUB-TOKEN":  ghfake.Token,
+	}
+	return h
+}
+
+// event writes the payload file (GitHub's example at webhooksDir/name, or
+// "" for an empty object) changed by edit, and points the environment at
+// it.
+func (h *harness) event(eventName, name string, edit func(p map[string]any)) {
+	h.t.Helper()
+	p := map[string]any{}
+	if name != "" {
+		data, err := os.ReadFile(filepath.Join(webhooksDir, name))
+		if err != nil {
+			h.t.Skipf("GitHub's example payloads are not available: %v", err)
+		}
+		if err := json.Unmarshal(data, &p); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if edit != nil {
+		edit(p)
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	path := filepath.Join(h.t.TempDir(), "event.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	h.env["GITHUB_EVENT_NAME"] = eventName
+	h.env["GITHUB_EVENT_PATH"] = path
+}
+
+// run runs the action with overrides (command-line inputs) and returns its
+// exit code.
+func (h *harness) run(ctx context.Context, overrides map[string]string) int {
+	h.t.Helper()
+	r := &actionrun.Runner{
+		Env:             actions.NewEnv(actions.MapLookup(h.env)),
+		Stdout:          &h.log,
+		Logger:          slog.New(slog.NewTextHandler(&h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Overrides:       overrides,
+		Version:         "test",
+		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
+		FinaliseTimeout: 5 * time.Second,
+	}
+	return r.Run(ctx)
+}
+
+// set assigns v at a dotted path of a payload, creating objects on the
+// way.
+func set(p map[string]any, path string, v any) {
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := p[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			p[k] = next
+		}
+		p = next
+	}
+	p[keys[len(keys)-1]] = v
+}
+
+// pullRequest points GitHub's pull_request example at the demo's commits:
+// base main, head swarm/phase-1 in headRepo.
+func (h *harness) pullRequest(action string, headRepo string) func(p map[string]any) {
+	return func(p map[string]any) {
+		p["action"] = action
+		set(p, "pull_request.base.sha", h.base)
+		set(p, "pull_request.base.ref", "main")
+		set(p, "pull_request.head.sha", h.head)
+		set(p, "pull_request.head.ref", demo.HeadBranch)
+		set(p, "pull_request.head.repo.full_name", headRepo)
+		set(p, "repository.full_name", h.repo)
+	}
+}
+
+// outputs reads GITHUB_OUTPUT back (the last value of each name wins, as
+// in the runner).
+func (h *harness) outputs() map[string]string {
+	return parseHeredocFile(h.t, h.env["GITHUB_OUTPUT"])
+}
+
+// parseHeredocFile reads a GITHUB_OUTPUT or GITHUB_STATE file of
+// name<<DELIMITER records.
+func parseHeredocFile(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok {
+			continue
+		}
+		var value []string
+		for i++; i < len(lines) && lines[i] != delim; i++ {
+			value = append(value, lines[i])
+		}
+		out[name] = strings.Join(value, "\n")
+	}
+	return out
+}
+
+func (h *harness) summary() string {
+	data, err := os.ReadFile(h.env["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// commitOnHead adds a commit to the demo's head branch and returns its SHA.
+func (h *harness) commitOnHead(files map[string]string) string {
+	h.t.Helper()
+	g, err := git.PlainOpen(h.workspace)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(demo.HeadBranch), Force: true}); err != nil {
+		h.t.Fatal(err)
+	}
+	for p, content := range files {
+		full := filepath.Join(h.workspace, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+		if _, err := wt.Add(p); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)}
+	sha, err := wt.Commit("more", &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.head = sha.String()
+	return h.head
+}
+
+// run is a check run as the assertions see it: its place, state, and each
+// annotation as level path:line.
+type run struct {
+	Name, HeadSHA, ExternalID, Status, Conclusion string
+	Annotations                                   []string
+}
+
+func (r run) String() string {
+	return fmt.Sprintf("%s@%.7s [%s] %s/%s %v", r.Name, r.HeadSHA, r.ExternalID, r.Status, r.Conclusion, r.Annotations)
+}
+
+// runs returns the fake's check runs of the harness's repository, sorted
+// by name then commit.
+func (h *harness) runs() []run {
+	var out []run
+	for _, cr := range h.fake.CheckRuns(h.repo) {
+		r := run{Name: cr.Name, HeadSHA: cr.HeadSHA, ExternalID: cr.ExternalID, Status: cr.Status, Conclusion: cr.Conclusion}
+		for _, a := range cr.Annotations {
+			r.Annotations = append(r.Annotations, fmt.Sprintf("%s %s:%d", a.Level, a.Path, a.StartLine))
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].HeadSHA < out[j].HeadSHA
+	})
+	return out
+}
+
+// storedRun returns the fake's run named name (the newest).
+func (h *harness) storedRun(name string) ghfake.CheckRun {
+	h.t.Helper()
+	var found *ghfake.CheckRun
+	for _, cr := range h.fake.CheckRuns(h.repo) {
+		if cr.Name == name {
+			c := cr
+			found = &c
+		}
+	}
+	if found == nil {
+		h.t.Fatalf("no check run %s", name)
+	}
+	return *found
+}
+
+// externalKey is the key part of external ids for a workflow and job.
+func externalKey(workflow, job string) string {
+	sum := sha256.Sum256([]byte(workflow + "\x00" + job))
+	return hex.EncodeToString(sum[:6])
+}

@@ -1,0 +1,292 @@
+package actionrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+)
+
+// aggregate is the swarm-gate check: error when the check could not start,
+// a gate could not be evaluated or a gate's check run could not be
+// reported; else failed when a gate failed; else passed. Its summary is a
+// table of the checks with links to their runs.
+func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []string) gates.Result {
+	res := gates.Result{Name: aggregateName, Outcome: report.Overall(results), Findings: []gates.Finding{}}
+	var failed, errored, advisory []string
+	for _, g := range results {
+		switch g.Outcome {
+		case gates.Failed:
+			failed = append(failed, g.Name)
+		case gates.Error:
+			errored = append(errored, g.Name)
+		case gates.NotApplicable:
+			advisory = append(advisory, g.Name)
+		}
+	}
+	var unreported []string
+	for name := range cs.failed {
+		unreported = append(unreported, name)
+	}
+	sort.Strings(unreported)
+	n := len(results)
+	switch {
+	case rep.Error != "":
+		res.Outcome, res.Title = gates.Error, "could not evaluate: "+firstLine(rep.Error)
+	case len(unreported) > 0:
+		res.Outcome, res.Title = gates.Error, fmt.Sprintf("%s could not be reported: %s", count(len(unreported), "check"), strings.Join(unreported, ", "))
+	case len(errored) > 0:
+		res.Title = fmt.Sprintf("could not evaluate %d of %s: %s", len(errored), count(n, "check"), strings.Join(errored, ", "))
+		if len(failed) > 0 {
+			res.Title += fmt.Sprintf("; %d failed: %s", len(failed), strings.Join(failed, ", "))
+		}
+	case len(failed) > 0:
+		res.Title = fmt.Sprintf("%d of %s failed: %s", len(failed), count(n, "check"), strings.Join(failed, ", "))
+	default:
+		res.Title = fmt.Sprintf("all %s passed", count(n-len(advisory), "required check"))
+		if len(advisory) > 0 {
+			res.Title += fmt.Sprintf(" (%d advisory or not applicable)", len(advisory))
+		}
+	}
+	var b strings.Builder
+	if rep.Error != "" {
+		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", codeBlock(rep.Error))
+	} else {
+		fmt.Fprintf(&b, "Phase **%d** (from %s) · base `%s` · head `%s` · merge base `%s`\n", rep.Phase, rep.PhaseSource, short(rep.Base), short(rep.Head), short(rep.MergeBase))
+		if rep.Config != "" {
+			fmt.Fprintf(&b, "\nPolicy: %s\n", mdtext.Inline(rep.Config))
+		}
+	}
+	b.WriteString("\n| check | conclusion | |\n|---|---|---|\n")
+	for _, g := range results {
+		name := mdtext.Code(g.Name)
+		if u := cs.url(g.Name); u != "" {
+			name = "[" + name + "](" + u + ")"
+		}
+		outcome := string(g.Outcome)
+		if err := cs.failed[g.Name]; err != nil {
+			outcome += " (not reported)"
+		}
+		findings := ""
+		if k := len(g.Findings); k > 0 {
+			findings = " · " + count(k, "finding")
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
+	}
+	for _, name := range unreported {
+		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.failed[name].Error())))
+	}
+	for _, line := range note {
+		b.WriteString("\n" + line + "\n")
+	}
+	res.Summary = b.String()
+	return res
+}
+
+func badge(o gates.Outcome) string {
+	switch o {
+	case gates.Passed:
+		return "✅"
+	case gates.Failed:
+		return "❌"
+	case gates.Error:
+		return "⚠️"
+	case gates.Overridden:
+		return "☑️"
+	}
+	return "➖"
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+func codeBlock(s string) string { return mdtext.CodeBlock(s) }
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// reportFiles are the files writeReport wrote, relative to the workspace
+// ('/'-separated), "" when not written.
+type reportFiles struct {
+	JSON, SARIF string
+}
+
+// Report file names inside the report directory.
+const (
+	ReportJSONName  = "report.json"
+	ReportSARIFName = "report.sarif"
+)
+
+// writeReport writes report.json and report.sarif under the report
+// directory in the workspace. Files are given to the workspace's owner
+// (the container runs as root; a self-hosted runner must be able to
+// delete them).
+func (ses *session) writeReport(rep *report.Report) reportFiles {
+	var out reportFiles
+	dir := filepath.Join(ses.workspace, filepath.FromSlash(ses.s.ReportDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ses.warnf("swarm-gate: writing the report: %v", err)
+		return out
+	}
+	ses.chown(dir)
+	write := func(name string, fn func(*bytes.Buffer) error) string {
+		var buf bytes.Buffer
+		if err := fn(&buf); err != nil {
+			ses.warnf("swarm-gate: writing %s: %v", name, err)
+			return ""
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			ses.warnf("swarm-gate: writing %s: %v", name, err)
+			return ""
+		}
+		ses.chown(p)
+		return path.Join(ses.s.ReportDir, name)
+	}
+	out.JSON = write(ReportJSONName, func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
+	out.SARIF = write(ReportSARIFName, func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep, ses.r.Version) })
+	return out
+}
+
+// chown gives p to the workspace's owner when we run as another user
+// (errors are ignored: it only matters on self-hosted runners).
+func (ses *session) chown(p string) {
+	info, err := os.Stat(ses.workspace)
+	if err != nil {
+		return
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Getuid() {
+		return
+	}
+	_ = os.Chown(p, int(st.Uid), int(st.Gid))
+}
+
+// setOutputs sets the step outputs: conclusion (the aggregate's),
+// conclusions (JSON, by check name), one output per gate named after it
+// without "swarm/" (plan-freeze, scope, ...), findings-count, report-json
+// and sarif.
+func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files reportFiles) {
+	if ses.r.Env.OutputPath() == "" {
+		ses.logger.Debug("GITHUB_OUTPUT is not set: no step outputs")
+		return
+	}
+	conclusions := map[string]string{}
+	findings := 0
+	set := func(name, value string) {
+		if err := ses.r.Env.SetOutput(name, value); err != nil {
+			ses.warnf("swarm-gate: %v", err)
+		}
+	}
+	set("conclusion", conclusionOf(agg))
+	for _, g := range results {
+		c := conclusionOf(g)
+		conclusions[g.Name] = c
+		findings += len(g.Findings)
+		set(strings.TrimPrefix(g.Name, "swarm/"), c)
+	}
+	b, _ := json.Marshal(conclusions)
+	set("conclusions", string(b))
+	set("findings-count", strconv.Itoa(findings))
+	set("report-json", files.JSON)
+	set("sarif", files.SARIF)
+}
+
+// conclusionOf is the check-run conclusion of a result (success, failure
+// or neutral).
+func conclusionOf(res gates.Result) string {
+	return ghapi.Output(gates.Result{Outcome: res.Outcome}, "").Conclusion
+}
+
+// writeSummary appends the report, as Markdown, to the step summary.
+func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) {
+	if ses.r.Env.SummaryPath() == "" {
+		ses.logger.Debug("GITHUB_STEP_SUMMARY is not set: no step summary")
+		return
+	}
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, rep, 100); err != nil {
+		ses.warnf("swarm-gate: writing the step summary: %v", err)
+		return
+	}
+	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.sha))
+	switch {
+	case cs.status == posted && cs.url(aggregateName) != "":
+		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.url(aggregateName))
+	case cs.status == posted:
+		b.WriteString("Check runs: swarm-gate and one per gate.\n")
+	default:
+		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.why()))
+	}
+	if err := ses.r.Env.AppendSummary(b.String() + "\n"); err != nil {
+		ses.warnf("swarm-gate: %v", err)
+	}
+}
+
+// writeLog prints the text report (between stop-commands: it quotes the
+// repository) and, when the check runs could not carry them, every finding
+// as an annotation of the step.
+func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
+	var b bytes.Buffer
+	if rep.Error != "" {
+		fmt.Fprintf(&b, "swarm-gate: could not evaluate: %s\n", rep.Error)
+	} else if err := report.WriteText(&b, rep, 50); err != nil {
+		ses.logger.Error("writing the report to the log", "error", err)
+	}
+	if err := ses.log.PrintUntrusted(b.String()); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+	}
+	if cs.status == posted {
+		return
+	}
+	n := 0
+	for _, g := range rep.Gates {
+		for _, f := range g.Findings {
+			if err := ses.log.Annotate(findingAnnotation(g.Name, f)); err != nil {
+				ses.logger.Error("writing to the log", "error", err)
+				return
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary and %s)", count(n, "finding"), path.Join(ses.s.ReportDir, ReportJSONName))
+	}
+}
+
+// findingAnnotation is a finding as a workflow-command annotation.
+func findingAnnotation(gate string, f gates.Finding) actions.Annotation {
+	level := actions.LevelError
+	switch f.Severity {
+	case gates.SeverityWarning:
+		level = actions.LevelWarning
+	case gates.SeverityNotice:
+		level = actions.LevelNotice
+	}
+	return actions.Annotation{Level: level, Title: gate + ": " + f.Rule, File: f.Path, Line: f.Line, EndLine: f.EndLine, Col: f.Column, Message: f.Message}
+}

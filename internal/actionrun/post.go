@@ -1,0 +1,180 @@
+package actionrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+)
+
+// postStatus says how posting check runs went.
+type postStatus int
+
+const (
+	posted    postStatus = iota // the check runs are on the commit
+	noToken                     // no token, or no usable API URL
+	forbidden                   // the token may not create check runs (a fork's read-only token)
+	postError                   // the API failed; runs started were completed as failure
+)
+
+// checkSet is one evaluation's check runs on one commit.
+type checkSet struct {
+	ses    *session
+	sha    string
+	names  []string
+	runs   map[string]*ghapi.CheckRun
+	fin    *ghapi.Finaliser
+	status postStatus
+	// err is the first API error; failed are the checks whose report did
+	// not get through, with why.
+	err    error
+	failed map[string]error
+}
+
+// startChecks puts the named check runs in progress on sha (a full commit
+// SHA). It never fails: when runs cannot be created the set records why,
+// and the caller reports another way.
+func (ses *session) startChecks(ctx context.Context, sha string, names []string, kind string) *checkSet {
+	cs := &checkSet{ses: ses, sha: sha, names: names, runs: map[string]*ghapi.CheckRun{}, failed: map[string]error{}}
+	if ses.api == nil {
+		cs.status, cs.err = noToken, ses.apiErr
+		return cs
+	}
+	cs.fin = ghapi.NewFinaliser(ses.api, ses.logger)
+	runs, err := ses.api.StartChecks(ctx, ses.repo, sha, names, ses.externalID(kind))
+	cs.fin.Track(runs...)
+	for _, run := range runs {
+		cs.runs[run.Name] = run
+	}
+	ses.started = append(ses.started, runs...)
+	ses.saveState()
+	switch {
+	case err == nil:
+		ses.logger.Info("check runs started", "sha", sha, "checks", len(runs), "external_id", ses.externalID(kind))
+	case ghapi.IsForbidden(err) && len(runs) == 0:
+		cs.status, cs.err = forbidden, err
+	default:
+		cs.status, cs.err = postError, err
+	}
+	return cs
+}
+
+// complete reports a result on its run (no-op when the set is not posted).
+func (cs *checkSet) complete(ctx context.Context, res gates.Result) {
+	run := cs.runs[res.Name]
+	if cs.status != posted || run == nil {
+		return
+	}
+	if ctx.Err() != nil {
+		// Stopped: close completes what is left, with the reason.
+		return
+	}
+	if err := cs.ses.api.Complete(ctx, run, res); err != nil {
+		cs.failed[res.Name] = err
+		if cs.err == nil {
+			cs.err = err
+		}
+		cs.ses.logger.Error("completing a check run", "check", res.Name, "error", err)
+	}
+}
+
+// close completes every run still in progress as failure, with cause (the
+// first API error, or the context's), bounded by FinaliseTimeout once the
+// context is done. It marks the set failed when anything was left.
+func (cs *checkSet) close(ctx context.Context) {
+	defer cs.ses.saveState()
+	if cs.fin == nil {
+		return
+	}
+	left := false
+	for _, run := range cs.runs {
+		left = left || run.InProgress()
+	}
+	if !left {
+		return
+	}
+	cause := cs.err
+	if ctx.Err() != nil {
+		cause = fmt.Errorf("the job was cancelled or timed out (%w)", context.Cause(ctx))
+	}
+	if cause == nil {
+		cause = errors.New("swarm-gate did not complete this check")
+	}
+	if ctx.Err() != nil {
+		cs.fin.Timeout = cs.ses.r.FinaliseTimeout
+		if cs.fin.Timeout <= 0 {
+			cs.fin.Timeout = 6 * time.Second
+		}
+	}
+	if err := cs.fin.Close(ctx, cause); err != nil {
+		cs.ses.logger.Error("completing left-over check runs", "error", err)
+	}
+	if cs.status == posted {
+		cs.status = postError
+	}
+	cs.err = cause
+}
+
+// url is the run's page, "" when there is none.
+func (cs *checkSet) url(name string) string {
+	if run := cs.runs[name]; run != nil && cs.status == posted {
+		return run.HTMLURL
+	}
+	return ""
+}
+
+// why explains, for logs and summaries, why the set was not posted.
+func (cs *checkSet) why() string {
+	switch cs.status {
+	case noToken:
+		return fmt.Sprintf("check runs were not posted: %v", cs.err)
+	case forbidden:
+		return "check runs were not posted: the token may not create check runs (a pull request from a fork gets a read-only GITHUB_TOKEN, or the workflow lacks `permissions: checks: write`); the findings are annotations of this step, and the workflow_run poster (see the README) posts the checks of pull requests from forks"
+	case postError:
+		return fmt.Sprintf("check runs could not be reported, so those left were completed as failure: %v", cs.err)
+	}
+	return ""
+}
+
+// checkRunState is what the main step saves for the post step: the check
+// runs it started, so that the post step can complete any left in
+// progress.
+type checkRunState struct {
+	Repo string          `json:"repo"`
+	Runs []stateCheckRun `json:"runs"`
+}
+
+type stateCheckRun struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// stateName is the name of the saved state (STATE_check_runs).
+const stateName = "check_runs"
+
+// saveState records the runs still in progress for the post step ("" when
+// none). Without GITHUB_STATE (a docker:// step has no post step) it does
+// nothing.
+func (ses *session) saveState() {
+	if ses.r.Env.Get("GITHUB_STATE") == "" {
+		return
+	}
+	st := checkRunState{Repo: ses.repo.String()}
+	for _, run := range ses.started {
+		if run.InProgress() {
+			st.Runs = append(st.Runs, stateCheckRun{ID: run.ID, Name: run.Name})
+		}
+	}
+	value := ""
+	if len(st.Runs) > 0 {
+		b, _ := json.Marshal(st)
+		value = string(b)
+	}
+	if err := ses.r.Env.SaveState(stateName, value); err != nil {
+		ses.logger.Warn("saving the check runs for the post step", "error", err)
+	}
+}

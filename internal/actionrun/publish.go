@@ -1,0 +1,129 @@
+package actionrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+)
+
+// publish posts the checks of a pull request from a fork, whose own run
+// had a read-only token. It runs on the workflow_run event that follows
+// that run, with this repository's code and a write token, and never runs
+// anything of the pull request.
+//
+// Everything that decides where the checks go comes from GitHub, not from
+// the fork's run: the commit is workflow_run.head_sha, and the pull
+// request is the open one whose head is that commit of that branch, as the
+// API lists it (its base commit is the base to compare with).
+//
+// The verdict is swarm-gate's own when the checkout has the pull request's
+// head and base commits (the poster workflow fetches the head commit's
+// objects; nothing is checked out): the pipeline reads them as data, with
+// the base branch's policy. Otherwise it is the report the fork's run
+// wrote (the report input), which is checked field by field and bound to
+// the commit, but which the pull request could have forged: the aggregate
+// check says so.
+func (ses *session) publish(ctx context.Context) (int, error) {
+	wr, err := ses.ev.WorkflowRun()
+	if err != nil {
+		return exitError, err
+	}
+	if wr.Event != "pull_request" {
+		ses.noticef("swarm-gate: nothing to publish: workflow run %d was triggered by %s, not pull_request", wr.ID, wr.Event)
+		return exitPassed, nil
+	}
+	headRepo := ""
+	if wr.HeadRepository != nil {
+		headRepo = wr.HeadRepository.FullName
+	}
+	if strings.EqualFold(headRepo, ses.repo.String()) {
+		ses.noticef("swarm-gate: nothing to publish: workflow run %d was for a branch of this repository, whose run posts its own checks", wr.ID)
+		return exitPassed, nil
+	}
+	if ses.api == nil {
+		return exitError, fmt.Errorf("publishing the checks of workflow run %d: %v", wr.ID, ses.apiErr)
+	}
+	pr, err := ses.forkPullRequest(ctx, wr, headRepo)
+	if err != nil {
+		return exitError, err
+	}
+	if pr == nil {
+		ses.noticef("swarm-gate: nothing to publish: no open pull request has %s at %s (closed, or pushed again since: the newer run's checks will follow)", mdtext.Printable(headRepo+":"+wr.HeadBranch), short(wr.HeadSHA))
+		return exitPassed, nil
+	}
+	what := fmt.Sprintf("pull request #%d (from %s)", pr.Number, mdtext.Printable(headRepo))
+	cs := ses.startChecks(ctx, wr.HeadSHA, checkNames(ses.s.Gates), "pull_request")
+	runLink := fmt.Sprintf("workflow run %d", wr.ID)
+	if wr.HTMLURL != "" {
+		runLink = fmt.Sprintf("[workflow run %d](%s)", wr.ID, wr.HTMLURL)
+	}
+	var artifact *report.Report
+	var artifactErr error
+	if ses.s.Report != "" {
+		artifact, artifactErr = readArtifact(ses.s.Report, wr.HeadSHA)
+	} else {
+		artifactErr = errors.New("no report was given (the report input)")
+	}
+	var rep *report.Report
+	var note []string
+	if ses.present(wr.HeadSHA, pr.BaseSHA) {
+		rep = ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: wr.HeadSHA, HeadBranch: pr.HeadRef, Phase: ses.s.Phase, Gates: ses.s.Gates})
+		note = append(note, fmt.Sprintf("Evaluated here, from the pull request's commits read as data with the base branch's policy, after %s of the pull request, which could not post checks (a fork's read-only token).", runLink))
+		ses.compareArtifact(artifact, artifactErr, rep)
+	} else {
+		switch {
+		case artifactErr != nil:
+			rep = report.Failure(fmt.Errorf("the head commit %s is not in the checkout and the report of workflow run %d cannot be used: %w", short(wr.HeadSHA), wr.ID, artifactErr))
+		default:
+			rep = artifact
+			note = append(note, fmt.Sprintf("**Not re-evaluated:** these results are the report of %s, which ran the pull request's own workflow file, so the pull request could have forged them. Fetch the head commit in the poster workflow (see the README) to have swarm-gate evaluate it here.", runLink))
+			ses.warnf("swarm-gate: the head commit %s is not in the checkout, so the checks of %s are posted from the report of workflow run %d, which the pull request could have forged; fetch the head commit (git fetch origin <sha>) before this step", short(wr.HeadSHA), what, wr.ID)
+		}
+	}
+	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}
+	return ses.finish(ctx, rep, cs, what, note)
+}
+
+// forkPullRequest finds the open pull request whose head is the run's
+// commit on the run's branch of headRepo; nil when there is none.
+func (ses *session) forkPullRequest(ctx context.Context, wr *actions.WorkflowRun, headRepo string) (*ghapi.PullRequest, error) {
+	owner, _, ok := strings.Cut(headRepo, "/")
+	if !ok || owner == "" || wr.HeadBranch == "" {
+		return nil, fmt.Errorf("workflow run %d names no head repository and branch (%q, %q)", wr.ID, mdtext.Printable(headRepo), mdtext.Printable(wr.HeadBranch))
+	}
+	prs, err := ses.api.OpenPullRequests(ctx, ses.repo, owner+":"+wr.HeadBranch)
+	if err != nil {
+		return nil, fmt.Errorf("finding the pull request of workflow run %d: %w (give the workflow `permissions: pull-requests: read`)", wr.ID, err)
+	}
+	for _, pr := range prs {
+		if pr.HeadSHA == wr.HeadSHA && strings.EqualFold(pr.HeadRepo, headRepo) && fullSHA.MatchString(pr.BaseSHA) {
+			return pr, nil
+		}
+	}
+	return nil, nil
+}
+
+// compareArtifact logs where the fork's own report disagrees with the
+// evaluation done here (the posted checks are the evaluation's).
+func (ses *session) compareArtifact(artifact *report.Report, artifactErr error, rep *report.Report) {
+	if artifactErr != nil {
+		ses.logger.Info("the fork's report was not used", "reason", artifactErr)
+		return
+	}
+	theirs := map[string]string{}
+	for _, g := range artifact.Gates {
+		theirs[g.Name] = string(g.Outcome)
+	}
+	for _, g := range rep.Gates {
+		if t, ok := theirs[g.Name]; ok && t != string(g.Outcome) {
+			ses.warnf("swarm-gate: %s: the pull request's own run reported %s, the evaluation here says %s (the checks show the evaluation here)", g.Name, mdtext.Printable(t), g.Outcome)
+		}
+	}
+}

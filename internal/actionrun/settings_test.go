@@ -1,0 +1,102 @@
+package actionrun
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+)
+
+func TestSettings(t *testing.T) {
+	const ws = "/github/workspace"
+	names := func(s *Settings) []string {
+		var out []string
+		for _, g := range s.Gates {
+			out = append(out, g.Name())
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		inputs    map[string]string // INPUT_* by input name
+		overrides map[string]string
+		check     func(t *testing.T, s *Settings)
+		wantErr   string
+	}{
+		{name: "defaults", check: func(t *testing.T, s *Settings) {
+			if s.Mode != ModeAuto || s.FailOn != FailOnFailure || s.Phase != 0 || s.ReportDir != DefaultReportDir || s.Config != "" || len(s.Gates) != 8 {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{name: "inputs", inputs: map[string]string{"mode": "Check", "phase": "3", "fail-on": "never", "config": "./policy//swarm.yml",
+			"sarif": "gosec.sarif,\n out/semgrep.sarif\n", "checks": "scope, swarm/sast", "report-dir": "out/sg/"},
+			check: func(t *testing.T, s *Settings) {
+				if s.Mode != ModeCheck || s.Phase != 3 || s.FailOn != FailOnNever || s.Config != "policy/swarm.yml" || s.ReportDir != "out/sg" {
+					t.Errorf("%+v", s)
+				}
+				if want := []string{ws + "/gosec.sarif", ws + "/out/semgrep.sarif"}; !reflect.DeepEqual(s.SARIF, want) {
+					t.Errorf("sarif %v", s.SARIF)
+				}
+				if got := names(s); !reflect.DeepEqual(got, []string{"swarm/scope", "swarm/sast"}) {
+					t.Errorf("gates %v", got)
+				}
+			}},
+		{name: "flags win over inputs", inputs: map[string]string{"mode": "check", "phase": "x"}, overrides: map[string]string{"mode": "publish", "phase": "auto", "report": "fork/report.json"},
+			check: func(t *testing.T, s *Settings) {
+				if s.Mode != ModePublish || s.Phase != 0 || s.Report != ws+"/fork/report.json" {
+					t.Errorf("%+v", s)
+				}
+			}},
+		{name: "phase-wrap on demand", inputs: map[string]string{"checks": "phase-wrap"}, check: func(t *testing.T, s *Settings) {
+			if got := names(s); !reflect.DeepEqual(got, []string{"swarm/phase-wrap"}) {
+				t.Errorf("gates %v", got)
+			}
+		}},
+		{name: "bad mode", inputs: map[string]string{"mode": "verify"}, wantErr: `input mode: "verify" is not one of`},
+		{name: "bad fail-on", inputs: map[string]string{"fail-on": "error"}, wantErr: `input fail-on: "error" is not failure or never`},
+		{name: "phase 0", inputs: map[string]string{"phase": "0"}, wantErr: `input phase: "0" is not a phase number`},
+		{name: "absolute config", inputs: map[string]string{"config": "/etc/swarm.yml"}, wantErr: "input config: \"/etc/swarm.yml\" is absolute"},
+		{name: "config outside", inputs: map[string]string{"config": "../x.yml"}, wantErr: "input config: \"../x.yml\" is not a path inside the repository"},
+		{name: "report dir is the workspace", inputs: map[string]string{"report-dir": "."}, wantErr: "input report-dir"},
+		{name: "sarif outside the workspace", inputs: map[string]string{"sarif": "../../etc/x.sarif"}, wantErr: "input sarif: \"../../etc/x.sarif\" is outside the workspace"},
+		{name: "report outside the workspace", overrides: map[string]string{"report": "/tmp/report.json"}, wantErr: "input report: \"/tmp/report.json\" is outside the workspace"},
+		{name: "unknown check", inputs: map[string]string{"checks": "scope,lint"}, wantErr: `input checks: unknown check "swarm/lint"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := map[string]string{}
+			for k, v := range tc.inputs {
+				vars[actions.InputVar(k)] = v
+			}
+			r := &Runner{Env: actions.NewEnv(actions.MapLookup(vars)), Overrides: tc.overrides}
+			s, err := r.settings(ws)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got %v, want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, s)
+		})
+	}
+}
+
+func TestExternalIDs(t *testing.T) {
+	ses := &session{workflowKey: workflowKey("swarm-gate", "verify")}
+	cases := []struct{ kind, want string }{
+		{"pull_request", "swarm-gate:pull_request:9e993e2f32cd"},
+		{"merge_group", "swarm-gate:merge_group:9e993e2f32cd"},
+	}
+	for _, tc := range cases {
+		if got := ses.externalID(tc.kind); got != tc.want {
+			t.Errorf("externalID(%s) = %s, want %s", tc.kind, got, tc.want)
+		}
+	}
+	if workflowKey("swarm-gate", "verify") == workflowKey("swarm-gate", "other") || workflowKey("swarm-gate", "verify") == workflowKey("poster", "verify") {
+		t.Error("two jobs share a key")
+	}
+}
