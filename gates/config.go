@@ -21,6 +21,30 @@ type Config struct {
 	Drift     DriftConfig
 	PlanLint  PlanLintConfig
 	PhaseWrap PhaseWrapConfig
+
+	// Commands is who may run `/swarm` comment commands.
+	Commands CommandsConfig
+}
+
+// CommandPermission is a repository permission level a comment command
+// requires.
+type CommandPermission string
+
+// The permission levels commands.min_permission takes.
+const (
+	PermissionWrite    CommandPermission = "write"
+	PermissionMaintain CommandPermission = "maintain"
+	PermissionAdmin    CommandPermission = "admin"
+)
+
+// CommandsConfig is the commands section of the config file.
+type CommandsConfig struct {
+	// MinPermission is the lowest repository permission that may run a
+	// command other than help (default write).
+	MinPermission CommandPermission
+	// AllowSelfApproval lets the pull request's author record overrides
+	// on their own pull request (default false).
+	AllowSelfApproval bool
 }
 
 // ApprovalPolicy is which plan-critic approvals swarm/plan-freeze accepts.
@@ -145,6 +169,7 @@ func DefaultConfig() *Config {
 
 		QAGates:   DefaultQAGates(),
 		PhaseWrap: PhaseWrapConfig{RequireDocs: true, RequiredAgents: DefaultRequiredAgents()},
+		Commands:  CommandsConfig{MinPermission: PermissionWrite},
 	}
 }
 

@@ -136,6 +136,12 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	if override != nil {
 		notes = append(notes, overrideNote(override))
 	}
+	for _, o := range in.Overrides {
+		if o.Command == CommandApprovePlanCritic && o.StructureHash != plan.Digests.Structure {
+			notes = append(notes, fmt.Sprintf("**Voided override**: `/swarm approve-plan-critic` by @%s at %s was bound to structure hash %s; the plan's structure changed since (now %s), so it no longer applies: record a new one if the new plan is approved.",
+				mdtext.Inline(o.Actor), mdtext.Inline(o.RecordedAt), planhash.Short(o.StructureHash), planhash.Short(plan.Digests.Structure)))
+		}
+	}
 	summary := strings.Join(notes, "\n\n")
 	switch {
 	case len(failing) == 0 && approval != nil && isAgentOverride(approval.Approval):

@@ -181,7 +181,7 @@ func TestPlanFreezeApprovalsAndPolicy(t *testing.T) {
 			return newLedger(t, testPlan).approve(testPlan).snapshot(bookkeeping), bookkeeping
 		}, nil, func(t *testing.T) []Override {
 			return []Override{{Command: CommandApprovePlanCritic, Actor: "octocat", Reason: "ok", StructureHash: structure(t, testPlan)}}
-		}, Failed, RuleBookkeepingChanged, ""},
+		}, Failed, RuleBookkeepingChanged, "**Voided override**: `/swarm approve-plan-critic` by @octocat"},
 		{"no approval, human override", nil, func(t *testing.T) (*ledgerBuilder, string) {
 			return newLedger(t, testPlan), testPlan
 		}, nil, func(t *testing.T) []Override {

@@ -44,9 +44,12 @@ type Runner struct {
 	// ClientOptions configure the GitHub client (tests: no waiting).
 	HTTPClient    *http.Client
 	ClientOptions []ghapi.Option
-	// Commands handles comment commands (issue_comment); nil until they
-	// exist, and then the event gets a notice.
+	// Commands handles comment commands (issue_comment) when set; nil
+	// means swarm-gate's own handler (command.go).
 	Commands CommandHandler
+	// BotLogin is the login the token posts as, the only author whose
+	// override records are read back; "" means DefaultBotLogin.
+	BotLogin string
 	// FinaliseTimeout bounds completing left-over check runs after the
 	// context was cancelled (a cancelled job: the runner sends SIGINT, then
 	// SIGTERM 7.5 s later and SIGKILL 2.5 s after that). 0 means 6 s.
@@ -83,6 +86,11 @@ type session struct {
 	workflowKey string
 	// started are the check runs started so far, for the post step.
 	started []*ghapi.CheckRun
+	// stuck counts check runs left in progress that could not be completed.
+	stuck int
+	// misconfigured is set when an evaluation failed because of the
+	// workflow's own settings (a config input naming a missing file).
+	misconfigured error
 }
 
 // API is what the action needs from GitHub; *ghapi.Client implements it.
@@ -91,6 +99,10 @@ type API interface {
 	CheckRun(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.CheckRun, error)
 	OpenPullRequests(ctx context.Context, repo ghapi.Repo, head string) ([]*ghapi.PullRequest, error)
 	PullRequest(ctx context.Context, repo ghapi.Repo, number int) (*ghapi.PullRequest, error)
+	CreateComment(ctx context.Context, repo ghapi.Repo, issue int, body string) (*ghapi.Comment, error)
+	AddReaction(ctx context.Context, repo ghapi.Repo, commentID int64, content string) error
+	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
+	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
 }
 
 // Run does what the event (or the mode) asks and returns the exit code: 0
@@ -114,6 +126,15 @@ func (r *Runner) Run(ctx context.Context) int {
 			return exitUsage
 		}
 		code = max(code, exitError)
+	}
+	if ses.misconfigured != nil {
+		ses.errorf("swarm-gate: the action is misconfigured: %v", ses.misconfigured)
+		return exitUsage
+	}
+	if ses.stuck > 0 {
+		// Check runs hang in progress: they do not carry the verdict, so
+		// fail-on: never must not hide it.
+		return max(code, exitError)
 	}
 	if ses.s != nil && ses.s.FailOn == FailOnNever && code != exitUsage && code != exitPassed {
 		ses.noticef("swarm-gate: the verdict would fail this step (exit code %d); fail-on: never keeps it green (the check runs still carry the verdict)", code)
@@ -161,8 +182,7 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 		return ses.publish(ctx)
 	case jobCommand:
 		if r.Commands == nil {
-			ses.noticef("swarm-gate: comment commands are not available yet; nothing to do for %s", ses.ev.Name)
-			return exitPassed, nil
+			return ses.command(ctx)
 		}
 		return r.Commands(ctx, ses.ev), nil
 	case jobUsage:

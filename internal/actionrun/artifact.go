@@ -62,6 +62,15 @@ func readArtifact(file, head string) (*report.Report, error) {
 	if err := checkArtifact(&rep, head); err != nil {
 		return nil, err
 	}
+	evaluated := 0
+	for _, g := range rep.Gates {
+		if g.Outcome != gates.NotApplicable {
+			evaluated++
+		}
+	}
+	if rep.Error == "" && evaluated == 0 {
+		return nil, errors.New("no gate in it was evaluated (every one is not_applicable), which proves nothing about the pull request")
+	}
 	rep.ExitCode = report.ExitCode(rep.Outcome) // never the artifact's word
 	for i := range rep.Gates {
 		rep.Gates[i].Summary = "Result as reported by the pull request's own workflow run (its summary is not shown: it came from the pull request's run)."

@@ -56,6 +56,11 @@ func TestReadArtifact(t *testing.T) {
 			}
 			gate(m, 0)["findings"] = fs
 		}, wantErr: "more than 20000 findings"},
+		{name: "nothing evaluated", edit: func(m map[string]any) {
+			m["outcome"] = "passed"
+			gate(m, 0)["outcome"], gate(m, 0)["findings"] = "not_applicable", []any{}
+			gate(m, 1)["outcome"] = "not_applicable"
+		}, wantErr: "no gate in it was evaluated"},
 		{name: "two JSON values", raw: `{"version":1}{"version":1}`, wantErr: "data after the JSON object"},
 		{name: "not JSON", raw: `<html>`, wantErr: "not a swarm-gate JSON report"},
 		{name: "a list", raw: `[1]`, wantErr: "not a swarm-gate JSON report"},

@@ -2,6 +2,7 @@ package actionrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 
@@ -23,7 +24,7 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	if sha == "" {
 		resolved, err := ses.resolve(t.Head)
 		if err != nil {
-			return exitError, fmt.Errorf("could not evaluate %s: head %q: %w", t.What, t.Head, err)
+			return exitUsage, fmt.Errorf("%w: could not evaluate %s: the head %q cannot be resolved: %v (check the head input)", errUsage, t.What, t.Head, err)
 		}
 		sha = resolved
 	}
@@ -33,7 +34,8 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	if t.QueuedPR > 0 && t.HeadBranch == "" {
 		t.HeadBranch = ses.queuedBranch(ctx, t.QueuedPR)
 	}
-	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates})
+	overrides := ses.overrides(ctx, max(t.PR, t.QueuedPR))
+	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
 	return ses.finish(ctx, rep, cs, t.What, nil)
 }
 
@@ -47,6 +49,9 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 	if err != nil {
 		ses.logger.Warn("could not evaluate", "error", err)
 		rep = report.Failure(err)
+		if errors.Is(err, pipeline.ErrPolicyMissing) {
+			ses.misconfigured = err // the checks fail closed; the step says it is the workflow's fault
+		}
 	}
 	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}
 	return rep
@@ -91,8 +96,8 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 		cs.complete(ctx, agg)
 	}
 	cs.close(ctx)
-	if cs.status != posted && len(cs.failed) == 0 {
-		ses.warnf("swarm-gate: %s", cs.why())
+	if cs.status != posted && cs.status != postError && len(cs.failed) == 0 {
+		ses.warnf("swarm-gate: %s", cs.why()) // postError is reported once, by finish
 	}
 	return agg, results
 }

@@ -118,6 +118,7 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		Logger:          slog.New(slog.NewTextHandler(&h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Overrides:       overrides,
 		Version:         "test",
+		BotLogin:        ghfake.Login,
 		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 		FinaliseTimeout: 5 * time.Second,
 	}

@@ -33,6 +33,9 @@ type checkSet struct {
 	// not get through, with why.
 	err    error
 	failed map[string]error
+	// stuck counts the runs still in progress after close could not
+	// complete them either (the post step or a re-run retries).
+	stuck int
 }
 
 // startChecks puts the named check runs in progress on sha (a full commit
@@ -113,6 +116,13 @@ func (cs *checkSet) close(ctx context.Context) {
 	if err := cs.fin.Close(ctx, cause); err != nil {
 		cs.ses.logger.Error("completing left-over check runs", "error", err)
 	}
+	cs.stuck = 0
+	for _, run := range cs.runs {
+		if run.InProgress() {
+			cs.stuck++
+		}
+	}
+	cs.ses.stuck += cs.stuck
 	if cs.status == posted {
 		cs.status = postError
 	}
@@ -135,6 +145,12 @@ func (cs *checkSet) why() string {
 	case forbidden:
 		return "check runs were not posted: the token may not create check runs (a pull request from a fork gets a read-only GITHUB_TOKEN, or the workflow lacks `permissions: checks: write`); the findings are annotations of this step, and the workflow_run poster (see the README) posts the checks of pull requests from forks"
 	case postError:
+		switch {
+		case len(cs.runs) == 0:
+			return fmt.Sprintf("check runs could not be started: %v", cs.err)
+		case cs.stuck > 0:
+			return fmt.Sprintf("check runs could not be reported, and %d of them could not be completed as failure either: they stay in progress until the post step or a re-run completes them: %v", cs.stuck, cs.err)
+		}
 		return fmt.Sprintf("check runs could not be reported, so those left were completed as failure: %v", cs.err)
 	}
 	return ""

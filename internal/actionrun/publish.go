@@ -71,6 +71,11 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 	} else {
 		artifactErr = errors.New("no report was given (the report input)")
 	}
+	if artifactErr == nil && artifact.Error == "" && artifact.Base != pr.BaseSHA {
+		// The fork's run chose its own base; the pull request's is the one
+		// that counts (a report against base = head would pass anything).
+		artifactErr = fmt.Errorf("it was made against base %s, but the pull request's base is %s", short(artifact.Base), short(pr.BaseSHA))
+	}
 	var rep *report.Report
 	var note []string
 	if ses.present(wr.HeadSHA, pr.BaseSHA) {

@@ -122,6 +122,12 @@ func TestPublishFromTheArtifact(t *testing.T) {
 			return r
 		}, 2, map[string]string{"swarm-gate": "failure", "swarm/plan-freeze": "failure", "swarm/critic": "success"},
 			"**Not re-evaluated:**", "could not evaluate 1 of 8 checks: swarm/plan-freeze"},
+		{"a report against another base (here the head itself)", func(base string) map[string]any {
+			r := artifactReport(base, absent, true)
+			r["base"], r["merge_base"] = absent, absent
+			return r
+		}, 2, map[string]string{"swarm-gate": "failure", "swarm/scope": "failure", "swarm/plan-freeze": "failure"},
+			"but the pull request's base is", "could not evaluate: the head commit c0ffeec0ffee is not in the checkout"},
 		{"a report with a path outside the repository", func(base string) map[string]any {
 			r := artifactReport(base, absent, true)
 			g := r["gates"].([]any)[2].(map[string]any)

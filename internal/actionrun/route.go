@@ -46,6 +46,9 @@ type target struct {
 	What string
 	// Fork is true for a pull request whose head is in another repository.
 	Fork bool
+	// PR is the pull request's number (0: none), whose comments hold the
+	// human overrides.
+	PR int
 	// QueuedPR is the pull request a merge group was made for (parsed from
 	// its head ref), whose head branch gives the phase; 0 when unknown.
 	QueuedPR int
@@ -132,7 +135,7 @@ func eventTarget(ev *actions.Event, repo string) (target, bool) {
 			return target{}, false
 		}
 		return target{Base: pr.Base.SHA, Head: pr.Head.SHA, HeadBranch: pr.Head.Ref, PostSHA: pr.Head.SHA,
-			Kind: "pull_request", What: fmt.Sprintf("pull request #%d", pr.Number), Fork: pr.Head.RepoFullName() != repo}, true
+			Kind: "pull_request", What: fmt.Sprintf("pull request #%d", pr.Number), Fork: pr.Head.RepoFullName() != repo, PR: pr.Number}, true
 	case ev.MergeGroup != nil:
 		mg := ev.MergeGroup
 		if mg.BaseSHA == "" || mg.HeadSHA == "" {
@@ -150,7 +153,7 @@ func eventTarget(ev *actions.Event, repo string) (target, bool) {
 		for _, pr := range prs {
 			if pr.Head.SHA == sha && pr.Base.SHA != "" {
 				return target{Base: pr.Base.SHA, Head: sha, HeadBranch: pr.Head.Ref, PostSHA: sha,
-					Kind: "pull_request", What: fmt.Sprintf("pull request #%d (re-requested)", pr.Number)}, true
+					Kind: "pull_request", What: fmt.Sprintf("pull request #%d (re-requested)", pr.Number), PR: pr.Number}, true
 			}
 		}
 		return target{}, false

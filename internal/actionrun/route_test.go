@@ -47,7 +47,7 @@ func TestRoute(t *testing.T) {
 	}{
 		{name: "pull_request synchronize", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			want: target{Base: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", Head: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", HeadBranch: "changes",
-				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2"}},
+				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", PR: 2}},
 		{name: "pull_request opened", event: "pull_request", file: "pull_request/opened.json", wantKind: jobCheck},
 		{name: "pull_request reopened", event: "pull_request", file: "pull_request/reopened.json", wantKind: jobCheck},
 		{name: "pull_request ready_for_review", event: "pull_request", file: "pull_request/ready_for_review.json", wantKind: jobCheck},
@@ -65,10 +65,10 @@ func TestRoute(t *testing.T) {
 		{name: "pull_request from a fork", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			edit: func(ev *actions.Event) { ev.PullRequest.Head.Repo.FullName = "fork-owner/Hello-World" },
 			want: target{Base: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", Head: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", HeadBranch: "changes",
-				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", Fork: true}},
+				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", Fork: true, PR: 2}},
 		{name: "pull_request with the base and head inputs", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			settings: Settings{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3"},
-			want:     target{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3", Kind: "pull_request", What: "pull request #2"}},
+			want:     target{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3", Kind: "pull_request", What: "pull request #2", PR: 2}},
 		{name: "merge_group checks_requested", event: "merge_group", file: "merge_group/checks_requested.json", wantKind: jobCheck,
 			edit: func(ev *actions.Event) {
 				ev.MergeGroup.HeadRef = "refs/heads/gh-readonly-queue/main/pr-104-929f8209d40f77f4abc622a499c93a83babdbe64"
@@ -100,7 +100,7 @@ func TestRoute(t *testing.T) {
 					Head: actions.Branch{Ref: "swarm/phase-2", SHA: ev.CheckRun.HeadSHA}, Base: actions.Branch{Ref: "main", SHA: strings.Repeat("c", 40)}}}
 			},
 			want: target{Base: strings.Repeat("c", 40), Head: "d6fde92930d4715a2b49857d24b940956b26d2d3", HeadBranch: "swarm/phase-2",
-				PostSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3", Kind: "pull_request", What: "pull request #3 (re-requested)"}},
+				PostSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3", Kind: "pull_request", What: "pull request #3 (re-requested)", PR: 3}},
 		{name: "check_run rerequested without a pull request", event: "check_run", file: "check_run/rerequested.json", wantKind: jobSkip, wantNotice: "names no commits to evaluate",
 			edit: func(ev *actions.Event) { ev.CheckRun.Name, ev.CheckRun.PullRequests = "swarm-gate", nil }},
 		{name: "check_suite completed", event: "check_suite", file: "check_suite/completed.json", wantKind: jobSkip, wantNotice: `nothing to do for check_suite "completed"`},

@@ -155,6 +155,7 @@ type Comment struct {
 	HTMLURL           string `json:"html_url"`
 	User              User   `json:"user"`
 	AuthorAssociation string `json:"author_association"`
+	CreatedAt         string `json:"created_at"`
 }
 
 // Issue is an issue_comment payload's issue; a pull request is an issue

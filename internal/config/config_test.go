@@ -49,7 +49,7 @@ func TestParseErrors(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: drift, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: commands, drift, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
 		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
 		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
 		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
@@ -82,6 +82,38 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Errorf("error %q does not contain %q", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestParseCommands(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       gates.CommandsConfig
+		wantErr    string
+	}{
+		{"default", "", gates.CommandsConfig{MinPermission: gates.PermissionWrite}, ""},
+		{"maintain", "commands:\n  min_permission: maintain\n", gates.CommandsConfig{MinPermission: gates.PermissionMaintain}, ""},
+		{"admin and self approval", "commands:\n  min_permission: admin\n  allow_self_approval: true\n", gates.CommandsConfig{MinPermission: gates.PermissionAdmin, AllowSelfApproval: true}, ""},
+		{"read is refused", "commands:\n  min_permission: read\n", gates.CommandsConfig{}, `commands.min_permission: "read" is not one of write, maintain, admin`},
+		{"string for a bool", "commands:\n  allow_self_approval: \"yes\"\n", gates.CommandsConfig{}, "commands.allow_self_approval must be"},
+		{"teams not supported", "commands:\n  teams: [core]\n", gates.CommandsConfig{}, `unknown key "teams" in commands`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(Path, []byte(tt.yaml))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Commands != tt.want {
+				t.Errorf("got %+v, want %+v", c.Commands, tt.want)
 			}
 		})
 	}

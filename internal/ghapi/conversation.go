@@ -3,6 +3,7 @@ package ghapi
 import (
 	"context"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
@@ -19,10 +20,33 @@ type Comment struct {
 	HTMLURL string
 	Body    string
 	Author  string // login
+	// CreatedAt and UpdatedAt differ when the comment was edited.
+	CreatedAt, UpdatedAt time.Time
 }
 
 func fromComment(c *github.IssueComment) *Comment {
-	return &Comment{ID: c.GetID(), HTMLURL: c.GetHTMLURL(), Body: c.GetBody(), Author: c.GetUser().GetLogin()}
+	return &Comment{ID: c.GetID(), HTMLURL: c.GetHTMLURL(), Body: c.GetBody(), Author: c.GetUser().GetLogin(),
+		CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time}
+}
+
+// ListComments returns every comment on an issue or pull request, oldest
+// first (all pages).
+func (c *Client) ListComments(ctx context.Context, repo Repo, issue int) ([]*Comment, error) {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	var out []*Comment
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, issue, opts)
+		if err != nil {
+			return nil, apiError(fmt.Sprintf("listing the comments of %s#%d", repo, issue), err)
+		}
+		for _, gc := range page {
+			out = append(out, fromComment(gc))
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }
 
 func checkBody(body string) error {

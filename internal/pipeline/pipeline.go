@@ -47,6 +47,10 @@ type Options struct {
 	// ConfigPath is the policy file's repository-relative path, read from
 	// the base commit; "" means config.Path (.github/swarm-gate.yml).
 	ConfigPath string
+	// Overrides are the human overrides swarm-gate recorded for the pull
+	// request (internal/commands reads them back from its comments); the
+	// gates apply those bound to the head plan's structure hash.
+	Overrides []gates.Override
 }
 
 // phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
@@ -112,6 +116,9 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	cfgPath := policyPath(opts.ConfigPath)
 	cfg, err := loadPolicy(baseTipFS, cfgPath, "base "+base.String()[:12])
 	if err != nil {
+		if errors.Is(err, ErrPolicyMissing) {
+			return nil, fmt.Errorf("reading the policy from the base branch: %w", err)
+		}
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
 	}
 	if headCfg, err := fs.ReadFile(headFS, cfgPath); err == nil {
@@ -140,7 +147,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(opts.RepoDir, head, log), HeadFile: headFileReader(headFS)}
+		HeadTime: commitTime(opts.RepoDir, head, log), HeadFile: headFileReader(headFS), Overrides: opts.Overrides}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()

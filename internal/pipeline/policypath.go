@@ -10,6 +10,11 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
+// ErrPolicyMissing is wrapped by the error of a check whose
+// Options.ConfigPath names a file the base commit does not have: the caller
+// misconfigured it, which is not the pull request's fault.
+var ErrPolicyMissing = errors.New("the policy file named by the config input is not in the base commit")
+
 // policyPath is Options.ConfigPath, or config.Path when it is empty.
 func policyPath(p string) string {
 	if p == "" {
@@ -29,7 +34,7 @@ func loadPolicy(fsys fs.FS, path, where string) (*gates.Config, error) {
 	info, err := fs.Stat(fsys, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &swarm.ArtifactError{Path: path, Err: errors.New("the policy file named by the config input is not in the base commit; commit it to the base branch first")}
+		return nil, &swarm.ArtifactError{Path: path, Err: fmt.Errorf("%w; commit it to the base branch first, or fix the config input", ErrPolicyMissing)}
 	case err != nil:
 		return nil, &swarm.ArtifactError{Path: path, Err: err}
 	case info.IsDir():

@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+)
+
+// Actor is a comment's author as the webhook payload gives it.
+type Actor struct {
+	Login string
+	Type  string // "User", "Bot", "Organization"
+}
+
+// IsBot reports whether the actor is a bot: type Bot or a [bot] login.
+func (a Actor) IsBot() bool {
+	return strings.EqualFold(a.Type, "Bot") || strings.HasSuffix(strings.ToLower(a.Login), "[bot]")
+}
+
+// Request is everything the authorization decision reads: the command,
+// who ran it, their repository permission as read from the API just now
+// (or the error reading it), the pull request's author, and the base
+// branch's policy.
+type Request struct {
+	Command       string
+	Actor         Actor
+	Permission    ghapi.Permission
+	PermissionErr error
+	PRAuthor      string
+	Policy        gates.CommandsConfig
+}
+
+// Decision is the outcome of Authorize; Reason says why a command is
+// refused, in words fit for a reply ("" when allowed).
+type Decision struct {
+	Allowed bool
+	Reason  string
+}
+
+// Authorize decides whether the actor may run the command. It fails
+// closed: a bot, an unreadable permission, or a permission below the
+// policy's minimum is refused, and by default so is an override by the
+// pull request's own author. `/swarm help` is open to every human.
+func Authorize(r Request) Decision {
+	if r.Actor.IsBot() {
+		return refuse("@%s is a bot; swarm-gate runs comment commands only for people", r.Actor.Login)
+	}
+	if r.Command == Help {
+		return Decision{Allowed: true}
+	}
+	min := r.Policy.MinPermission
+	if min == "" {
+		min = gates.PermissionWrite
+	}
+	if r.PermissionErr != nil {
+		return refuse("swarm-gate could not read @%s's permission on the repository, so it refuses (fail closed): %v", r.Actor.Login, r.PermissionErr)
+	}
+	if !permitted(r.Permission, min) {
+		return refuse("`/swarm %s` needs %s permission on the repository (the base branch's policy, commands.min_permission); @%s has %s", r.Command, min, r.Actor.Login, describe(r.Permission))
+	}
+	if IsOverride(r.Command) && !r.Policy.AllowSelfApproval && r.PRAuthor != "" && strings.EqualFold(r.PRAuthor, r.Actor.Login) {
+		return refuse("@%s opened this pull request, and by policy the author cannot approve their own pull request's plan or spec drift (commands.allow_self_approval: false); ask another maintainer", r.Actor.Login)
+	}
+	return Decision{Allowed: true}
+}
+
+func refuse(format string, args ...any) Decision {
+	return Decision{Reason: fmt.Sprintf(format, args...)}
+}
+
+// permitted compares the API's permission with the policy's minimum. The
+// API reports maintain as write, so a maintain minimum is met only by
+// admin (fail closed).
+func permitted(p ghapi.Permission, min gates.CommandPermission) bool {
+	switch min {
+	case gates.PermissionWrite:
+		return p.AtLeast(ghapi.PermissionWrite)
+	case gates.PermissionMaintain, gates.PermissionAdmin:
+		return p.AtLeast(ghapi.PermissionAdmin)
+	}
+	return false
+}
+
+func describe(p ghapi.Permission) string {
+	if p == "" || p == ghapi.PermissionNone {
+		return "no permission"
+	}
+	return string(p) + " permission"
+}

@@ -1,0 +1,104 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+)
+
+// TestAuthorizeMatrix runs every combination of permission level (or an
+// API error), bot, pull request author and policy for each command.
+func TestAuthorizeMatrix(t *testing.T) {
+	perms := []struct {
+		name string
+		p    ghapi.Permission
+		err  error
+	}{
+		{"none", ghapi.PermissionNone, nil},
+		{"read", ghapi.PermissionRead, nil},
+		{"write", ghapi.PermissionWrite, nil},
+		{"admin", ghapi.PermissionAdmin, nil},
+		{"unknown value", ghapi.Permission("triage"), nil},
+		{"API error", ghapi.PermissionNone, errors.New("reading octo's permission on o/r: 403 Resource not accessible by integration")},
+	}
+	actors := []struct {
+		name string
+		a    Actor
+	}{
+		{"user", Actor{Login: "octo", Type: "User"}},
+		{"type Bot", Actor{Login: "renovate", Type: "Bot"}},
+		{"[bot] login", Actor{Login: "dependabot[bot]", Type: "User"}},
+	}
+	policies := []gates.CommandsConfig{
+		{MinPermission: gates.PermissionWrite},
+		{MinPermission: gates.PermissionMaintain},
+		{MinPermission: gates.PermissionAdmin},
+		{MinPermission: gates.PermissionWrite, AllowSelfApproval: true},
+		{}, // zero value: write
+	}
+	n := 0
+	for _, cmd := range Names {
+		for _, perm := range perms {
+			for _, actor := range actors {
+				for _, author := range []string{"someone-else", actor.a.Login} {
+					for _, pol := range policies {
+						name := fmt.Sprintf("%s/%s/%s/author=%v/%+v", cmd, perm.name, actor.name, author == actor.a.Login, pol)
+						got := Authorize(Request{Command: cmd, Actor: actor.a, Permission: perm.p, PermissionErr: perm.err, PRAuthor: author, Policy: pol})
+						want, why := expect(cmd, perm.p, perm.err, actor.a, author, pol)
+						n++
+						if got.Allowed != want {
+							t.Errorf("%s: allowed %v, want %v (%s)", name, got.Allowed, want, got.Reason)
+							continue
+						}
+						if !got.Allowed && !strings.Contains(got.Reason, why) {
+							t.Errorf("%s: reason %q, want it to contain %q", name, got.Reason, why)
+						}
+						if got.Allowed && got.Reason != "" {
+							t.Errorf("%s: allowed with a reason %q", name, got.Reason)
+						}
+					}
+				}
+			}
+		}
+	}
+	if n != 4*6*3*2*5 {
+		t.Fatalf("ran %d cases", n)
+	}
+}
+
+// expect is the matrix's oracle, written from the issue's rule 3.
+func expect(cmd string, p ghapi.Permission, err error, a Actor, author string, pol gates.CommandsConfig) (bool, string) {
+	if a.Type == "Bot" || strings.HasSuffix(a.Login, "[bot]") {
+		return false, "is a bot"
+	}
+	if cmd == Help {
+		return true, ""
+	}
+	if err != nil {
+		return false, "(fail closed): reading octo's permission"
+	}
+	rank := map[ghapi.Permission]int{ghapi.PermissionRead: 1, ghapi.PermissionWrite: 2, ghapi.PermissionAdmin: 3}[p]
+	need := map[gates.CommandPermission]int{"": 2, gates.PermissionWrite: 2, gates.PermissionMaintain: 3, gates.PermissionAdmin: 3}[pol.MinPermission]
+	if rank < need {
+		return false, "permission on the repository"
+	}
+	if (cmd == ApprovePlanCritic || cmd == AcknowledgeSpecDrift) && author == a.Login && !pol.AllowSelfApproval {
+		return false, "opened this pull request"
+	}
+	return true, ""
+}
+
+func TestAuthorizeReasons(t *testing.T) {
+	d := Authorize(Request{Command: ApprovePlanCritic, Actor: Actor{Login: "octo", Type: "User"}, Permission: ghapi.PermissionRead})
+	if d.Allowed || d.Reason != "`/swarm approve-plan-critic` needs write permission on the repository (the base branch's policy, commands.min_permission); @octo has read permission" {
+		t.Errorf("%+v", d)
+	}
+	d = Authorize(Request{Command: Recheck, Actor: Actor{Login: "octo"}, Permission: ghapi.PermissionNone})
+	if d.Allowed || !strings.Contains(d.Reason, "@octo has no permission") {
+		t.Errorf("%+v", d)
+	}
+}

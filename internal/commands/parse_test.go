@@ -1,0 +1,107 @@
+package commands
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	reason500 := strings.Repeat("é", 500)
+	reason501 := strings.Repeat("x", 501)
+	tests := []struct {
+		name       string
+		body       string
+		wantName   string
+		wantReason string
+		wantLine   int
+		wantErr    string // substring; "" means no error
+		wantSugg   string
+	}{
+		{"no command", "looks good to me", "", "", 0, "", ""},
+		{"approve with reason", "/swarm approve-plan-critic critic verdict lost in a crash", ApprovePlanCritic, "critic verdict lost in a crash", 1, "", ""},
+		{"acknowledge spec drift", "/swarm acknowledge-spec-drift spec.md typo fix", AcknowledgeSpecDrift, "spec.md typo fix", 1, "", ""},
+		{"recheck", "/swarm recheck", Recheck, "", 1, "", ""},
+		{"help", "/swarm help\n", Help, "", 1, "", ""},
+		{"after prose", "Thanks!\n\n/swarm recheck\n\nbye", Recheck, "", 3, "", ""},
+		{"CRLF", "hello\r\n/swarm approve-plan-critic  lost record \r\nthanks\r\n", ApprovePlanCritic, "lost record", 2, "", ""},
+		{"lone CR", "hello\r/swarm recheck", Recheck, "", 2, "", ""},
+		{"leading spaces up to three", "   /swarm recheck", Recheck, "", 1, "", ""},
+		{"four leading spaces: indented code", "text\n\n    /swarm recheck", "", "", 0, "", ""},
+		{"tab: indented code", "\t/swarm recheck", "", "", 0, "", ""},
+		{"tab between command and reason", "/swarm approve-plan-critic\tbecause", ApprovePlanCritic, "because", 1, "", ""},
+		{"in a backtick fence", "```\n/swarm approve-plan-critic x\n```", "", "", 0, "", ""},
+		{"in a tilde fence", "~~~md\n/swarm recheck\n~~~", "", "", 0, "", ""},
+		{"after a fence closes", "```\ncode\n```\n/swarm recheck", Recheck, "", 4, "", ""},
+		{"longer closing fence needed", "````\n```\n/swarm recheck\n````", "", "", 0, "", ""},
+		{"unclosed fence hides the rest", "```\n/swarm recheck", "", "", 0, "", ""},
+		{"in a block quote", "> /swarm approve-plan-critic x", "", "", 0, "", ""},
+		{"quote lazy continuation", "> quoting you\n/swarm recheck", "", "", 0, "", ""},
+		{"after a quote and a blank line", "> quoting you\n\n/swarm recheck", Recheck, "", 3, "", ""},
+		{"in an HTML comment", "<!-- /swarm approve-plan-critic x -->", "", "", 0, "", ""},
+		{"in a multi-line HTML comment", "<!--\n/swarm approve-plan-critic x\n-->", "", "", 0, "", ""},
+		{"after an HTML comment", "<!--\nhidden\n-->\n/swarm recheck", Recheck, "", 4, "", ""},
+		{"not at line start", "please /swarm recheck", "", "", 0, "", ""},
+		{"inline code", "`/swarm recheck`", "", "", 0, "", ""},
+		{"list item", "- /swarm recheck", "", "", 0, "", ""},
+		{"swarmx is not swarm", "/swarmrecheck", "", "", 0, "", ""},
+		{"upper case", "/SWARM RECHECK", Recheck, "", 1, "", ""},
+		{"unicode reason", "/swarm approve-plan-critic Kritik bestätigt ✅ 批准", ApprovePlanCritic, "Kritik bestätigt ✅ 批准", 1, "", ""},
+		{"500-character reason", "/swarm approve-plan-critic " + reason500, ApprovePlanCritic, reason500, 1, "", ""},
+		{"501-character reason", "/swarm approve-plan-critic " + reason501, "", "", 0, "the reason is 501 characters", ""},
+		{"reason only spaces", "/swarm approve-plan-critic    ", "", "", 0, "needs a reason", ""},
+		{"no reason", "/swarm acknowledge-spec-drift", "", "", 0, "needs a reason", ""},
+		{"recheck with arguments", "/swarm recheck now", "", "", 0, "takes no arguments", ""},
+		{"bare /swarm", "/swarm", "", "", 0, "needs a command", Help},
+		{"typo", "/swarm aprove-plan-critic x", "", "", 0, "did you mean `/swarm approve-plan-critic`?", ApprovePlanCritic},
+		{"typo recheck", "/swarm rechek", "", "", 0, "did you mean `/swarm recheck`?", Recheck},
+		{"prefix", "/swarm ack", "", "", 0, "did you mean `/swarm acknowledge-spec-drift`?", AcknowledgeSpecDrift},
+		{"far off", "/swarm deploy-production", "", "", 0, "unknown command `/swarm deploy-production`; the commands are", ""},
+		{"two commands", "/swarm recheck\n/swarm help", "", "", 0, "2 `/swarm` commands (lines 1, 2)", ""},
+		{"two commands one in a fence", "/swarm recheck\n```\n/swarm help\n```", Recheck, "", 1, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(tt.body)
+			if tt.wantErr != "" {
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("got %+v, %v; want a ParseError with %q", c, err, tt.wantErr)
+				}
+				if !strings.Contains(pe.Msg, tt.wantErr) {
+					t.Errorf("error %q, want it to contain %q", pe.Msg, tt.wantErr)
+				}
+				if pe.Suggestion != tt.wantSugg {
+					t.Errorf("suggestion %q, want %q", pe.Suggestion, tt.wantSugg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantName == "" {
+				if c != nil {
+					t.Fatalf("got %+v, want no command", c)
+				}
+				return
+			}
+			if c == nil {
+				t.Fatal("no command found")
+			}
+			if c.Name != tt.wantName || c.Reason != tt.wantReason || c.Line != tt.wantLine {
+				t.Errorf("got %q %q line %d, want %q %q line %d", c.Name, c.Reason, c.Line, tt.wantName, tt.wantReason, tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"help", "help", 0}, {"hlep", "help", 2}, {"recheck", "rechek", 1}, {"", "abc", 3}, {"ä", "a", 1}} {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+)
+
+// Comment is a pull request comment as the API lists it.
+type Comment struct {
+	ID        int64
+	Author    string // login
+	Body      string
+	HTMLURL   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Record is one human override, as swarm-gate records it in a marker
+// comment. The JSON names are the marker's format (version 1).
+type Record struct {
+	Version       int    `json:"v"`
+	Command       string `json:"command"`
+	Actor         string `json:"actor"`
+	Reason        string `json:"reason"`
+	RecordedAt    string `json:"recorded_at"` // the command comment's created_at, RFC 3339
+	HeadSHA       string `json:"head_sha"`
+	StructureHash string `json:"structure_hash"`
+	CommentID     int64  `json:"comment_id"`
+	CommentURL    string `json:"comment_url"`
+}
+
+// markerPrefix opens a marker; the JSON and " -->" follow.
+const markerPrefix = "<!-- swarm-gate:override "
+
+// marker finds a marker at the start of a line. encoding/json escapes <
+// and >, so a reason cannot end the HTML comment early.
+var marker = regexp.MustCompile(`(?m)^<!-- swarm-gate:override (\{.*\}) -->$`)
+
+// RecordBody is the marker comment for rec: a line people read and the
+// machine-readable marker.
+func RecordBody(rec Record) (string, error) {
+	rec.Version = 1
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return "", fmt.Errorf("encoding the override record: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**swarm-gate recorded a human override**: `/swarm %s` by @%s ([comment](%s)), bound to head %s and plan structure hash %s.\n\n",
+		rec.Command, rec.Actor, rec.CommentURL, shortSHA(rec.HeadSHA), planhash.Short(rec.StructureHash))
+	fmt.Fprintf(&b, "> %s\n\n", mdtext.Inline(rec.Reason))
+	b.WriteString("A push that changes the plan's structure voids it; status-only changes keep it. Only swarm-gate reads this record back; editing it voids it.\n\n")
+	b.WriteString(markerPrefix + string(data) + " -->\n")
+	return b.String(), nil
+}
+
+// ReadOverrides reads the overrides recorded in the pull request's
+// comments, oldest first. Only comments authored by botLogin (swarm-gate's
+// own identity) count; a marker comment edited after it was posted is
+// ignored, as is an unreadable or incomplete marker; notes say why for
+// each one ignored. A source comment recorded twice counts once.
+func ReadOverrides(comments []Comment, botLogin string) ([]gates.Override, []string) {
+	var out []gates.Override
+	var notes []string
+	seen := map[int64]bool{}
+	for _, c := range comments {
+		ms := marker.FindAllStringSubmatch(c.Body, -1)
+		if len(ms) == 0 {
+			continue
+		}
+		if !strings.EqualFold(c.Author, botLogin) {
+			if len(ms) > 0 {
+				notes = append(notes, fmt.Sprintf("ignored an override marker in comment %d by @%s: only comments by swarm-gate (@%s) record overrides", c.ID, c.Author, botLogin))
+			}
+			continue
+		}
+		if !c.UpdatedAt.IsZero() && !c.UpdatedAt.Equal(c.CreatedAt) {
+			notes = append(notes, fmt.Sprintf("ignored the override recorded in comment %d: it was edited after swarm-gate posted it (updated %s, created %s)", c.ID, c.UpdatedAt.UTC().Format(time.RFC3339), c.CreatedAt.UTC().Format(time.RFC3339)))
+			continue
+		}
+		if len(ms) > 1 {
+			notes = append(notes, fmt.Sprintf("ignored comment %d: it holds %d override markers; swarm-gate writes one", c.ID, len(ms)))
+			continue
+		}
+		rec, err := parseRecord(ms[0][1])
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("ignored the override recorded in comment %d: %v", c.ID, err))
+			continue
+		}
+		if seen[rec.CommentID] {
+			continue
+		}
+		seen[rec.CommentID] = true
+		out = append(out, gates.Override{Command: rec.Command, Actor: rec.Actor, Reason: rec.Reason, RecordedAt: rec.RecordedAt,
+			HeadSHA: rec.HeadSHA, StructureHash: rec.StructureHash, URL: rec.CommentURL})
+	}
+	return out, notes
+}
+
+// Recorded reports whether the source comment's override is already
+// recorded by botLogin (idempotency: the key is the comment id).
+func Recorded(comments []Comment, botLogin string, sourceID int64) bool {
+	for _, c := range comments {
+		if !strings.EqualFold(c.Author, botLogin) {
+			continue
+		}
+		for _, m := range marker.FindAllStringSubmatch(c.Body, -1) {
+			if rec, err := parseRecord(m[1]); err == nil && rec.CommentID == sourceID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func parseRecord(js string) (*Record, error) {
+	var rec Record
+	dec := json.NewDecoder(strings.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("the marker is not valid: %w", err)
+	}
+	switch {
+	case rec.Version != 1:
+		return nil, fmt.Errorf("marker version %d is not one this swarm-gate reads", rec.Version)
+	case !IsOverride(rec.Command):
+		return nil, fmt.Errorf("the marker's command %q records no override", rec.Command)
+	case rec.Actor == "" || rec.StructureHash == "" || rec.HeadSHA == "" || rec.CommentID == 0:
+		return nil, fmt.Errorf("the marker lacks the actor, head SHA, structure hash or comment id")
+	}
+	if _, err := time.Parse(time.RFC3339, rec.RecordedAt); err != nil {
+		return nil, fmt.Errorf("the marker's recorded_at %q is not an RFC 3339 time", rec.RecordedAt)
+	}
+	return &rec, nil
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

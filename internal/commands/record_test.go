@@ -1,0 +1,103 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+)
+
+const bot = "github-actions[bot]"
+
+func sampleRecord() Record {
+	return Record{Command: ApprovePlanCritic, Actor: "octo", Reason: "verdict lost --> <b>é</b> 批准",
+		RecordedAt: "2026-01-02T03:04:05Z", HeadSHA: strings.Repeat("a", 40), StructureHash: strings.Repeat("b", 64),
+		CommentID: 42, CommentURL: "https://github.com/o/r/pull/7#issuecomment-42"}
+}
+
+func botComment(t *testing.T, id int64, rec Record) Comment {
+	t.Helper()
+	body, err := RecordBody(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
+	return Comment{ID: id, Author: bot, Body: body, CreatedAt: at, UpdatedAt: at}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	rec := sampleRecord()
+	c := botComment(t, 100, rec)
+	if strings.Contains(c.Body, "--> <b>") {
+		t.Fatalf("the reason can end the HTML comment:\n%s", c.Body)
+	}
+	got, notes := ReadOverrides([]Comment{c}, bot)
+	want := gates.Override{Command: rec.Command, Actor: rec.Actor, Reason: rec.Reason, RecordedAt: rec.RecordedAt,
+		HeadSHA: rec.HeadSHA, StructureHash: rec.StructureHash, URL: rec.CommentURL}
+	if len(got) != 1 || got[0] != want || len(notes) != 0 {
+		t.Fatalf("got %+v %v, want %+v", got, notes, want)
+	}
+	if !Recorded([]Comment{c}, bot, 42) || Recorded([]Comment{c}, bot, 43) {
+		t.Error("Recorded does not key on the source comment id")
+	}
+}
+
+func TestReadOverridesTrust(t *testing.T) {
+	rec := sampleRecord()
+	good := botComment(t, 100, rec)
+	forged := good
+	forged.ID, forged.Author = 101, "octo"
+	edited := botComment(t, 102, rec)
+	edited.UpdatedAt = edited.CreatedAt.Add(time.Minute)
+	twice := botComment(t, 103, rec) // the same source comment recorded again
+	other := rec
+	other.CommentID, other.Command = 44, AcknowledgeSpecDrift
+	second := botComment(t, 104, other)
+	broken := Comment{ID: 105, Author: bot, Body: markerPrefix + `{"v":1,"command":"approve-plan-critic"} -->`}
+	unknownField := Comment{ID: 106, Author: bot, Body: markerPrefix + `{"v":1,"extra":true} -->`}
+	recheck := rec
+	recheck.CommentID, recheck.Command = 45, Recheck
+	notOverride := botComment(t, 107, recheck)
+	quoted := botComment(t, 108, rec)
+	quoted.Body = strings.Replace(quoted.Body, markerPrefix, "> "+markerPrefix, 1) // a marker not at the start of a line
+	quoted.ID = 108
+
+	tests := []struct {
+		name      string
+		comments  []Comment
+		wantCmds  []string
+		wantNotes []string
+	}{
+		{"own comment", []Comment{good}, []string{ApprovePlanCritic}, nil},
+		{"someone else's marker", []Comment{forged}, nil, []string{"only comments by swarm-gate (@github-actions[bot]) record overrides"}},
+		{"edited marker", []Comment{edited}, nil, []string{"it was edited after swarm-gate posted it"}},
+		{"recorded twice counts once", []Comment{good, twice}, []string{ApprovePlanCritic}, nil},
+		{"two overrides, oldest first", []Comment{good, second}, []string{ApprovePlanCritic, AcknowledgeSpecDrift}, nil},
+		{"incomplete marker", []Comment{broken}, nil, []string{"lacks the actor"}},
+		{"unknown field", []Comment{unknownField}, nil, []string{"not valid"}},
+		{"not an override command", []Comment{notOverride}, nil, []string{"records no override"}},
+		{"marker not at line start", []Comment{quoted}, nil, nil},
+		{"bot login any case", []Comment{func() Comment { c := good; c.Author = "GitHub-Actions[bot]"; return c }()}, []string{ApprovePlanCritic}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, notes := ReadOverrides(tt.comments, bot)
+			var cmds []string
+			for _, o := range got {
+				cmds = append(cmds, o.Command)
+			}
+			if strings.Join(cmds, ",") != strings.Join(tt.wantCmds, ",") {
+				t.Errorf("overrides %v, want %v", cmds, tt.wantCmds)
+			}
+			if len(notes) != len(tt.wantNotes) {
+				t.Fatalf("notes %q, want %q", notes, tt.wantNotes)
+			}
+			for i := range notes {
+				if !strings.Contains(notes[i], tt.wantNotes[i]) {
+					t.Errorf("note %q, want it to contain %q", notes[i], tt.wantNotes[i])
+				}
+			}
+		})
+	}
+}
