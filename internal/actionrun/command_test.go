@@ -121,3 +121,44 @@ func TestCommandEditedOrDeletedChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandReactions: the command comment gets 👀 when received, then 👍
+// when done or 😕 when refused (the comment is in the fake's store, so the
+// reaction calls are validated and stored).
+func TestCommandReactions(t *testing.T) {
+	for _, tc := range []struct {
+		name, user, perm, body string
+		want                   []string
+	}{
+		{"approval", "maint", "write", "/swarm approve-plan-critic verdict lost", []string{"eyes", "+1"}},
+		{"refusal", "reader", "read", "/swarm approve-plan-critic please", []string{"eyes", "confused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "Codertocat/Hello-World")
+			h.commandPR()
+			h.fake.SetPermission(h.repo, tc.user, tc.perm)
+			id := h.fake.AddComment(h.repo, 7, tc.user, tc.body)
+			h.event("issue_comment", "issue_comment/created.json", func(p map[string]any) {
+				set(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
+				set(p, "issue.number", 7)
+				set(p, "comment.id", id)
+				set(p, "comment.body", tc.body)
+				set(p, "comment.user.login", tc.user)
+				set(p, "comment.user.type", "User")
+			})
+			h.run(context.Background(), nil)
+			var got []string
+			for _, c := range h.fake.Comments(h.repo, 7) {
+				if c.ID == id {
+					for _, r := range c.Reactions {
+						_, content, _ := strings.Cut(r, ":")
+						got = append(got, content)
+					}
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("reactions %v, want %v\n%s", got, tc.want, h.log.String())
+			}
+		})
+	}
+}
