@@ -35,7 +35,7 @@ func FuzzPlaceholderScanner(f *testing.F) {
 		"cat <<-'EOF' <<B\n\t# TODO\n\tEOF\nx\nB\necho $((1 << 2)) <<< x",
 		"=begin\nTODO\n=end\n<# FIXME #>\n$h = @\"\n# x\n\"@\n#[Attr] # TODO",
 		"\ufeff# TODO bom\na { b: url(//x/#TODO) } // TODO",
-		"var password = \"Sup3rS3cretProdPassw0rd\" // TODO\nx := \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nSecret: abcdefgh12 # TODO\nAPI-KEY => 'abcdefgh' // TODO",
+		"var password = \"" + fakePassword + "\" // TODO\nx := \"" + fakeGitHubToken + "\"\nSecret: abcdefgh12 # TODO\nAPI-KEY => 'abcdefgh' // TODO",
 	}
 	for i, s := range seeds {
 		f.Add(s, uint8(i), uint8(i*7))

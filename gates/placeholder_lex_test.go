@@ -266,13 +266,13 @@ func TestPlaceholderColumns(t *testing.T) {
 // TestPlaceholderMasksSecrets: a finding's message quotes its line with
 // what looks like a credential masked (repro /tmp/pt/s4).
 func TestPlaceholderMasksSecrets(t *testing.T) {
-	secrets := []string{"Sup3rS3cretProdPassw0rd", "stub-abcdef1234567890XYZ", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "Lateral-Secret-Value-42xyz"}
-	long := "x := f(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u) // TODO " + `password = "Lateral-Secret-Value-42xyz"`
+	secrets := []string{fakePassword, fakeStubToken, fakeGitHubToken, fakeLateral}
+	long := "x := f(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u) // TODO " + `password = "` + fakeLateral + `"`
 	r, got := placeholders(t, nil, added("cfg.go",
 		"package cfg",
-		`var password = "Sup3rS3cretProdPassw0rd" // TODO move to vault`,
-		`var token = "stub-abcdef1234567890XYZ"`,
-		`x := "ghp_abcdefghijklmnopqrstuvwxyz0123456789" // FIXME rotate`,
+		`var password = "`+fakePassword+`" // TODO move to vault`,
+		`var token = "`+fakeStubToken+`"`,
+		`x := "`+fakeGitHubToken+`" // FIXME rotate`,
 		long,
 	))
 	if want := []string{"comment-todo@2:45", "text-placeholder@3:14", "comment-fixme@4:52", "comment-todo@5:74"}; !slices.Equal(got, want) {

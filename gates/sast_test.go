@@ -90,7 +90,7 @@ func TestSAST(t *testing.T) {
 			nil, NotApplicable, 0, "no code files"},
 		{"a secret is masked",
 			map[string]string{"cfg/k.go": "package cfg\n"},
-			map[string]string{"cfg/k.go": "package cfg\n\nvar authToken = \"sk_live_abcdefghijklmnop1234\"\n"},
+			map[string]string{"cfg/k.go": "package cfg\n\nvar authToken = \"" + fakeStripeKey + "\"\n"},
 			nil, Failed, 1, "…"},
 	}
 	for _, c := range cases {
@@ -111,7 +111,7 @@ func TestSAST(t *testing.T) {
 			if !strings.Contains(all, c.mention) {
 				t.Errorf("output does not mention %q:\n%s", c.mention, all)
 			}
-			if strings.Contains(all, "sk_live_abcdefghijklmnop1234") {
+			if strings.Contains(all, fakeStripeKey) {
 				t.Errorf("the secret leaks into the output:\n%s", all)
 			}
 		})
@@ -255,9 +255,9 @@ func TestSASTFromABreakingPass(t *testing.T) {
 		base := map[string]string{"a.go": "package a\n\nfunc f() {\n}\n"}
 		head := map[string]string{"a.go": "package a\n\nfunc f() {\n\tg()\n}\n"}
 		scan := sastScan(t, base, head)
-		scan.Head = append(scan.Head, sast.Finding{RuleID: "gitleaks", Severity: sast.High, Message: "Secret: ghp_abcdefghijklmnopqrstuvwxyz0123 detected", File: "a.go", Line: 3, EndLine: 5, Engine: "gitleaks"})
+		scan.Head = append(scan.Head, sast.Finding{RuleID: "gitleaks", Severity: sast.High, Message: "Secret: " + fakeGitHubShort + " detected", File: "a.go", Line: 3, EndLine: 5, Engine: "gitleaks"})
 		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: diffOf(base, head)})
-		if r.Outcome != Failed || len(r.Findings) != 1 || strings.Contains(findingsText(r), "ghp_abcdefghijklmnopqrstuvwxyz0123") {
+		if r.Outcome != Failed || len(r.Findings) != 1 || strings.Contains(findingsText(r), fakeGitHubShort) {
 			t.Fatalf("outcome %s\n%s", r.Outcome, findingsText(r))
 		}
 	})

@@ -72,7 +72,7 @@ var ruleCases = []ruleCase{
 	{"js-document-write", "a.mjs", "document.writeln(x)", 0},
 	{"js-postmessage", "a.cjs", "window.addEventListener('message', onMsg)", 8},
 	{"js-postmessage", "a.cjs", "window.addEventListener('click', onClick)", 0},
-	{"js-hardcoded-secret", "a.js", `const API_KEY = "sk_live_1234567890abcdefghij";`, 7},
+	{"js-hardcoded-secret", "a.js", `const API_KEY = "` + fakeStripeKey + `";`, 7},
 	{"js-hardcoded-secret", "a.js", "const API_KEY = process.env.API_KEY;", 0},
 
 	// Rust

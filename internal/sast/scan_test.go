@@ -143,7 +143,7 @@ func TestScanFileMatchesReference(t *testing.T) {
 	}
 	files, _ := filepath.Glob("testdata/parity/*")
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readFixture(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestParityWithPlugin(t *testing.T) {
 	sort.Strings(names)
 	total := 0
 	for _, name := range names {
-		content, err := os.ReadFile(filepath.Join("testdata/parity", name+".txt"))
+		content, err := readFixture(filepath.Join("testdata/parity", name+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
