@@ -394,30 +394,5 @@ func utf16Step(s string) (w, units int) {
 		}
 		return w, 1
 	}
-	c := s[0]
-	need, lo, hi := 0, byte(0x80), byte(0xbf)
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		need = 1
-	case c >= 0xe0 && c <= 0xef:
-		need = 2
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		need = 3
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	}
-	j := 1
-	for k := 0; k < need && j < len(s) && s[j] >= lo && s[j] <= hi; k++ {
-		lo, hi = 0x80, 0xbf
-		j++
-	}
-	return j, 1
+	return sast.IllFormedPrefix(s), 1
 }

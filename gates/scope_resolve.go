@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/editdist"
 	"path"
 	"slices"
 	"sort"
@@ -119,7 +120,10 @@ func (x *scopeIndex) nearest(p string) string {
 			best, bestD := "", 0
 			for _, e := range cands {
 				ec := segmentAfter(e, d)
-				dist := editDistance(comp, ec)
+				if len(comp) > 64 || len(ec) > 64 {
+					continue // too long to be a typo worth suggesting
+				}
+				dist := editdist.Levenshtein(comp, ec)
 				if dist > 2 || dist*3 > max(len(comp), len(ec)) {
 					continue
 				}
@@ -144,31 +148,6 @@ func segmentAfter(p, dir string) string {
 	}
 	seg, _, _ := strings.Cut(p, "/")
 	return seg
-}
-
-// editDistance is the Levenshtein distance between two short strings, in
-// bytes; strings over 64 bytes count as far apart.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 20
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // phaseOwners indexes the files_touched and declarations of the plan's

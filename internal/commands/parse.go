@@ -6,6 +6,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/editdist"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -131,7 +132,7 @@ func known(name string) bool {
 func unknown(c Command) error {
 	best, bestD, prefixes := "", 1<<30, 0
 	for _, n := range Names {
-		if d := editDistance(c.Name, n); d < bestD {
+		if d := editdist.Levenshtein(c.Name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -148,28 +149,6 @@ func unknown(c Command) error {
 	}
 	e.Msg = fmt.Sprintf("unknown command `/swarm %s`; the commands are %s", clip(c.Name, 60), strings.Join(quoted(Names), ", "))
 	return e
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func quoted(names []string) []string {

@@ -94,14 +94,3 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"help", "help", 0}, {"hlep", "help", 2}, {"recheck", "rechek", 1}, {"", "abc", 3}, {"ä", "a", 1}} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}

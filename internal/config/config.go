@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/editdist"
 	"io"
 	"io/fs"
 	"slices"
@@ -250,7 +251,7 @@ func (p *parser) mapping(n *yaml.Node, path string, fields map[string]func(*yaml
 			slices.Sort(known)
 			hint := ""
 			for _, name := range known {
-				if editDistance(key, name) <= 2 {
+				if editdist.Levenshtein(key, name) <= 2 {
 					hint = fmt.Sprintf("; did you mean %q?", name)
 					break
 				}
@@ -329,27 +330,6 @@ func (p *parser) globs(n *yaml.Node, path string) []string {
 		out = append(out, strings.TrimSuffix(v, "/"))
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // resolve follows an alias to its anchor.

@@ -20,54 +20,56 @@ func jsText(content []byte) string {
 	}
 	out := make([]byte, 0, len(content)+16)
 	for i := 0; i < len(content); {
-		c := content[i]
-		if c < 0x80 {
+		if c := content[i]; c < 0x80 {
 			out = append(out, c)
 			i++
 			continue
 		}
-		need, lo, hi := 0, byte(0x80), byte(0xbf)
-		switch {
-		case c >= 0xc2 && c <= 0xdf:
-			need = 1
-		case c >= 0xe0 && c <= 0xef:
-			need = 2
-			if c == 0xe0 {
-				lo = 0xa0
-			} else if c == 0xed {
-				hi = 0x9f
-			}
-		case c >= 0xf0 && c <= 0xf4:
-			need = 3
-			if c == 0xf0 {
-				lo = 0x90
-			} else if c == 0xf4 {
-				hi = 0x8f
-			}
-		default:
-			out = utf8.AppendRune(out, utf8.RuneError)
-			i++
+		if r, w := utf8.DecodeRune(content[i:]); r != utf8.RuneError || w > 1 {
+			out = append(out, content[i:i+w]...)
+			i += w
 			continue
 		}
-		j := i + 1
-		ok := true
-		for k := 0; k < need; k++ {
-			if j >= len(content) || content[j] < lo || content[j] > hi {
-				ok = false
-				break
-			}
-			lo, hi = 0x80, 0xbf
-			j++
-		}
-		if ok {
-			out = append(out, content[i:j]...)
-		} else {
-			// The byte that broke the sequence is decoded afresh.
-			out = utf8.AppendRune(out, utf8.RuneError)
-		}
-		i = j
+		out = utf8.AppendRune(out, utf8.RuneError)
+		i += IllFormedPrefix(content[i:])
 	}
 	return string(out)
+}
+
+// IllFormedPrefix is the length in bytes of the maximal ill-formed subpart
+// at the start of b, which must not start with a well-formed character:
+// what the WHATWG UTF-8 decoder (Node's, the browser's) turns into one
+// U+FFFD. It is at least 1 for a non-empty b.
+func IllFormedPrefix[T string | []byte](b T) int {
+	if len(b) == 0 {
+		return 0
+	}
+	c := b[0]
+	need, lo, hi := 0, byte(0x80), byte(0xbf)
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		need = 1
+	case c >= 0xe0 && c <= 0xef:
+		need = 2
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+	case c >= 0xf0 && c <= 0xf4:
+		need = 3
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+	}
+	j := 1
+	for k := 0; k < need && j < len(b) && b[j] >= lo && b[j] <= hi; k++ {
+		lo, hi = 0x80, 0xbf
+		j++
+	}
+	return j
 }
 
 // utf16Len is the length of s in UTF-16 code units, JavaScript's
