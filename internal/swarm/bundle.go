@@ -1,7 +1,6 @@
 package swarm
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -328,14 +327,9 @@ func (e *EvidenceEntry) numberID(v *jsjson.Value, field string) (id, problem str
 // fields are ignored. A leading byte order mark is dropped. Errors are
 // *ArtifactError with the line of the offending value.
 func ParseEvidenceBundle(name string, data []byte) (*EvidenceBundle, error) {
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, err
 	}
 	lines := jsjson.NewLineIndex(data)
 	fail := func(v *jsjson.Value, format string, args ...any) error {

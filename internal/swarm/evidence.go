@@ -186,14 +186,9 @@ func loadEvidence(fsys fs.FS) *Evidence {
 // ParseTaskGates parses a per-task gate evidence file. The task id inside
 // must match the file name ({taskId}.json). Errors are *ArtifactError.
 func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, err
 	}
 	lines := jsjson.NewLineIndex(data)
 	fail := func(v *jsjson.Value, format string, args ...any) error {

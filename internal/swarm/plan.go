@@ -80,14 +80,9 @@ func (p *Plan) FindTask(id string) (*Task, *Phase) {
 // ParsePlan parses plan.json content. Errors are *ArtifactError with the
 // line of the offending value.
 func ParsePlan(name string, data []byte) (*Plan, error) {
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, err
 	}
 	p, err := PlanFromValue(v, jsjson.NewLineIndex(data).Line)
 	if err != nil {

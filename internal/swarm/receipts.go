@@ -103,14 +103,9 @@ func loadReceipts(fsys fs.FS) *Receipts {
 // object with a string "verdict"; other fields are read when they have the
 // expected type and unknown fields are ignored. Errors are *ArtifactError.
 func ParseReviewReceipt(name string, data []byte) (*ReviewReceipt, error) {
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, err
 	}
 	fail := func(v *jsjson.Value, format string, args ...any) error {
 		return &ArtifactError{Path: name, Line: jsjson.Line(data, v.Offset), Err: fmt.Errorf(format, args...)}

@@ -85,14 +85,9 @@ func loadScopes(fsys fs.FS) *Scopes {
 // ParseScopeFile parses one scope declaration or binding. Errors are
 // *ArtifactError.
 func ParseScopeFile(name string, data []byte) (*ScopeFile, error) {
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return nil, &ArtifactError{Path: name, Err: err}
+		return nil, err
 	}
 	fail := func(v *jsjson.Value, format string, args ...any) error {
 		return &ArtifactError{Path: name, Line: jsjson.Line(data, v.Offset), Err: fmt.Errorf(format, args...)}

@@ -28,14 +28,9 @@ type SpecStaleness struct {
 // *ArtifactError.
 func ParseSpecStaleness(name string, data []byte) (*SpecStaleness, error) {
 	s := &SpecStaleness{Path: name}
-	data = trimBOM(data)
-	v, err := jsjson.Parse(data)
+	v, data, err := parseJSONFile(name, data)
 	if err != nil {
-		var se *jsjson.SyntaxError
-		if errors.As(err, &se) {
-			return s, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
-		}
-		return s, &ArtifactError{Path: name, Err: err}
+		return s, err
 	}
 	if v.Kind != jsjson.Object {
 		return s, &ArtifactError{Path: name, Line: jsjson.Line(data, v.Offset), Err: errors.New("want a JSON object, found " + v.Kind.String())}

@@ -11,6 +11,7 @@ package swarm
 import (
 	"errors"
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"io/fs"
 	"strconv"
 )
@@ -223,6 +224,22 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// parseJSONFile parses one JSON artifact file, a leading byte order mark
+// dropped. It returns the value and the data it was parsed from (offsets of
+// values index it); a syntax error is an *ArtifactError with its line.
+func parseJSONFile(name string, data []byte) (*jsjson.Value, []byte, error) {
+	data = trimBOM(data)
+	v, err := jsjson.Parse(data)
+	if err != nil {
+		var se *jsjson.SyntaxError
+		if errors.As(err, &se) {
+			return nil, data, &ArtifactError{Path: name, Line: se.Line, Err: errors.New(se.Msg)}
+		}
+		return nil, data, &ArtifactError{Path: name, Err: err}
+	}
+	return v, data, nil
 }
 
 // trimBOM drops a leading UTF-8 byte order mark, which editors on Windows
