@@ -83,7 +83,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		return errorResult(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag", s.SARIFErr))
 	}
 	if s.BaseBaselineErr != nil {
-		return errorResult(g.Name(), fmt.Errorf("the merge base's %v", s.BaseBaselineErr))
+		return errorResult(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
 	}
 	cfg := in.config().SAST
 	var findings []Finding

@@ -254,6 +254,12 @@ func (p *replayer) batch(i, j int) {
 	mutated, derive, unknown := false, false, false
 	for k := i; k < j; k++ {
 		ev := &p.evs[k]
+		if note := fromStatusMismatch(cur, ev); note != "" {
+			// The plugin's replay ignores from_status, but savePlan writes
+			// the status the task had: a different one means an edited line.
+			notes = append(notes, note)
+			unknown = true
+		}
 		kind, note := p.apply(cur, ev)
 		if note != "" {
 			notes = append(notes, note)
@@ -504,6 +510,27 @@ func (p *replayer) applyTo(plan *jsjson.Value, ev *LedgerEvent) (applyKind, stri
 	default:
 		return applyUnknown, fmt.Sprintf("seq %d has the unknown event_type %q, which the plugin's replay rejects", ev.Seq, ev.EventType)
 	}
+}
+
+// fromStatusMismatch says when a task_status_changed event's from_status is
+// not the status the task has in the replayed plan, "" otherwise (or when
+// there is nothing to compare: no plan, no such task, no valid from_status).
+func fromStatusMismatch(plan *jsjson.Value, ev *LedgerEvent) string {
+	if plan == nil || ev.EventType != "task_status_changed" || !taskStatuses[ev.FromStatus] {
+		return ""
+	}
+	task, _, _ := findTask(plan, ev.TaskID)
+	if task == nil {
+		return ""
+	}
+	status := "pending"
+	if s, ok := task.Get("status").AsString(); ok {
+		status = s
+	}
+	if status == ev.FromStatus {
+		return ""
+	}
+	return fmt.Sprintf("seq %d says task %s went from %q, but the task was %q", ev.Seq, ev.TaskID, ev.FromStatus, status)
 }
 
 // derivePhaseStatuses recomputes every phase status as savePlan does (spec

@@ -124,3 +124,25 @@ func TestReplayStructureHashOutsideCriticSnapshot(t *testing.T) {
 		t.Fatalf("unexplained %+v", r.Unexplained)
 	}
 }
+
+// TestReplayFromStatusEdited: a from_status that is not the task's status
+// at that point is an edited line, even though no hash covers it.
+func TestReplayFromStatusEdited(t *testing.T) {
+	pending := rplan{phases: []rphase{{1, "pending", []rtask{{"1.1", "pending"}}}}}
+	started := rplan{phases: []rphase{{1, "in_progress", []rtask{{"1.1", "in_progress"}}}}}
+	for _, tc := range []struct {
+		from string
+		want []int
+	}{{"pending", nil}, {"blocked", []int{2}}} {
+		l := &rledger{t: t}
+		l.embed("", pending)
+		l.status(pending.hash(t), started.hash(t), "1.1", tc.from, "in_progress")
+		r := l.replay()
+		if got := seqs(r.Unexplained); !slices.Equal(got, tc.want) {
+			t.Errorf("from_status %q: unexplained %v, want %v", tc.from, got, tc.want)
+		}
+		if tc.want != nil && !strings.Contains(r.Unexplained[0].Problem, `went from "blocked", but the task was "pending"`) {
+			t.Errorf("problem %q", r.Unexplained[0].Problem)
+		}
+	}
+}
