@@ -1,0 +1,56 @@
+// Package webhook is swarm-gate's GitHub App server: it takes GitHub's
+// webhook deliveries at POST /webhook, verifies and de-duplicates them,
+// turns the ones it acts on into Jobs, and runs them on a bounded worker
+// pool with per-pull-request serialisation and coalescing. What a Job does
+// (fetch the commits, run the gates, post the check runs) is an Evaluator's.
+package webhook
+
+import (
+	"context"
+	"time"
+)
+
+// Job is one unit of work taken from one delivery.
+type Job struct {
+	// Delivery is the X-GitHub-Delivery GUID; Event the X-GitHub-Event
+	// name (pull_request, check_suite, check_run, merge_group,
+	// issue_comment) and Action the payload's action field.
+	Delivery, Event, Action string
+	// Repo is the repository's full name, "owner/name".
+	Repo string
+	// Installation is the GitHub App installation id from the payload.
+	Installation int64
+	// PR is the pull request number; 0 when the delivery names none (a
+	// merge group, a check suite without pull requests).
+	PR int
+	// HeadSHA is the commit the checks go on (40 hex digits), when the
+	// payload gives one.
+	HeadSHA string
+	// Key serialises work: never two jobs with the same key at once
+	// ("owner/name#12" for a pull request, "owner/name@<sha>" otherwise).
+	Key string
+	// Coalesce is true when a newer job with the same Key makes this one
+	// pointless while it still waits in the queue (a new push supersedes
+	// an evaluation of the old head); false for jobs that must each run
+	// (comment commands).
+	Coalesce bool
+	// Payload is the delivery's raw JSON body, as GitHub sent it.
+	Payload []byte
+	// Received is when the delivery arrived.
+	Received time.Time
+}
+
+// Evaluator does a Job's work. Evaluate is called from a worker with a
+// context that carries the job's deadline and is cancelled on shutdown;
+// when the context ends mid-way, the Evaluator must still leave no check
+// run in progress (complete them as failure, saying why). The returned
+// error is logged and counted; it is never sent back to GitHub.
+type Evaluator interface {
+	Evaluate(ctx context.Context, job Job) error
+}
+
+// EvaluatorFunc adapts a function to an Evaluator.
+type EvaluatorFunc func(ctx context.Context, job Job) error
+
+// Evaluate calls f.
+func (f EvaluatorFunc) Evaluate(ctx context.Context, job Job) error { return f(ctx, job) }
