@@ -37,8 +37,11 @@ func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
 			ids[i] = strconv.Itoa(p.ID)
 		}
 		fix := "pass --phase N (the phase input of the Action)"
-		if in.PhaseSource == PhaseFromBranch {
-			fix = "name the branch swarm/phase-<N> after a phase of the plan, or pass --phase N"
+		switch in.PhaseSource {
+		case PhaseFromBranch:
+			fix = "name the branch after a phase of the plan (swarm/phase-<N> unless the policy's phase_branch says otherwise), or pass --phase N"
+		case PhaseFromLabel:
+			fix = "label the pull request swarm:phase-<N> with a phase of the plan, or pass --phase N"
 		}
 		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s; %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "), fix)
 	}

@@ -24,7 +24,16 @@ type Config struct {
 
 	// Commands is who may run `/swarm` comment commands.
 	Commands CommandsConfig
+
+	// PhaseBranch is the head branch pattern that names a pull request's
+	// phase (DESIGN.md section 2): literal text with one "{N}" where the
+	// phase number goes and "*" for any run of characters; "" means
+	// DefaultPhaseBranch. internal/config checks it when it reads it.
+	PhaseBranch string
 }
+
+// DefaultPhaseBranch is DESIGN.md section 2's phase branch: swarm/phase-<N>.
+const DefaultPhaseBranch = "swarm/phase-{N}"
 
 // CommandPermission is a repository permission level a comment command
 // requires.

@@ -114,7 +114,7 @@ func TestWorkflows(t *testing.T) {
 	t.Run("swarm-gate.yml", func(t *testing.T) {
 		w, _ := readWorkflow(t, "swarm-gate.yml")
 		pr, _ := w.On["pull_request"].(map[string]any)
-		if types := yamlString(pr["types"]); types != "[opened synchronize reopened edited ready_for_review]" {
+		if types := yamlString(pr["types"]); types != "[opened synchronize reopened edited ready_for_review labeled unlabeled]" {
 			t.Errorf("pull_request types %q", types)
 		}
 		if _, ok := w.On["merge_group"]; !ok {

@@ -32,10 +32,10 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	names := checkNames(s.Gates)
 	cs := ses.startChecks(ctx, sha, names, t.Kind)
 	if t.QueuedPR > 0 && t.HeadBranch == "" {
-		t.HeadBranch = ses.queuedBranch(ctx, t.QueuedPR)
+		t.HeadBranch, t.Labels = ses.queuedBranch(ctx, t.QueuedPR)
 	}
 	overrides := ses.overrides(ctx, max(t.PR, t.QueuedPR))
-	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
+	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
 	return ses.finish(ctx, rep, cs, t.What, nil)
 }
 
@@ -142,21 +142,21 @@ func (ses *session) present(shas ...string) bool {
 	return true
 }
 
-// queuedBranch is the head branch of the pull request a merge group was
-// made for, so that the phase comes from its swarm/phase-<N> name as it
-// did on the pull request; "" (the plan's current_phase) when the API
+// queuedBranch is the head branch and the labels of the pull request a
+// merge group was made for, so that the phase comes from them as it did on
+// the pull request; "" and nil (the plan's current_phase) when the API
 // cannot say.
-func (ses *session) queuedBranch(ctx context.Context, number int) string {
+func (ses *session) queuedBranch(ctx context.Context, number int) (string, []string) {
 	if ses.api == nil {
 		ses.warnf("swarm-gate: the merge group is for pull request #%d, whose head branch names the phase, but there is no token to read it; the phase comes from the plan's current_phase", number)
-		return ""
+		return "", nil
 	}
 	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
 	if err != nil {
 		ses.warnf("swarm-gate: reading pull request #%d of the merge group (its head branch names the phase): %v; the phase comes from the plan's current_phase (give the workflow `permissions: pull-requests: read`)", number, err)
-		return ""
+		return "", nil
 	}
-	return pr.HeadRef
+	return pr.HeadRef, pr.Labels
 }
 
 // gateResults are the results to post for the gate check names: the

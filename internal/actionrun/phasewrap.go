@@ -95,7 +95,7 @@ func (ses *session) phasePullRequests(ctx context.Context) []*ghapi.PullRequest 
 func (ses *session) phaseWrapPR(ctx context.Context, pr *ghapi.PullRequest, gs []gates.Gate) int {
 	what := fmt.Sprintf("the phase-wrap of pull request #%d", pr.Number)
 	cs := ses.startChecks(ctx, pr.HeadSHA, []string{gates.PhaseWrap{}.Name()}, "phase-wrap")
-	rep := ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: pr.HeadSHA, HeadBranch: pr.HeadRef, Gates: gs})
+	rep := ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: pr.HeadSHA, HeadBranch: pr.HeadRef, Labels: pr.Labels, Gates: gs})
 	ses.post(ctx, rep, cs, nil)
 	if ses.r.Env.SummaryPath() != "" {
 		var b bytes.Buffer

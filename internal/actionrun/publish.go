@@ -79,7 +79,7 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 	var rep *report.Report
 	var note []string
 	if ses.present(wr.HeadSHA, pr.BaseSHA) {
-		rep = ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: wr.HeadSHA, HeadBranch: pr.HeadRef, Phase: ses.s.Phase, Gates: ses.s.Gates})
+		rep = ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: wr.HeadSHA, HeadBranch: pr.HeadRef, Labels: pr.Labels, Phase: ses.s.Phase, Gates: ses.s.Gates})
 		note = append(note, fmt.Sprintf("Evaluated here, from the pull request's commits read as data with the base branch's policy, after %s of the pull request, which could not post checks (a fork's read-only token).", runLink))
 		ses.compareArtifact(artifact, artifactErr, rep)
 	} else {

@@ -49,6 +49,9 @@ type target struct {
 	// PR is the pull request's number (0: none), whose comments hold the
 	// human overrides.
 	PR int
+	// Labels are the pull request's label names (a swarm:phase-<N> label
+	// names the phase when the head branch does not).
+	Labels []string
 	// QueuedPR is the pull request a merge group was made for (parsed from
 	// its head ref), whose head branch gives the phase; 0 when unknown.
 	QueuedPR int
@@ -85,8 +88,10 @@ func route(ev *actions.Event, s *Settings, repo string) job {
 	switch ev.Name {
 	case "pull_request":
 		edited := ev.Action == "edited" && ev.Changes != nil && ev.Changes.Base != nil
-		if !pullRequestActions[ev.Action] && !edited {
-			return skip("nothing to do for pull_request %q: swarm-gate evaluates opened, synchronize, reopened, ready_for_review, and edited when the base branch changed", ev.Action)
+		// A swarm:phase-<N> label added or removed may change the phase.
+		relabeled := (ev.Action == "labeled" || ev.Action == "unlabeled") && ev.Label != nil && strings.HasPrefix(ev.Label.Name, "swarm:phase-")
+		if !pullRequestActions[ev.Action] && !edited && !relabeled {
+			return skip("nothing to do for pull_request %q: swarm-gate evaluates opened, synchronize, reopened, ready_for_review, edited when the base branch changed, and labeled/unlabeled with a swarm:phase-<N> label", ev.Action)
 		}
 	case "merge_group":
 		if ev.Action != "checks_requested" {
@@ -135,7 +140,7 @@ func eventTarget(ev *actions.Event, repo string) (target, bool) {
 			return target{}, false
 		}
 		return target{Base: pr.Base.SHA, Head: pr.Head.SHA, HeadBranch: pr.Head.Ref, PostSHA: pr.Head.SHA,
-			Kind: "pull_request", What: fmt.Sprintf("pull request #%d", pr.Number), Fork: pr.Head.RepoFullName() != repo, PR: pr.Number}, true
+			Kind: "pull_request", What: fmt.Sprintf("pull request #%d", pr.Number), Fork: pr.Head.RepoFullName() != repo, PR: pr.Number, Labels: pr.LabelNames()}, true
 	case ev.MergeGroup != nil:
 		mg := ev.MergeGroup
 		if mg.BaseSHA == "" || mg.HeadSHA == "" {

@@ -3,6 +3,7 @@ package actionrun
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestRoute(t *testing.T) {
 	}{
 		{name: "pull_request synchronize", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			want: target{Base: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", Head: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", HeadBranch: "changes",
-				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", PR: 2}},
+				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", PR: 2, Labels: []string{"bug"}}},
 		{name: "pull_request opened", event: "pull_request", file: "pull_request/opened.json", wantKind: jobCheck},
 		{name: "pull_request reopened", event: "pull_request", file: "pull_request/reopened.json", wantKind: jobCheck},
 		{name: "pull_request ready_for_review", event: "pull_request", file: "pull_request/ready_for_review.json", wantKind: jobCheck},
@@ -62,13 +63,17 @@ func TestRoute(t *testing.T) {
 				ev.Changes = &actions.Changes{Title: &actions.Change{From: "x"}}
 			}},
 		{name: "pull_request labeled", event: "pull_request", file: "pull_request/labeled.json", wantKind: jobSkip, wantNotice: `nothing to do for pull_request "labeled"`},
+		{name: "pull_request labeled with a phase label", event: "pull_request", file: "pull_request/labeled.json", wantKind: jobCheck,
+			edit: func(ev *actions.Event) { ev.Label = &actions.Label{Name: "swarm:phase-2"} }},
+		{name: "pull_request unlabeled a phase label", event: "pull_request", file: "pull_request/unlabeled.json", wantKind: jobCheck,
+			edit: func(ev *actions.Event) { ev.Label = &actions.Label{Name: "swarm:phase-2"} }},
 		{name: "pull_request from a fork", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			edit: func(ev *actions.Event) { ev.PullRequest.Head.Repo.FullName = "fork-owner/Hello-World" },
 			want: target{Base: "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", Head: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", HeadBranch: "changes",
-				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", Fork: true, PR: 2}},
+				PostSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Kind: "pull_request", What: "pull request #2", Fork: true, PR: 2, Labels: []string{"bug"}}},
 		{name: "pull_request with the base and head inputs", event: "pull_request", file: "pull_request/synchronize.json", wantKind: jobCheck,
 			settings: Settings{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3"},
-			want:     target{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3", Kind: "pull_request", What: "pull request #2", PR: 2}},
+			want:     target{Base: "origin/main", Head: "HEAD~1", HeadBranch: "swarm/phase-3", Kind: "pull_request", What: "pull request #2", PR: 2, Labels: []string{"bug"}}},
 		{name: "merge_group checks_requested", event: "merge_group", file: "merge_group/checks_requested.json", wantKind: jobCheck,
 			edit: func(ev *actions.Event) {
 				ev.MergeGroup.HeadRef = "refs/heads/gh-readonly-queue/main/pr-104-929f8209d40f77f4abc622a499c93a83babdbe64"
@@ -130,7 +135,7 @@ func TestRoute(t *testing.T) {
 			if !strings.Contains(j.notice, tc.wantNotice) {
 				t.Errorf("notice %q, want it to contain %q", j.notice, tc.wantNotice)
 			}
-			if j.kind == jobCheck && tc.want.Kind != "" && j.target != tc.want {
+			if j.kind == jobCheck && tc.want.Kind != "" && !reflect.DeepEqual(j.target, tc.want) {
 				t.Errorf("target\n got %+v\nwant %+v", j.target, tc.want)
 			}
 		})

@@ -32,15 +32,17 @@ type Event struct {
 	// carry it, so ReadEvent leaves it empty and Env.Event sets it.
 	Name string `json:"-"`
 
-	Action       string        `json:"action"`
-	Number       int           `json:"number"`
-	PullRequest  *PullRequest  `json:"pull_request"`
-	MergeGroup   *MergeGroup   `json:"merge_group"`
-	Comment      *Comment      `json:"comment"`
-	Issue        *Issue        `json:"issue"`
-	CheckRun     *CheckRun     `json:"check_run"`
-	CheckSuite   *CheckSuite   `json:"check_suite"`
-	Changes      *Changes      `json:"changes"`
+	Action      string       `json:"action"`
+	Number      int          `json:"number"`
+	PullRequest *PullRequest `json:"pull_request"`
+	MergeGroup  *MergeGroup  `json:"merge_group"`
+	Comment     *Comment     `json:"comment"`
+	Issue       *Issue       `json:"issue"`
+	CheckRun    *CheckRun    `json:"check_run"`
+	CheckSuite  *CheckSuite  `json:"check_suite"`
+	Changes     *Changes     `json:"changes"`
+	// Label is the label added or removed (pull_request labeled/unlabeled).
+	Label        *Label        `json:"label"`
 	Repository   *Repository   `json:"repository"`
 	Sender       *User         `json:"sender"`
 	Installation *Installation `json:"installation"`

@@ -99,6 +99,9 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 				p.fail(n, "version: %s is not supported; this swarm-gate reads version 1", v)
 			}
 		},
+		"phase_branch": func(n *yaml.Node) {
+			p.phaseBranch(n, c)
+		},
 		"qa_gates": func(n *yaml.Node) {
 			p.qaGates(n, &c.QAGates)
 		},

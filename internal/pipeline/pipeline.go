@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -31,9 +32,13 @@ type Options struct {
 	// when Head is a SHA (as in CI); "" means the branch Head names, if any.
 	HeadBranch string
 	// Phase is the plan phase the pull request carries; 0 means detect it
-	// from the head branch name (swarm/phase-<N>), else the head plan's
-	// current_phase.
+	// (DESIGN.md section 2): from the head branch name (the policy's
+	// phase_branch, default swarm/phase-<N>), else a swarm:phase-<N> label,
+	// else the head plan's current_phase.
 	Phase int
+	// Labels are the pull request's label names, for the swarm:phase-<N>
+	// label; nil when there are none or they are unknown.
+	Labels []string
 	// DiffEngine is "auto" (default), "git" or "go-git"; see source.Git.
 	DiffEngine string
 	// Gates to run; nil means gates.Default() (the registry without the
@@ -53,8 +58,8 @@ type Options struct {
 	Overrides []gates.Override
 }
 
-// phaseBranch is DESIGN.md section 2's default branch pattern for a phase PR.
-var phaseBranch = regexp.MustCompile(`^swarm/phase-(\d+)$`)
+// phaseLabel is DESIGN.md section 2's phase label, swarm:phase-<N>.
+var phaseLabel = regexp.MustCompile(`^swarm:phase-([0-9]+)$`)
 
 // RepairHint says how to fix a damaged .swarm/ artifact.
 const RepairHint = "repair the file (restore it from git history, or let the plugin write it again) and push again"
@@ -142,7 +147,11 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if branch == "" {
 		branch = repo.BranchName(headRef)
 	}
-	phase, src, err := pickPhase(opts.Phase, branch, headArt)
+	branchRe, err := config.PhaseBranchRegexp(cfg.PhaseBranch)
+	if err != nil {
+		return nil, fmt.Errorf("reading the policy from the base branch: %w", err)
+	}
+	phase, src, err := pickPhase(phaseHints{flag: opts.Phase, branch: branch, branchRe: branchRe, labels: opts.Labels}, headArt)
 	if err != nil {
 		return nil, err
 	}
@@ -168,23 +177,41 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	return r, nil
 }
 
-// pickPhase applies DESIGN.md section 2: the flag, else a branch named
-// swarm/phase-<N>, else the head plan's current_phase.
-func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.PhaseSource, error) {
-	if flag > 0 {
-		return flag, gates.PhaseFromFlag, nil
+// phaseHints are what can name the pull request's phase, in the order
+// DESIGN.md section 2 tries them.
+type phaseHints struct {
+	flag     int
+	branch   string
+	branchRe *regexp.Regexp // the policy's phase_branch
+	labels   []string
+}
+
+// pickPhase applies DESIGN.md section 2: the flag, else a head branch that
+// matches the policy's phase_branch, else a swarm:phase-<N> label, else
+// the head plan's current_phase.
+func pickPhase(h phaseHints, head *swarm.Artifacts) (int, gates.PhaseSource, error) {
+	if h.flag > 0 {
+		return h.flag, gates.PhaseFromFlag, nil
 	}
-	if head.PlanErr != nil && !phaseBranch.MatchString(branch) {
+	branchN := h.branchRe.FindStringSubmatch(h.branch)
+	labelN, labelName, err := labelPhase(h.labels)
+	if err != nil {
+		return 0, "", err
+	}
+	if head.PlanErr != nil && branchN == nil && labelName == "" {
 		// Every gate needs the plan; say what is wrong with it rather than
 		// that the phase is unknown.
 		return 0, "", fmt.Errorf("cannot read the head plan: %v; %s", head.PlanErr, RepairHint)
 	}
-	if m := phaseBranch.FindStringSubmatch(branch); m != nil {
-		n, err := strconv.Atoi(m[1])
+	if branchN != nil {
+		n, err := strconv.Atoi(branchN[1])
 		if err != nil || n < 1 || n > 1<<31 {
-			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N", branch, m[1])
+			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N", h.branch, branchN[1])
 		}
 		return n, gates.PhaseFromBranch, nil
+	}
+	if labelName != "" {
+		return labelN, gates.PhaseFromLabel, nil
 	}
 	if head.Plan != nil && head.Plan.CurrentPhase > 0 {
 		return head.Plan.CurrentPhase, gates.PhaseFromCurrentPhase, nil
@@ -196,7 +223,29 @@ func pickPhase(flag int, branch string, head *swarm.Artifacts) (int, gates.Phase
 	case head.Plan == nil:
 		why = swarm.PlanPath + " is missing at head"
 	}
-	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head is not a swarm/phase-<N> branch, and no --phase was given; pass --phase N", strings.TrimSpace(why))
+	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head branch does not match %s, it has no swarm:phase-<N> label, and no --phase was given; pass --phase N", strings.TrimSpace(why), h.branchRe)
+}
+
+// labelPhase returns the phase a swarm:phase-<N> label names and the
+// label; "" when there is none. Two labels naming different phases are an
+// error.
+func labelPhase(labels []string) (int, string, error) {
+	n, name := 0, ""
+	for _, l := range labels {
+		m := phaseLabel.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		v, err := strconv.Atoi(m[1])
+		if err != nil || v < 1 || v > 1<<31 {
+			return 0, "", fmt.Errorf("the label %q names phase %s, which is not a plan phase number; fix the label or pass --phase N", l, m[1])
+		}
+		if name != "" && v != n {
+			return 0, "", fmt.Errorf("the labels %q and %q name different phases; remove one or pass --phase N", name, l)
+		}
+		n, name = v, l
+	}
+	return n, name, nil
 }
 
 // headFileReader is gates.Input.HeadFile over the head snapshot: one file
