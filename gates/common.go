@@ -36,12 +36,12 @@ func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
 		for i, p := range plan.Phases {
 			ids[i] = strconv.Itoa(p.ID)
 		}
-		fix := "pass --phase N (the phase input of the Action)"
+		fix := "pass --phase N (the Action's phase input)"
 		switch in.PhaseSource {
 		case PhaseFromBranch:
-			fix = "name the branch after a phase of the plan (swarm/phase-<N> unless the policy's phase_branch says otherwise), or pass --phase N"
+			fix = "name the branch after a phase of the plan (swarm/phase-<N> unless the policy's phase_branch says otherwise), or pass --phase N (the Action's phase input)"
 		case PhaseFromLabel:
-			fix = "label the pull request swarm:phase-<N> with a phase of the plan, or pass --phase N"
+			fix = "label the pull request swarm:phase-<N> with a phase of the plan, or pass --phase N (the Action's phase input)"
 		}
 		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s; %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "), fix)
 	}

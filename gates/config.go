@@ -54,6 +54,10 @@ type CommandsConfig struct {
 	// AllowSelfApproval lets the pull request's author record overrides
 	// on their own pull request (default false).
 	AllowSelfApproval bool
+	// Teams, when not empty, narrows who may run a command other than
+	// help to active members of at least one of these organization teams
+	// ("org/team-slug"), on top of MinPermission (commands.teams).
+	Teams []string
 }
 
 // ApprovalPolicy is which plan-critic approvals swarm/plan-freeze accepts.

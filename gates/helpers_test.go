@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -20,7 +21,7 @@ func corpus(t *testing.T, repo string) *swarm.Artifacts {
 	t.Helper()
 	dir := filepath.Join(corpusDir, repo)
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s is absent (clone ../shared beside the repo to run corpus tests)", dir)
+		sharedtest.Skip(t, "skipping: %s is absent (clone ../shared beside the repo to run corpus tests)", dir)
 	}
 	return swarm.Load(os.DirFS(dir))
 }
@@ -30,7 +31,7 @@ func corpusFS(t *testing.T, repo string, files ...string) fstest.MapFS {
 	t.Helper()
 	dir := filepath.Join(corpusDir, repo)
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s is absent (clone ../shared beside the repo to run corpus tests)", dir)
+		sharedtest.Skip(t, "skipping: %s is absent (clone ../shared beside the repo to run corpus tests)", dir)
 	}
 	m := fstest.MapFS{}
 	for _, f := range files {

@@ -11,37 +11,25 @@ import (
 )
 
 // appendOnly checks DESIGN.md section 3.3: the head ledger must extend the
-// merge base's byte for byte. It names the first line that differs.
+// merge base's byte for byte (swarm.CheckAppendOnly compares them line by
+// line). It names the first line that differs.
 func appendOnly(base, head *swarm.Ledger) []Finding {
-	if base == nil || len(base.Data) == 0 {
+	a := swarm.CheckAppendOnly(base, head)
+	if a.Extends {
 		return nil
 	}
-	if len(head.Data) >= len(base.Data) && string(head.Data[:len(base.Data)]) == string(base.Data) {
-		return nil
-	}
-	line := 1
-	for i := 0; i < len(base.Data) && i < len(head.Data) && base.Data[i] == head.Data[i]; i++ {
-		if base.Data[i] == '\n' {
-			line++
-		}
-	}
+	line := a.Line
 	msg := fmt.Sprintf("the ledger was rewritten: line %d differs from the merge base's %s (%d lines there), but the ledger is append-only; restore the base lines and append new events after them", line, swarm.LedgerPath, len(base.Events))
-	if len(head.Data) < len(base.Data) && string(base.Data[:len(head.Data)]) == string(head.Data) {
-		msg = fmt.Sprintf("the ledger was truncated: it has %d bytes, the merge base's has %d; the ledger is append-only", len(head.Data), len(base.Data))
+	if a.Truncated {
+		msg = fmt.Sprintf("the ledger was truncated: it has %d bytes, the merge base's has %d; the ledger is append-only", a.HeadBytes, a.BaseBytes)
 	}
-	bom := []byte("\xef\xbb\xbf")
 	switch {
-	case bytes.HasPrefix(normalizeEOL(head.Data), normalizeEOL(base.Data)) && bytes.HasPrefix(head.Data, bom) && !bytes.HasPrefix(base.Data, bom):
+	case a.OnlyBOM:
 		msg += "; the only difference is a byte order mark added at the start of the file: an editor saved it, remove the BOM"
-	case bytes.HasPrefix(normalizeEOL(head.Data), normalizeEOL(base.Data)):
+	case a.OnlyEOL:
 		msg += "; the only difference is the line endings (CRLF instead of LF): check core.autocrlf and add `.swarm/*.jsonl -text` to .gitattributes"
 	}
 	return []Finding{{Path: swarm.LedgerPath, Line: line, EndLine: line, Rule: RuleLedgerRewritten, Severity: SeverityError, Message: msg}}
-}
-
-// normalizeEOL drops a leading byte order mark and turns CRLF into LF.
-func normalizeEOL(b []byte) []byte {
-	return bytes.ReplaceAll(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), []byte("\r\n"), []byte("\n"))
 }
 
 // ledgerIntegrity turns swarm.VerifyLedger's problems into findings.

@@ -80,7 +80,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	}
 	if s.SARIFErr != nil {
 		// %v: the SARIF log is a file of the runner, not of the repository.
-		return errorResult(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag", s.SARIFErr))
+		return errorResult(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag (the Action's sarif input)", s.SARIFErr))
 	}
 	if s.BaseBaselineErr != nil {
 		return errorResult(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
@@ -97,7 +97,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 				Message: p + " is over the scanner's 512 KiB limit, so it was not scanned"})
 		}
 		return Result{Outcome: Failed, Title: "zero files were scanned: the changed code files are all over 512 KiB", Findings: findings,
-			Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif)."}
+			Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input)."}
 	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
 		return Result{Outcome: NotApplicable, Title: "no code files among the changed files", Findings: findings,
@@ -235,7 +235,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	}
 	for _, p := range s.TooLarge {
 		findings = append(findings, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: SeverityWarning,
-			Message: p + " is over the scanner's 512 KiB limit, so it was not scanned (as in the plugin); scan it with another tool and pass its SARIF log (--sarif)"})
+			Message: p + " is over the scanner's 512 KiB limit, so it was not scanned (as in the plugin); scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input)"})
 	}
 	if len(s.NotScanned) > 0 {
 		findings = append(findings, Finding{Path: s.NotScanned[0], Rule: RuleSASTNotScanned, Severity: SeverityWarning,

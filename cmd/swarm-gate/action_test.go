@@ -17,6 +17,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // TestMain lets the tests run this test binary as the swarm-gate command
@@ -85,7 +86,7 @@ func newRunner(t *testing.T) *runner {
 	}
 	data, err := os.ReadFile("../../../shared/github/webhooks/pull_request/synchronize.json")
 	if err != nil {
-		t.Skipf("GitHub's example payloads are not available: %v", err)
+		sharedtest.Skip(t, "GitHub's example payloads are not available: %v", err)
 	}
 	var p map[string]any
 	if err := json.Unmarshal(data, &p); err != nil {

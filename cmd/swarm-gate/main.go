@@ -24,6 +24,7 @@ Usage:
   swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown]
   swarm-gate demo [--format text|json|markdown] [--keep]
   swarm-gate action [--mode MODE] [--INPUT VALUE ...]    (the GitHub Action; reads the runner's environment)
+  swarm-gate serve [--listen ADDR] [--app-id ID] ...      (the GitHub App server; see swarm-gate serve -h)
   swarm-gate phase-wrap [--phase N] [--dir DIR] [--format text|json]      (can phase N close? a folder on disk)
   swarm-gate phase-wrap --base REF [--head REF] [--repo DIR] [--phase N]  (the same, from git)
   swarm-gate plan hash [FILE]          (default .swarm/plan.json)
@@ -56,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCheck(ctx, args[1:], stdout, stderr)
 	case "action":
 		return runAction(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "phase-wrap":

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -196,7 +197,7 @@ func TestPlanHashCommand(t *testing.T) {
 func TestLedgerVerifyPlanMarkdown(t *testing.T) {
 	dir := "../../../shared/corpus/VerduzcoTristan__landingpage"
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s is absent (clone ../shared beside the repo)", dir)
+		sharedtest.Skip(t, "skipping: %s is absent (clone ../shared beside the repo)", dir)
 	}
 	code, out, _ := runCLI(t, "ledger", "verify", dir)
 	// Spec section 11: landingpage's plan.md was written under Node (djb2).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 const corpusRoot = "../../../shared/corpus"
@@ -16,7 +17,7 @@ func corpusDir(t *testing.T, repo string) string {
 	t.Helper()
 	dir := filepath.Join(corpusRoot, repo)
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s is absent", dir)
+		sharedtest.Skip(t, "skipping: %s is absent", dir)
 	}
 	return dir
 }

@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -54,6 +55,20 @@ type Runner struct {
 	// context was cancelled (a cancelled job: the runner sends SIGINT, then
 	// SIGTERM 7.5 s later and SIGKILL 2.5 s after that). 0 means 6 s.
 	FinaliseTimeout time.Duration
+	// DeferGateRuns puts only the aggregate swarm-gate check run in
+	// progress when an evaluation starts and creates each gate's run when
+	// its result is known, already completed: one request per gate instead
+	// of two. A gate whose run was never posted (the evaluation stopped) is
+	// posted as failure at the end. The GitHub App sets it to stay within
+	// its API budget; the Action leaves it off, so that every check shows
+	// in progress while it runs. It needs an API that implements
+	// ghapi.DeferredChecks (*ghapi.Client does); else it is ignored.
+	DeferGateRuns bool
+	// SourceError, when not nil, is why the commits to evaluate could not
+	// be put in the workspace (the App's fetch failed): every evaluation
+	// reports "could not evaluate" with it, on every check run, instead of
+	// running the pipeline.
+	SourceError error
 }
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns
@@ -91,6 +106,10 @@ type session struct {
 	// misconfigured is set when an evaluation failed because of the
 	// workflow's own settings (a config input naming a missing file).
 	misconfigured error
+	// postStep is true in the post step (mode cleanup).
+	postStep bool
+	// reported is true once the step outputs were written.
+	reported bool
 }
 
 // API is what the action needs from GitHub; *ghapi.Client implements it.
@@ -109,11 +128,27 @@ type API interface {
 // passed (or nothing to do), 1 a gate failed, 2 could not evaluate or
 // report, 3 the action is misconfigured. With fail-on: never, 1 and 2
 // become 0 (the check runs still carry the verdict).
-func (r *Runner) Run(ctx context.Context) int {
+//
+// A run that stops before reporting an evaluation (exit 2 or 3) still sets
+// the conclusion output to failure and says why in the step summary. A
+// panic is recovered (crash.go): every check run started is completed as
+// failure, the conclusion output is failure, and the exit code is 2.
+func (r *Runner) Run(ctx context.Context) (code int) {
 	ses := &session{r: r, log: actions.NewLog(r.Stdout), logger: r.Logger}
 	if ses.logger == nil {
 		ses.logger = slog.Default()
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			code = ses.crashed(ctx, v, debug.Stack())
+		}
+	}()
+	return ses.main(ctx)
+}
+
+// main is Run without the recovery.
+func (ses *session) main(ctx context.Context) int {
+	r := ses.r
 	token := r.Env.Token()
 	if err := ses.log.AddMask(token); err != nil {
 		ses.logger.Error("writing to the log", "error", err)
@@ -123,9 +158,13 @@ func (r *Runner) Run(ctx context.Context) int {
 	if err != nil {
 		ses.errorf("%v", err)
 		if errors.Is(err, errUsage) {
-			return exitUsage
+			code = exitUsage
 		}
 		code = max(code, exitError)
+		ses.reportStop(code, err)
+		if code == exitUsage {
+			return exitUsage
+		}
 	}
 	if ses.misconfigured != nil {
 		ses.errorf("swarm-gate: the action is misconfigured: %v", ses.misconfigured)
@@ -158,9 +197,14 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 			ses.runURL = server + "/" + ses.repo.String() + "/actions/runs/" + id
 		}
 	}
-	ses.api, ses.apiErr = ses.client(token)
+	ses.postStep = Mode(strings.ToLower(r.input("mode"))) == ModeCleanup
+	apiURL, err := ses.apiURL()
+	if err != nil {
+		return exitUsage, err
+	}
+	ses.api, ses.apiErr = ses.client(token, apiURL)
 	ses.workflowKey = workflowKey(r.Env.Workflow(), r.Env.Job())
-	if Mode(strings.ToLower(r.input("mode"))) == ModeCleanup {
+	if ses.postStep {
 		// The post step: it needs no other input, and a bad one must not
 		// keep it from completing what the main step left in progress.
 		return ses.cleanup(ctx)
@@ -192,22 +236,53 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 	return exitPassed, nil
 }
 
-// client makes the GitHub client, or says why there is none.
-func (ses *session) client(token string) (API, error) {
-	if token == "" {
-		return nil, errors.New("no GitHub token (the github-token input, or GITHUB_TOKEN)")
+// apiURL is GITHUB_API_URL (default https://api.github.com), checked as
+// the GitHub client will use it: a URL that is not GitHub's REST API root
+// (the web site https://github.com, another path, another scheme, a query)
+// is a usage error that names the variable and says why.
+func (ses *session) apiURL() (string, error) {
+	raw := ses.r.Env.Get("GITHUB_API_URL")
+	u, err := ses.r.Env.APIURL()
+	if err == nil {
+		err = ghapi.CheckBaseURL(u)
+	} else if berr := ghapi.CheckBaseURL(raw); berr != nil {
+		err = berr
 	}
-	apiURL, err := ses.r.Env.APIURL()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		return u, nil
+	}
+	why := err.Error()
+	var be *ghapi.BaseURLError
+	if errors.As(err, &be) {
+		why = be.Why
+	}
+	return "", fmt.Errorf("%w: GITHUB_API_URL %q is not the URL of GitHub's REST API: %s; want %s. The runner sets it; a workflow or container that sets it itself must give the API's root, not the web site", errUsage, raw, why, ghapi.WantBaseURL)
+}
+
+// client makes the GitHub client for the API at apiURL, or says why there
+// is none (no token).
+func (ses *session) client(token, apiURL string) (API, error) {
+	if token == "" {
+		return nil, errNoToken
 	}
 	full := "the job summary of this workflow run"
 	if ses.runURL != "" {
 		full += " (" + ses.runURL + ")"
 	}
 	opts := append([]ghapi.Option{ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)}, ses.r.ClientOptions...)
-	return ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
+	c, err := ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
+	if err != nil {
+		// Never a nil *Client in the interface: callers test api == nil.
+		return nil, err
+	}
+	return c, nil
 }
+
+// errNoToken is why there is no client when there is no token.
+var errNoToken = errors.New("no GitHub token: pass github-token or give the workflow a GITHUB_TOKEN")
+
+// noTokenChecks is what a step without a token says of its check runs.
+const noTokenChecks = "no token: the checks could not be posted; pass github-token or give the workflow a GITHUB_TOKEN"
 
 // workflowKey is the part of external ids that tells workflows and jobs
 // apart: 12 hex digits of sha256(workflow name NUL job id).

@@ -30,12 +30,14 @@ func TestEveryUpdateFails(t *testing.T) {
 	}
 }
 
-// TestMisconfiguredActionExits3: an unresolvable head input and a config
-// input naming a file the base lacks are the workflow's fault: exit 3
-// whatever fail-on says.
+// TestMisconfiguredActionExits3: a base or head input that is not a
+// revision at all and a config input naming a file the base lacks are the
+// workflow's fault: exit 3 whatever fail-on says.
 func TestMisconfiguredActionExits3(t *testing.T) {
 	for _, c := range []struct{ name, input, value, want string }{
-		{"head", "INPUT_HEAD", "no-such-ref", "the head \"no-such-ref\" cannot be resolved"},
+		{"head with white space", "INPUT_HEAD", "no such ref", `input head: "no such ref" is not a commit SHA, branch, tag or revision`},
+		{"base that looks like an option", "INPUT_BASE", "--upload-pack=x", `input base: "--upload-pack=x" is not a commit SHA`},
+		{"base that is a range", "INPUT_BASE", "main..HEAD", `it holds ".." (give one commit, not a range)`},
 		{"config", "INPUT_CONFIG", ".github/missing.yml", "the action is misconfigured"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -48,6 +50,40 @@ func TestMisconfiguredActionExits3(t *testing.T) {
 			}
 			if !strings.Contains(h.log.String(), c.want) {
 				t.Errorf("log does not say %q:\n%s", c.want, h.log.String())
+			}
+			for _, r := range h.fake.CheckRuns(h.repo) {
+				if r.Status != "completed" {
+					t.Errorf("%s left %s", r.Name, r.Status)
+				}
+			}
+		})
+	}
+}
+
+// TestRefTheCheckoutLacks: a base or a head that is a well-formed revision
+// but is not in the checkout is the usual fetch-depth problem: could not
+// evaluate (exit 2) for both, with the fix in the message; a SHA gets a
+// fetch hint for a SHA, not origin/<sha>.
+func TestRefTheCheckoutLacks(t *testing.T) {
+	missing := "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct{ name, input, value, want, notWant string }{
+		{"base", "INPUT_BASE", "nope", `resolving "nope": no such commit, branch or tag`, ""},
+		{"head", "INPUT_HEAD", "nope", `the head "nope" is not a commit of the checkout`, ""},
+		{"head SHA", "INPUT_HEAD", missing, "git fetch origin " + missing, "origin/" + missing},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, "Codertocat/Hello-World")
+			h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+			h.env[c.input] = c.value
+			if code := h.run(context.Background(), nil); code != 2 {
+				t.Fatalf("exit %d, want 2\n%s", code, h.log.String())
+			}
+			log := h.log.String()
+			if !strings.Contains(log, c.want) || (c.notWant != "" && strings.Contains(log, c.notWant)) {
+				t.Errorf("log does not say %q (or says %q):\n%s", c.want, c.notWant, log)
+			}
+			if got := h.outputs()["conclusion"]; got != "failure" {
+				t.Errorf("conclusion output %q, want failure", got)
 			}
 			for _, r := range h.fake.CheckRuns(h.repo) {
 				if r.Status != "completed" {

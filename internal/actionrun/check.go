@@ -24,7 +24,10 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	if sha == "" {
 		resolved, err := ses.resolve(t.Head)
 		if err != nil {
-			return exitUsage, fmt.Errorf("%w: could not evaluate %s: the head %q cannot be resolved: %v (check the head input)", errUsage, t.What, t.Head, err)
+			// Usually a checkout without that commit (fetch-depth): could
+			// not evaluate, as for a base the checkout lacks. A head that
+			// is not a revision at all was refused with the inputs.
+			return exitError, fmt.Errorf("could not evaluate %s: the head %q is not a commit of the checkout, so there is no commit to post the checks on: %v", t.What, t.Head, err)
 		}
 		sha = resolved
 	}
@@ -45,7 +48,11 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 	opts.RepoDir = ses.workspace
 	opts.Logger = ses.logger
 	opts.ConfigPath = ses.s.Config
-	rep, err := pipeline.Check(ctx, opts)
+	var rep *report.Report
+	err := ses.r.SourceError
+	if err == nil {
+		rep, err = pipeline.Check(ctx, opts)
+	}
 	if err != nil {
 		ses.logger.Warn("could not evaluate", "error", err)
 		rep = report.Failure(err)
@@ -61,20 +68,33 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 // the aggregate last), the report files, the step outputs and summary, and
 // the log; the lines of note are added to the aggregate's summary. It
 // returns the exit code.
+//
+// When the checks could not be posted (no token, an API failure), the
+// conclusion output is failure whatever the gates said, and so is the exit
+// code (2): the verdict did not reach the pull request. A fork's read-only
+// token is not such a failure (the fork poster posts the checks).
 func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet, what string, note []string) (int, error) {
 	agg, results := ses.post(ctx, rep, cs, note)
 	files := ses.writeReport(rep)
-	ses.setOutputs(agg, results, files)
+	out := agg
+	if cs.status == noToken || cs.status == postError {
+		out.Outcome = gates.Error // the check could not be reported
+	}
+	ses.setOutputs(out, results, files)
 	ses.writeSummary(rep, cs, what)
 	ses.writeLog(rep, cs)
+	ses.logAPI(cs)
 	code := rep.ExitCode
 	if agg.Outcome == gates.Error {
 		code = max(code, exitError)
 	}
-	if cs.status == postError {
+	switch cs.status {
+	case postError:
 		// The checks on the pull request say failure whatever the
 		// verdict: the step says so too.
 		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.why())
+	case noToken:
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", noTokenChecks)
 	}
 	return code, nil
 }
@@ -96,8 +116,8 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 		cs.complete(ctx, agg)
 	}
 	cs.close(ctx)
-	if cs.status != posted && cs.status != postError && len(cs.failed) == 0 {
-		ses.warnf("swarm-gate: %s", cs.why()) // postError is reported once, by finish
+	if cs.status == forbidden && len(cs.failed) == 0 {
+		ses.warnf("swarm-gate: %s", cs.why()) // postError and noToken are reported once, by finish
 	}
 	return agg, results
 }
@@ -153,7 +173,7 @@ func (ses *session) queuedBranch(ctx context.Context, number int) (string, []str
 	}
 	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
 	if err != nil {
-		ses.warnf("swarm-gate: reading pull request #%d of the merge group (its head branch names the phase): %v; the phase comes from the plan's current_phase (give the workflow `permissions: pull-requests: read`)", number, err)
+		ses.warnf("swarm-gate: reading pull request #%d of the merge group (its head branch names the phase): %v; the phase comes from the plan's current_phase%s", number, err, permissionHint(err, "pull-requests: read"))
 		return "", nil
 	}
 	return pr.HeadRef, pr.Labels

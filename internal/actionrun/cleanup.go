@@ -50,6 +50,7 @@ func (ses *session) cleanup(ctx context.Context) (int, error) {
 		if !run.InProgress() {
 			continue
 		}
+		ses.started = append(ses.started, run) // for crashed, should Fail panic
 		if err := ses.api.Fail(ctx, run, cleanupReason); err != nil {
 			errs = append(errs, err)
 			continue

@@ -2,14 +2,39 @@ package actionrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 )
+
+// commandAPI is what the comment commands need beyond API: the Git Data
+// API for the durable approval record, team memberships for
+// commands.teams, and the head's check runs for `/swarm help`.
+// *ghapi.Client implements it.
+type commandAPI interface {
+	commands.GitData
+	commands.Teams
+	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
+}
+
+var _ commandAPI = (*ghapi.Client)(nil)
+
+// errNoCommandAPI is why a command needs what an API without commandAPI
+// cannot do.
+var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs or git data")
+
+// commandAPI returns the session's API as a commandAPI, or nil.
+func (ses *session) commandAPI() commandAPI {
+	capi, _ := ses.api.(commandAPI)
+	return capi
+}
 
 // DefaultBotLogin is the login of the workflow's GITHUB_TOKEN.
 const DefaultBotLogin = "github-actions[bot]"
@@ -41,7 +66,7 @@ func (ses *session) overrides(ctx context.Context, number int) []gates.Override 
 	}
 	list, err := ses.api.ListComments(ctx, ses.repo, number)
 	if err != nil {
-		ses.warnf("swarm-gate: reading the human overrides recorded on pull request #%d: %v; evaluating without them (give the workflow `permissions: pull-requests: read`)", number, err)
+		ses.warnf("swarm-gate: reading the human overrides recorded on pull request #%d: %v; evaluating without them%s", number, err, permissionHint(err, "pull-requests: read"))
 		return nil
 	}
 	out, notes := commands.ReadOverrides(toComments(list), ses.botLogin())
@@ -99,6 +124,7 @@ type cmdRun struct {
 	ses       *session
 	number    int
 	commentID int64
+	pr        *ghapi.PullRequest // as read when the command was handled
 }
 
 func (c *cmdRun) react(ctx context.Context, content string) {
@@ -130,6 +156,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request: %v", err))
 	}
+	c.pr = pr
 	if !ses.present(pr.BaseSHA, pr.HeadSHA) {
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", short(pr.BaseSHA), short(pr.HeadSHA), c.number))
 	}
@@ -141,6 +168,9 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	req := commands.Request{Command: cmd.Name, Actor: actor, PRAuthor: pr.Author, Policy: policy.Commands}
 	if cmd.Name != commands.Help && !actor.IsBot() {
 		req.Permission, req.PermissionErr = ses.api.Permission(ctx, ses.repo, actor.Login)
+		if teams := policy.Commands.Teams; len(teams) > 0 && req.PermissionErr == nil {
+			req.Teams = ses.teamChecks(ctx, teams, actor.Login)
+		}
 	}
 	if d := commands.Authorize(req); !d.Allowed {
 		return c.refuse(ctx, cmd.Text, d.Reason)
@@ -149,7 +179,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		What: fmt.Sprintf("pull request #%d (/swarm %s)", c.number, cmd.Name), Fork: pr.HeadRepo != ses.repo.String(), PR: c.number}
 	switch cmd.Name {
 	case commands.Help:
-		if err := c.reply(ctx, helpText(policy.Commands, ses.overrides(ctx, c.number))); err != nil {
+		if err := c.reply(ctx, helpText(policy.Commands, ses.overrides(ctx, c.number), ses.gateStates(ctx, pr.HeadSHA))); err != nil {
 			return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
 		}
 		c.react(ctx, reactDone)
@@ -162,8 +192,13 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	return c.record(ctx, cmd, t)
 }
 
-// record writes the override's marker comment (once per command comment)
-// and re-evaluates the pull request with it.
+// record records the override: for /swarm approve-plan-critic, first the
+// plugin's own record committed to the pull request's branch
+// (commands.CommitApproval) when it can push there; then, always, swarm-gate's
+// marker comment, which says what was committed or why nothing was (once
+// per command comment); then it evaluates the pull request's head: the new
+// commit when there is one (a push made with a workflow's GITHUB_TOKEN
+// starts no workflow run, so nothing else would check it).
 func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (int, error) {
 	ses, ev := c.ses, c.ses.ev
 	b, err := pipeline.BindingAt(ses.workspace, t.Base, t.Head, ses.s.Config)
@@ -179,9 +214,16 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 		c.react(ctx, reactDone)
 		return exitPassed, nil
 	}
-	body, err := commands.RecordBody(commands.Record{Command: cmd.Name, Actor: ev.Comment.User.Login, Reason: cmd.Reason,
+	var durable string
+	var committed *commands.Committed
+	if cmd.Name == commands.ApprovePlanCritic {
+		committed, durable = c.commitApproval(ctx, cmd, t, b)
+	} else {
+		durable = "This comment is the acknowledgment's only record: the plugin's own `/swarm acknowledge-spec-drift` is not an append (it deletes `.swarm/spec-staleness.json` and re-saves the plan with a new `specHash`), which swarm-gate does not do on the agent's branch."
+	}
+	body, err := commands.RecordReply(commands.Record{Command: cmd.Name, Actor: ev.Comment.User.Login, Reason: cmd.Reason,
 		RecordedAt: ev.Comment.CreatedAt, HeadSHA: b.HeadSHA, StructureHash: b.StructureHash,
-		CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL})
+		CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL}, durable)
 	if err != nil {
 		return exitError, err
 	}
@@ -190,12 +232,110 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 		return exitError, fmt.Errorf("recording the override of comment %d: %w", c.commentID, err)
 	}
 	c.react(ctx, reactDone)
+	if committed != nil && committed.Commit != nil {
+		return ses.check(ctx, ses.newHead(t, committed))
+	}
 	return ses.check(ctx, t)
 }
 
-// helpText lists the commands, who may run them, and the overrides in
-// force.
-func helpText(p gates.CommandsConfig, overrides []gates.Override) string {
+// commitApproval commits the plugin's approval record to the pull
+// request's branch and returns it (nil when nothing was committed) with
+// the sentence for the reply.
+func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t target, b *pipeline.Binding) (*commands.Committed, string) {
+	ses, ev := c.ses, c.ses.ev
+	const onlyRecord = " This comment is the approval's record: swarm/plan-freeze reads it, but the agent's plugin does not, so the agent's own dispatch gate may still ask for an approval in its session."
+	capi := ses.commandAPI()
+	if capi == nil {
+		return nil, "Not committed to the branch: " + errNoCommandAPI.Error() + "." + onlyRecord
+	}
+	at, err := time.Parse(time.RFC3339, ev.Comment.CreatedAt)
+	if err != nil {
+		at = time.Now()
+	}
+	pr := c.pr
+	res, err := commands.CommitApproval(ctx, capi, commands.ApprovalCommit{Repo: ses.repo, HeadRepo: pr.HeadRepo, HeadRef: pr.HeadRef, HeadSHA: b.HeadSHA,
+		StructureHash: b.StructureHash, Actor: ev.Comment.User.Login, Reason: cmd.Reason, CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL, CommentedAt: at})
+	if err != nil {
+		ses.noticef("swarm-gate: the approval of comment %d is recorded by swarm-gate's comment only: %v", c.commentID, err)
+		return nil, "Not committed to the branch: " + strings.TrimSuffix(err.Error(), ".") + "." + onlyRecord
+	}
+	if res.AlreadyRecorded {
+		return nil, fmt.Sprintf("The plugin's record of this approval is already on branch %s (ledger session %s); nothing new was committed.",
+			mdtext.Code(res.Branch), mdtext.Code(fmt.Sprintf("swarm-gate:comment:%d", c.commentID)))
+	}
+	ses.noticef("swarm-gate: committed the approval of comment %d to %s as %s", c.commentID, res.Branch, res.Commit.SHA)
+	return res, fmt.Sprintf("Committed to branch %s as the plugin's own record, so the agent's plugin accepts the plan too: commit [%s](%s) appends the critic_approved snapshot (seq %d, manual override, user_confirmed: true) to `.swarm/plan-ledger.jsonl` and a `plan_critic_gate_manual_approval` line to `.swarm/events.jsonl`, and changes nothing else. swarm-gate checked the new head itself, since a push with a workflow's token starts no workflow run.",
+		mdtext.Code(res.Branch), short(res.Commit.SHA), commitLink(res.Commit), res.Record.Seq)
+}
+
+// commitLink is the commit's page, or its API URL's web twin.
+func commitLink(gc *ghapi.GitCommit) string {
+	if gc.HTMLURL != "" {
+		return gc.HTMLURL
+	}
+	return gc.SHA
+}
+
+// newHead is the evaluation of the commit the durable record made: its
+// objects are written into the checkout (commands.LocalCommit, checked
+// against GitHub's tree), evaluated there, and the check runs go on
+// GitHub's commit. When the checkout cannot take it the evaluation fails
+// closed on the new commit, saying why.
+func (ses *session) newHead(t target, c *commands.Committed) target {
+	t.PostSHA = c.Commit.SHA
+	t.What = fmt.Sprintf("pull request #%d at %s (the approval record swarm-gate committed)", t.PR, short(c.Commit.SHA))
+	local, err := commands.LocalCommit(ses.workspace, c)
+	if err != nil {
+		ses.warnf("swarm-gate: cannot evaluate the new head %s in the checkout: %v; its checks fail closed until `/swarm recheck` in a workflow that checks it out", short(c.Commit.SHA), err)
+		t.Head = c.Commit.SHA
+		return t
+	}
+	if local != c.Commit.SHA {
+		ses.logger.Info("evaluating the new head through a local commit with the same tree", "github", c.Commit.SHA, "local", local, "tree", c.Commit.TreeSHA)
+	}
+	t.Head = local
+	return t
+}
+
+// teamChecks reads the commenter's memberships of the policy's teams; an
+// API without team memberships gives a failed check (fail closed).
+func (ses *session) teamChecks(ctx context.Context, teams []string, user string) []commands.TeamCheck {
+	capi := ses.commandAPI()
+	if capi == nil {
+		return []commands.TeamCheck{{Team: teams[0], Err: errNoCommandAPI}}
+	}
+	return commands.CheckTeams(ctx, capi, teams, user)
+}
+
+// gateState is the state of one swarm-gate check on the head, for help.
+type gateStates struct {
+	names []string // the check runs swarm-gate posts, aggregate first
+	runs  map[string]*ghapi.CheckRun
+	err   error
+}
+
+// gateStates reads the state of swarm-gate's check runs on the head.
+func (ses *session) gateStates(ctx context.Context, sha string) gateStates {
+	st := gateStates{names: checkNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
+	capi := ses.commandAPI()
+	if capi == nil {
+		st.err = errNoCommandAPI
+		return st
+	}
+	runs, err := capi.CheckRunsOnRef(ctx, ses.repo, sha)
+	if err != nil {
+		st.err = err
+		return st
+	}
+	for _, r := range runs {
+		st.runs[r.Name] = r
+	}
+	return st
+}
+
+// helpText lists the commands, who may run them, the state of swarm-gate's
+// checks on the head, and the overrides in force.
+func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates) string {
 	min := p.MinPermission
 	if min == "" {
 		min = gates.PermissionWrite
@@ -203,21 +343,57 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override) string {
 	var b strings.Builder
 	b.WriteString("**swarm-gate comment commands** (one per comment, at the start of a line):\n\n")
 	b.WriteString("| command | what it does |\n|---|---|\n")
-	fmt.Fprintf(&b, "| `/swarm approve-plan-critic <reason>` | records a human approval of the head plan (1 to %d characters of reason); a push that changes the plan's structure voids it |\n", commands.MaxReason)
-	b.WriteString("| `/swarm acknowledge-spec-drift <reason>` | records that a human acknowledges the spec drift of the head plan |\n")
+	fmt.Fprintf(&b, "| `/swarm approve-plan-critic <reason>` | records a human approval of the head plan (1 to %d characters of reason): committed to a same-repository branch as the plugin's own ledger record, else recorded in a swarm-gate comment; a push that changes the plan's structure voids it |\n", commands.MaxReason)
+	b.WriteString("| `/swarm acknowledge-spec-drift <reason>` | records that a human acknowledges the spec drift of the head plan (in a swarm-gate comment) |\n")
 	b.WriteString("| `/swarm recheck` | re-evaluates the pull request now |\n| `/swarm help` | this list |\n\n")
-	fmt.Fprintf(&b, "Who may run them: people (not bots) with %s permission on the repository or more (`commands.min_permission` in the base branch's policy); `help` is open to everyone.", min)
+	fmt.Fprintf(&b, "Who may run them: people (not bots) with %s permission on the repository or more (`commands.min_permission` in the base branch's policy)", min)
+	if len(p.Teams) > 0 {
+		codes := make([]string, len(p.Teams))
+		for i, t := range p.Teams {
+			codes[i] = mdtext.Code(t)
+		}
+		fmt.Fprintf(&b, " who are active members of one of the teams %s (`commands.teams`)", strings.Join(codes, ", "))
+	}
+	b.WriteString("; `help` is open to everyone.")
 	if !p.AllowSelfApproval {
 		b.WriteString(" The pull request's author cannot record overrides on it (`commands.allow_self_approval: false`).")
 	}
 	b.WriteString("\n\n")
+	b.WriteString(st.table())
 	if len(overrides) == 0 {
 		b.WriteString("Overrides recorded on this pull request: none.\n")
 	} else {
 		b.WriteString("Overrides recorded on this pull request (each counts only while the head plan has its structure hash):\n\n")
 		for _, o := range overrides {
-			fmt.Fprintf(&b, "- `/swarm %s` by @%s at %s, structure hash %s: %s\n", o.Command, o.Actor, o.RecordedAt, short(o.StructureHash), o.Reason)
+			fmt.Fprintf(&b, "- `/swarm %s` by @%s at %s, structure hash %s: %s\n", o.Command, o.Actor, o.RecordedAt, short(o.StructureHash), mdtext.Inline(o.Reason))
 		}
 	}
+	return b.String()
+}
+
+// table is the state of each swarm-gate check on the head.
+func (st gateStates) table() string {
+	var b strings.Builder
+	if st.err != nil {
+		fmt.Fprintf(&b, "The state of the checks could not be read: %s.\n\n", mdtext.Inline(firstLine(st.err.Error())))
+		return b.String()
+	}
+	b.WriteString("| check | state on the head |\n|---|---|\n")
+	for _, name := range st.names {
+		r := st.runs[name]
+		state := "not reported on this commit"
+		switch {
+		case r == nil:
+		case r.Status == ghapi.StatusCompleted:
+			state = "completed: **" + r.Conclusion + "**"
+		default:
+			state = strings.ReplaceAll(r.Status, "_", " ")
+		}
+		if r != nil && r.HTMLURL != "" {
+			state += " ([details](" + r.HTMLURL + "))"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", name, state)
+	}
+	b.WriteString("\n")
 	return b.String()
 }

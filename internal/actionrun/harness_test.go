@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // webhooksDir holds GitHub's example payloads, read in place.
@@ -41,6 +43,8 @@ type harness struct {
 	env       map[string]string
 	log       bytes.Buffer
 	logs      bytes.Buffer // slog output
+	// hc, when set, sends the API requests (tests that break the transport).
+	hc *http.Client
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -87,7 +91,7 @@ func (h *harness) event(eventName, name string, edit func(p map[string]any)) {
 	if name != "" {
 		data, err := os.ReadFile(filepath.Join(webhooksDir, name))
 		if err != nil {
-			h.t.Skipf("GitHub's example payloads are not available: %v", err)
+			sharedtest.Skip(h.t, "GitHub's example payloads are not available: %v", err)
 		}
 		if err := json.Unmarshal(data, &p); err != nil {
 			h.t.Fatal(err)
@@ -119,6 +123,7 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		Overrides:       overrides,
 		Version:         "test",
 		BotLogin:        ghfake.Login,
+		HTTPClient:      h.hc,
 		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 		FinaliseTimeout: 5 * time.Second,
 	}

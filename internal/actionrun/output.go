@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
@@ -192,6 +193,7 @@ func (ses *session) chown(p string) {
 // without "swarm/" (plan-freeze, scope, ...), findings-count, report-json
 // and sarif.
 func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files reportFiles) {
+	ses.reported = true
 	if ses.r.Env.OutputPath() == "" {
 		ses.logger.Debug("GITHUB_OUTPUT is not set: no step outputs")
 		return
@@ -248,9 +250,11 @@ func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) 
 	}
 }
 
-// writeLog prints the text report (between stop-commands: it quotes the
-// repository) and, when the check runs could not carry them, every finding
-// as an annotation of the step.
+// writeLog prints the text report in a collapsed group (between
+// stop-commands: it quotes the repository), writes each "could not
+// evaluate" as an error annotation titled swarm-gate (so that it shows in
+// the run's annotations), and, when the check runs could not carry them,
+// every finding as an annotation of the step.
 func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	var b bytes.Buffer
 	if rep.Error != "" {
@@ -258,9 +262,8 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	} else if err := report.WriteText(&b, rep, 50); err != nil {
 		ses.logger.Error("writing the report to the log", "error", err)
 	}
-	if err := ses.log.PrintUntrusted(b.String()); err != nil {
-		ses.logger.Error("writing to the log", "error", err)
-	}
+	ses.group("swarm-gate: the report of "+short(cs.sha), func() error { return ses.log.PrintUntrusted(b.String()) })
+	ses.annotateErrors(rep)
 	if cs.status == posted {
 		return
 	}
@@ -289,4 +292,65 @@ func findingAnnotation(gate string, f gates.Finding) actions.Annotation {
 		level = actions.LevelNotice
 	}
 	return actions.Annotation{Level: level, Title: gate + ": " + f.Rule, File: f.Path, Line: f.Line, EndLine: f.EndLine, Col: f.Column, Message: f.Message}
+}
+
+// group writes what print writes inside a collapsed group of the log
+// titled title.
+func (ses *session) group(title string, print func() error) {
+	if err := ses.log.Group(title); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+		return
+	}
+	if err := print(); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+	}
+	if err := ses.log.EndGroup(); err != nil {
+		ses.logger.Error("writing to the log", "error", err)
+	}
+}
+
+// annotateErrors writes an ::error:: annotation titled swarm-gate for an
+// evaluation that could not be done, or for each gate that could not be
+// evaluated.
+func (ses *session) annotateErrors(rep *report.Report) {
+	var msgs []string
+	if rep.Error != "" {
+		msgs = append(msgs, "could not evaluate: "+rep.Error)
+	} else {
+		for _, g := range rep.Gates {
+			if g.Outcome == gates.Error {
+				msgs = append(msgs, g.Name+": "+g.Title)
+			}
+		}
+	}
+	for _, m := range msgs {
+		if err := ses.log.Annotate(actions.Annotation{Level: actions.LevelError, Title: aggregateName, Message: m}); err != nil {
+			ses.logger.Error("writing to the log", "error", err)
+		}
+	}
+}
+
+// logAPI prints, in a collapsed group, what the GitHub client did for the
+// step: requests, resends, time spent waiting for rate limits, and the
+// first API error of the check runs.
+func (ses *session) logAPI(cs *checkSet) {
+	st, ok := ses.api.(interface{ Stats() ghapi.Stats })
+	if ses.api == nil || !ok {
+		return
+	}
+	s := st.Stats()
+	var b strings.Builder
+	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
+	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.sha), len(cs.runs))
+	if n := len(cs.failed); n > 0 {
+		fmt.Fprintf(&b, ", %d not reported", n)
+	}
+	if cs.stuck > 0 {
+		fmt.Fprintf(&b, ", %d left in progress", cs.stuck)
+	}
+	b.WriteString("\n")
+	if cs.err != nil {
+		fmt.Fprintf(&b, "first API error: %v\n", cs.err)
+	}
+	ses.group("swarm-gate: GitHub API", func() error { return ses.log.PrintUntrusted(b.String()) })
 }

@@ -69,7 +69,7 @@ func (ses *session) phasePullRequests(ctx context.Context) []*ghapi.PullRequest 
 	}
 	prs, err := ses.api.OpenPullRequests(ctx, ses.repo, "")
 	if err != nil {
-		ses.warnf("swarm-gate: phase-wrap: listing the open pull requests: %v; only the checkout's commit was checked (give the workflow `permissions: pull-requests: read`)", err)
+		ses.warnf("swarm-gate: phase-wrap: listing the open pull requests: %v; only the checkout's commit was checked%s", err, permissionHint(err, "pull-requests: read"))
 		return nil
 	}
 	var out []*ghapi.PullRequest

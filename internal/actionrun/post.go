@@ -16,7 +16,7 @@ type postStatus int
 
 const (
 	posted    postStatus = iota // the check runs are on the commit
-	noToken                     // no token, or no usable API URL
+	noToken                     // no token
 	forbidden                   // the token may not create check runs (a fork's read-only token)
 	postError                   // the API failed; runs started were completed as failure
 )
@@ -36,6 +36,9 @@ type checkSet struct {
 	// stuck counts the runs still in progress after close could not
 	// complete them either (the post step or a re-run retries).
 	stuck int
+	// deferred, with Runner.DeferGateRuns, are the gates' checks, whose
+	// runs are posted completed when their results are known (deferred.go).
+	deferred *deferredSet
 }
 
 // startChecks puts the named check runs in progress on sha (a full commit
@@ -48,6 +51,9 @@ func (ses *session) startChecks(ctx context.Context, sha string, names []string,
 		return cs
 	}
 	cs.fin = ghapi.NewFinaliser(ses.api, ses.logger)
+	if ses.beginDeferred(ctx, cs, names, kind) {
+		return cs
+	}
 	runs, err := ses.api.StartChecks(ctx, ses.repo, sha, names, ses.externalID(kind))
 	cs.fin.Track(runs...)
 	for _, run := range runs {
@@ -69,6 +75,10 @@ func (ses *session) startChecks(ctx context.Context, sha string, names []string,
 // complete reports a result on its run (no-op when the set is not posted).
 func (cs *checkSet) complete(ctx context.Context, res gates.Result) {
 	run := cs.runs[res.Name]
+	if cs.status == posted && run == nil && cs.deferred != nil && cs.deferred.names[res.Name] && ctx.Err() == nil {
+		cs.postDeferred(ctx, res)
+		return
+	}
 	if cs.status != posted || run == nil {
 		return
 	}
@@ -93,6 +103,7 @@ func (cs *checkSet) close(ctx context.Context) {
 	if cs.fin == nil {
 		return
 	}
+	cs.postLeftOver(ctx)
 	left := false
 	for _, run := range cs.runs {
 		left = left || run.InProgress()
@@ -141,7 +152,7 @@ func (cs *checkSet) url(name string) string {
 func (cs *checkSet) why() string {
 	switch cs.status {
 	case noToken:
-		return fmt.Sprintf("check runs were not posted: %v", cs.err)
+		return noTokenChecks
 	case forbidden:
 		return "check runs were not posted: the token may not create check runs (a pull request from a fork gets a read-only GITHUB_TOKEN, or the workflow lacks `permissions: checks: write`); the findings are annotations of this step, and the workflow_run poster (see the README) posts the checks of pull requests from forks"
 	case postError:

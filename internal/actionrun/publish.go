@@ -105,7 +105,7 @@ func (ses *session) forkPullRequest(ctx context.Context, wr *actions.WorkflowRun
 	}
 	prs, err := ses.api.OpenPullRequests(ctx, ses.repo, owner+":"+wr.HeadBranch)
 	if err != nil {
-		return nil, fmt.Errorf("finding the pull request of workflow run %d: %w (give the workflow `permissions: pull-requests: read`)", wr.ID, err)
+		return nil, fmt.Errorf("finding the pull request of workflow run %d: %w%s", wr.ID, err, permissionHint(err, "pull-requests: read"))
 	}
 	for _, pr := range prs {
 		if pr.HeadSHA == wr.HeadSHA && strings.EqualFold(pr.HeadRepo, headRepo) && fullSHA.MatchString(pr.BaseSHA) {

@@ -68,6 +68,9 @@ func route(ev *actions.Event, s *Settings, repo string) job {
 	case ModePhaseWrap:
 		return job{kind: jobPhaseWrap}
 	case ModeCommand:
+		if ev.Name != "issue_comment" {
+			return job{kind: jobUsage, notice: fmt.Sprintf("mode command runs on issue_comment events, not %s (see the README's comment-command workflow)", ev.Name)}
+		}
 		return job{kind: jobCommand}
 	case ModePublish:
 		if ev.Name != "workflow_run" {
@@ -121,9 +124,26 @@ func route(ev *actions.Event, s *Settings, repo string) job {
 	}
 	t, ok := eventTarget(ev, repo)
 	if !ok {
+		if what := malformed(ev); what != "" {
+			return job{kind: jobUsage, notice: fmt.Sprintf("the %s payload at GITHUB_EVENT_PATH has no %s; GitHub always sends one, so the file is not that event's payload (a workflow or test that writes GITHUB_EVENT_PATH itself must give the whole payload)", ev.Name, what)}
+		}
 		return skip("the %s %s payload names no commits to evaluate (a check run of a fork's pull request or of a push lists no pull request; re-run the workflow instead)", ev.Name, ev.Action)
 	}
 	return job{kind: jobCheck, target: override(t, s)}
+}
+
+// malformed names what a pull_request, merge_group or push payload lacks
+// that GitHub always sends, "" for other events.
+func malformed(ev *actions.Event) string {
+	switch ev.Name {
+	case "pull_request":
+		return "pull_request object with base and head commit SHAs"
+	case "merge_group":
+		return "merge_group object with base_sha and head_sha"
+	case "push":
+		return "before and after commit SHAs"
+	}
+	return ""
 }
 
 func skip(format string, args ...any) job {
@@ -156,7 +176,7 @@ func eventTarget(ev *actions.Event, repo string) (target, bool) {
 			sha, prs = ev.CheckSuite.HeadSHA, ev.CheckSuite.PullRequests
 		}
 		for _, pr := range prs {
-			if pr.Head.SHA == sha && pr.Base.SHA != "" {
+			if sha != "" && pr.Head.SHA == sha && pr.Base.SHA != "" {
 				return target{Base: pr.Base.SHA, Head: sha, HeadBranch: pr.Head.Ref, PostSHA: sha,
 					Kind: "pull_request", What: fmt.Sprintf("pull request #%d (re-requested)", pr.Number), PR: pr.Number}, true
 			}

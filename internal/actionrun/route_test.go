@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 const webhooks = "../../../shared/github/webhooks"
@@ -19,7 +20,7 @@ func readEvent(t *testing.T, name, file string, edit func(ev *actions.Event)) *a
 	if file != "" {
 		path := filepath.Join(webhooks, file)
 		if _, err := os.Stat(path); err != nil {
-			t.Skipf("GitHub's example payloads are not available: %v", err)
+			sharedtest.Skip(t, "GitHub's example payloads are not available: %v", err)
 		}
 		var err error
 		if ev, err = actions.ReadEvent(path); err != nil {
@@ -117,7 +118,15 @@ func TestRoute(t *testing.T) {
 		{name: "mode check on workflow_dispatch with base", event: "workflow_dispatch", file: "workflow_dispatch/workflow_dispatch.json", mode: ModeCheck,
 			settings: Settings{Base: "main"}, wantKind: jobCheck, want: target{Base: "main", Head: "HEAD", Kind: "manual", What: "the commits given by the base and head inputs"}},
 		{name: "mode phase-wrap on a pull request", event: "pull_request", file: "pull_request/opened.json", mode: ModePhaseWrap, wantKind: jobPhaseWrap},
-		{name: "mode command on a push", event: "push", file: "push/push.json", mode: ModeCommand, wantKind: jobCommand},
+		{name: "mode command on a push", event: "push", file: "push/push.json", mode: ModeCommand, wantKind: jobUsage, wantNotice: "mode command runs on issue_comment events, not push"},
+		{name: "mode command on a pull request", event: "pull_request", file: "pull_request/opened.json", mode: ModeCommand, wantKind: jobUsage, wantNotice: "mode command runs on issue_comment events, not pull_request"},
+		{name: "mode command on a comment", event: "issue_comment", file: "issue_comment/created.json", mode: ModeCommand, wantKind: jobCommand},
+		{name: "pull_request payload without its pull_request", event: "pull_request", file: "pull_request/opened.json", wantKind: jobUsage,
+			wantNotice: "the pull_request payload at GITHUB_EVENT_PATH has no pull_request object with base and head commit SHAs",
+			edit:       func(ev *actions.Event) { ev.PullRequest = nil }},
+		{name: "merge_group payload without its merge_group", event: "merge_group", file: "merge_group/checks_requested.json", wantKind: jobUsage,
+			wantNotice: "the merge_group payload at GITHUB_EVENT_PATH has no merge_group object",
+			edit:       func(ev *actions.Event) { ev.MergeGroup = nil }},
 		{name: "mode publish on a push", event: "push", file: "push/push.json", mode: ModePublish, wantKind: jobUsage, wantNotice: "mode publish runs on workflow_run events"},
 	}
 	for _, tc := range cases {

@@ -100,6 +100,11 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 	default:
 		return nil, bad("fail-on", "%q is not failure or never", s.FailOn)
 	}
+	for _, in := range []struct{ name, value string }{{"base", s.Base}, {"head", s.Head}, {"head-branch", s.HeadBranch}} {
+		if why := badRevision(in.value); why != "" {
+			return nil, bad(in.name, "%q is not a commit SHA, branch, tag or revision such as origin/main or HEAD~1: %s", in.value, why)
+		}
+	}
 	if p := r.input("phase"); p != "" && p != "auto" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 {
@@ -118,6 +123,9 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 		s.ReportDir = DefaultReportDir
 	}
 	dir, err := repoPath(s.ReportDir)
+	if err == nil {
+		err = reportDirOK(dir)
+	}
 	if err != nil {
 		return nil, bad("report-dir", "%v", err)
 	}
@@ -156,6 +164,43 @@ func repoPath(p string) (string, error) {
 		return "", fmt.Errorf("%q is not a path inside the repository", p)
 	}
 	return c, nil
+}
+
+// reportDirOK refuses a report directory (a clean repoPath) with a line
+// break or another control character (the path goes into outputs and the
+// log), or inside .git, where a report file could replace git's own.
+func reportDirOK(dir string) error {
+	if strings.ContainsFunc(dir, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%q holds a line break or another control character", dir)
+	}
+	first, _, _ := strings.Cut(dir, "/")
+	if strings.EqualFold(strings.TrimRight(first, ". "), ".git") {
+		return fmt.Errorf("%q is inside .git, git's own directory; write the report elsewhere (the default is %s)", dir, DefaultReportDir)
+	}
+	return nil
+}
+
+// badRevision says why an input cannot name a commit ("" when it may):
+// white space or control characters, a leading '-' (an option to git), or
+// characters git never allows in a ref and that would make the revision
+// mean something else (':' names a file, "..", '?', '*', '[', '\\').
+// "" is allowed (the event's).
+func badRevision(v string) string {
+	switch {
+	case v == "":
+		return ""
+	case len(v) > 1024:
+		return "it is longer than 1024 bytes"
+	case strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "it holds white space or a control character"
+	case strings.HasPrefix(v, "-"):
+		return "it starts with '-'"
+	case strings.Contains(v, ".."):
+		return "it holds \"..\" (give one commit, not a range)"
+	case strings.ContainsAny(v, ":?*[\\"):
+		return "it holds one of : ? * [ \\"
+	}
+	return ""
 }
 
 // inWorkspace returns the absolute path of p (relative to the workspace,

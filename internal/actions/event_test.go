@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // webhooksDir holds GitHub's example payloads (octokit/webhooks), read in
@@ -16,7 +18,7 @@ func payload(t *testing.T, name string) string {
 	t.Helper()
 	path := filepath.Join(webhooksDir, name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared webhook payloads not available: %v", err)
+		sharedtest.Skip(t, "shared webhook payloads not available: %v", err)
 	}
 	return path
 }

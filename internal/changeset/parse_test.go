@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 const (
@@ -115,7 +117,7 @@ var b04Files = []File{
 func TestEdgeCaseInputsPinned(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "cases", "edge-cases.md"))
 	if err != nil {
-		t.Skipf("../shared/cases/edge-cases.md not available (%v); the pinned copies in testdata are used as they are", err)
+		sharedtest.Skip(t, "../shared/cases/edge-cases.md not available (%v); the pinned copies in testdata are used as they are", err)
 	}
 	for id, file := range map[string]string{
 		"B01": "b01_blank_lines.diff",

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
@@ -21,13 +22,15 @@ func (a Actor) IsBot() bool {
 
 // Request is everything the authorization decision reads: the command,
 // who ran it, their repository permission as read from the API just now
-// (or the error reading it), the pull request's author, and the base
+// (or the error reading it), their memberships of the policy's teams (when
+// it lists any; see CheckTeams), the pull request's author, and the base
 // branch's policy.
 type Request struct {
 	Command       string
 	Actor         Actor
 	Permission    ghapi.Permission
 	PermissionErr error
+	Teams         []TeamCheck
 	PRAuthor      string
 	Policy        gates.CommandsConfig
 }
@@ -40,9 +43,11 @@ type Decision struct {
 }
 
 // Authorize decides whether the actor may run the command. It fails
-// closed: a bot, an unreadable permission, or a permission below the
-// policy's minimum is refused, and by default so is an override by the
-// pull request's own author. `/swarm help` is open to every human.
+// closed: a bot, an unreadable permission, a permission below the policy's
+// minimum, or, when the policy lists teams (commands.teams), no active
+// membership of any of them (an unreadable membership counts as none) is
+// refused, and by default so is an override by the pull request's own
+// author. `/swarm help` is open to every human.
 func Authorize(r Request) Decision {
 	if r.Actor.IsBot() {
 		return refuse("@%s is a bot; swarm-gate runs comment commands only for people", r.Actor.Login)
@@ -60,10 +65,24 @@ func Authorize(r Request) Decision {
 	if !permitted(r.Permission, min) {
 		return refuse("`/swarm %s` needs %s permission on the repository (the base branch's policy, commands.min_permission); @%s has %s", r.Command, min, r.Actor.Login, describe(r.Permission))
 	}
+	if len(r.Policy.Teams) > 0 && !activeMember(r.Teams, r.Policy.Teams) {
+		return refuse("`/swarm %s` needs an active membership of one of the teams %s (the base branch's policy, commands.teams), so swarm-gate refuses (fail closed): %s", r.Command, strings.Join(r.Policy.Teams, ", "), describeTeams(r.Teams, r.Policy.Teams))
+	}
 	if IsOverride(r.Command) && !r.Policy.AllowSelfApproval && r.PRAuthor != "" && strings.EqualFold(r.PRAuthor, r.Actor.Login) {
 		return refuse("@%s opened this pull request, and by policy the author cannot approve their own pull request's plan or spec drift (commands.allow_self_approval: false); ask another maintainer", r.Actor.Login)
 	}
 	return Decision{Allowed: true}
+}
+
+// activeMember reports whether one of the checks is an active membership
+// of one of the policy's teams.
+func activeMember(checks []TeamCheck, teams []string) bool {
+	for _, c := range checks {
+		if c.Active() && slices.Contains(teams, c.Team) {
+			return true
+		}
+	}
+	return false
 }
 
 func refuse(format string, args ...any) Decision {

@@ -39,6 +39,17 @@ func TestAuthorizeMatrix(t *testing.T) {
 		{MinPermission: gates.PermissionAdmin},
 		{MinPermission: gates.PermissionWrite, AllowSelfApproval: true},
 		{}, // zero value: write
+		{MinPermission: gates.PermissionWrite, Teams: []string{"octo/core", "octo/release"}},
+	}
+	memberships := []struct {
+		name   string
+		checks []TeamCheck
+	}{
+		{"no membership read", nil},
+		{"active in the second team", []TeamCheck{{Team: "octo/core"}, {Team: "octo/release", State: "active"}}},
+		{"pending", []TeamCheck{{Team: "octo/core", State: "pending"}, {Team: "octo/release"}}},
+		{"membership API error", []TeamCheck{{Team: "octo/core", Err: errors.New("403 Resource not accessible by integration")}, {Team: "octo/release", State: "active", Err: errors.New("500")}}},
+		{"active in a team the policy does not list", []TeamCheck{{Team: "octo/other", State: "active"}}},
 	}
 	n := 0
 	for _, cmd := range Names {
@@ -46,32 +57,34 @@ func TestAuthorizeMatrix(t *testing.T) {
 			for _, actor := range actors {
 				for _, author := range []string{"someone-else", actor.a.Login} {
 					for _, pol := range policies {
-						name := fmt.Sprintf("%s/%s/%s/author=%v/%+v", cmd, perm.name, actor.name, author == actor.a.Login, pol)
-						got := Authorize(Request{Command: cmd, Actor: actor.a, Permission: perm.p, PermissionErr: perm.err, PRAuthor: author, Policy: pol})
-						want, why := expect(cmd, perm.p, perm.err, actor.a, author, pol)
-						n++
-						if got.Allowed != want {
-							t.Errorf("%s: allowed %v, want %v (%s)", name, got.Allowed, want, got.Reason)
-							continue
-						}
-						if !got.Allowed && !strings.Contains(got.Reason, why) {
-							t.Errorf("%s: reason %q, want it to contain %q", name, got.Reason, why)
-						}
-						if got.Allowed && got.Reason != "" {
-							t.Errorf("%s: allowed with a reason %q", name, got.Reason)
+						for _, m := range memberships {
+							name := fmt.Sprintf("%s/%s/%s/author=%v/%+v/%s", cmd, perm.name, actor.name, author == actor.a.Login, pol, m.name)
+							got := Authorize(Request{Command: cmd, Actor: actor.a, Permission: perm.p, PermissionErr: perm.err, Teams: m.checks, PRAuthor: author, Policy: pol})
+							want, why := expect(cmd, perm.p, perm.err, actor.a, author, pol, m.checks)
+							n++
+							if got.Allowed != want {
+								t.Errorf("%s: allowed %v, want %v (%s)", name, got.Allowed, want, got.Reason)
+								continue
+							}
+							if !got.Allowed && !strings.Contains(got.Reason, why) {
+								t.Errorf("%s: reason %q, want it to contain %q", name, got.Reason, why)
+							}
+							if got.Allowed && got.Reason != "" {
+								t.Errorf("%s: allowed with a reason %q", name, got.Reason)
+							}
 						}
 					}
 				}
 			}
 		}
 	}
-	if n != 4*6*3*2*5 {
+	if n != 4*6*3*2*6*5 {
 		t.Fatalf("ran %d cases", n)
 	}
 }
 
 // expect is the matrix's oracle, written from the rule 3.
-func expect(cmd string, p ghapi.Permission, err error, a Actor, author string, pol gates.CommandsConfig) (bool, string) {
+func expect(cmd string, p ghapi.Permission, err error, a Actor, author string, pol gates.CommandsConfig, teams []TeamCheck) (bool, string) {
 	if a.Type == "Bot" || strings.HasSuffix(a.Login, "[bot]") {
 		return false, "is a bot"
 	}
@@ -85,6 +98,17 @@ func expect(cmd string, p ghapi.Permission, err error, a Actor, author string, p
 	need := map[gates.CommandPermission]int{"": 2, gates.PermissionWrite: 2, gates.PermissionMaintain: 3, gates.PermissionAdmin: 3}[pol.MinPermission]
 	if rank < need {
 		return false, "permission on the repository"
+	}
+	if len(pol.Teams) > 0 {
+		member := false
+		for _, c := range teams {
+			if c.Err == nil && c.State == "active" && (c.Team == "octo/core" || c.Team == "octo/release") {
+				member = true
+			}
+		}
+		if !member {
+			return false, "needs an active membership of one of the teams octo/core, octo/release (the base branch's policy, commands.teams), so swarm-gate refuses (fail closed)"
+		}
 	}
 	if (cmd == ApprovePlanCritic || cmd == AcknowledgeSpecDrift) && author == a.Login && !pol.AllowSelfApproval {
 		return false, "opened this pull request"
@@ -100,5 +124,17 @@ func TestAuthorizeReasons(t *testing.T) {
 	d = Authorize(Request{Command: Recheck, Actor: Actor{Login: "octo"}, Permission: ghapi.PermissionNone})
 	if d.Allowed || !strings.Contains(d.Reason, "@octo has no permission") {
 		t.Errorf("%+v", d)
+	}
+}
+
+// TestAuthorizeTeamReasons: the refusal names each team and why it does
+// not count.
+func TestAuthorizeTeamReasons(t *testing.T) {
+	pol := gates.CommandsConfig{MinPermission: gates.PermissionWrite, Teams: []string{"octo/core", "octo/release", "octo/docs"}}
+	d := Authorize(Request{Command: Recheck, Actor: Actor{Login: "octo", Type: "User"}, Permission: ghapi.PermissionWrite, Policy: pol,
+		Teams: []TeamCheck{{Team: "octo/core", State: "pending"}, {Team: "octo/release", Err: errors.New("reading octo's membership of team octo/release: 403 Resource not accessible by integration")}, {Team: "octo/docs"}}})
+	want := "octo/core: the invitation is pending; octo/release: swarm-gate could not read the membership (reading octo's membership of team octo/release: 403 Resource not accessible by integration); octo/docs: not a member (GitHub answers 404"
+	if d.Allowed || !strings.Contains(d.Reason, want) {
+		t.Errorf("%+v\nwant it to contain %q", d, want)
 	}
 }

@@ -6,12 +6,16 @@ package commands
 
 import (
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/editdist"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/editdist"
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // The commands, as typed after "/swarm ".
@@ -25,8 +29,12 @@ const (
 // Names are the commands in the order help lists them.
 var Names = []string{ApprovePlanCritic, AcknowledgeSpecDrift, Recheck, Help}
 
-// MaxReason is the longest reason, in characters after trimming.
-const MaxReason = 500
+// MaxReason is the longest reason after trimming, in characters as the
+// plugin counts them (JavaScript string length: UTF-16 code units, so a
+// character outside the Basic Multilingual Plane, such as an emoji, counts
+// twice); the plugin's approve_plan_critic refuses longer reasons and its
+// command cuts them, and the reason is recorded in the plugin's ledger.
+const MaxReason = swarm.MaxApprovalReason
 
 // IsOverride reports whether the command records a human override.
 func IsOverride(name string) bool {
@@ -74,7 +82,7 @@ func Parse(body string) (*Command, error) {
 		if m == nil {
 			continue
 		}
-		found = append(found, Command{Text: l.text, Line: l.n, Reason: strings.TrimSpace(m[1])})
+		found = append(found, Command{Text: l.text, Line: l.n, Reason: trimReason(m[1])})
 	}
 	switch len(found) {
 	case 0:
@@ -85,7 +93,7 @@ func Parse(body string) (*Command, error) {
 	}
 	c := found[0]
 	if m := nameAndRest.FindStringSubmatch(c.Reason); m != nil {
-		c.Name, c.Reason = strings.ToLower(m[1]), strings.TrimSpace(m[2])
+		c.Name, c.Reason = strings.ToLower(m[1]), trimReason(m[2])
 	}
 	if c.Name == "" {
 		return nil, &ParseError{Text: c.Text, Suggestion: Help, Msg: "`/swarm` needs a command: " + strings.Join(quoted(Names), ", ") + "; `/swarm help` explains them"}
@@ -106,16 +114,25 @@ func Parse(body string) (*Command, error) {
 }
 
 func checkReason(c Command) error {
-	n := utf8.RuneCountInString(c.Reason)
+	n, units := utf8.RuneCountInString(c.Reason), len(utf16.Encode([]rune(c.Reason)))
 	switch {
 	case n == 0:
 		return &ParseError{Text: c.Text, Msg: fmt.Sprintf("`/swarm %s` needs a reason on the same line: `/swarm %s <why>` (1 to %d characters)", c.Name, c.Name, MaxReason)}
-	case n > MaxReason:
-		return &ParseError{Text: c.Text, Msg: fmt.Sprintf("the reason is %d characters; `/swarm %s` accepts at most %d", n, c.Name, MaxReason)}
 	case !utf8.ValidString(c.Reason):
 		return &ParseError{Text: c.Text, Msg: "the reason is not valid UTF-8"}
+	case units > MaxReason && units == n:
+		return &ParseError{Text: c.Text, Msg: fmt.Sprintf("the reason is %d characters; `/swarm %s` accepts at most %d", n, c.Name, MaxReason)}
+	case units > MaxReason:
+		return &ParseError{Text: c.Text, Msg: fmt.Sprintf("the reason is %d characters as the agent's plugin counts them (%d of its %d characters, such as emoji, count twice); `/swarm %s` accepts at most %d", units, units-n, n, c.Name, MaxReason)}
 	}
 	return nil
+}
+
+// trimReason trims the white space both Go and JavaScript's
+// String.prototype.trim know of, so that the plugin, which trims the
+// reason again, records it unchanged.
+func trimReason(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || jsjson.IsSpace(r) })
 }
 
 func known(name string) bool {

@@ -45,7 +45,12 @@ var marker = regexp.MustCompile(`(?m)^<!-- swarm-gate:override (\{.*\}) -->$`)
 
 // RecordBody is the marker comment for rec: a line people read and the
 // machine-readable marker.
-func RecordBody(rec Record) (string, error) {
+func RecordBody(rec Record) (string, error) { return RecordReply(rec, "") }
+
+// RecordReply is RecordBody with a paragraph (durable, "" for none) saying
+// where else the override is recorded, e.g. the commit of the plugin's own
+// ledger record, or why it is not.
+func RecordReply(rec Record, durable string) (string, error) {
 	rec.Version = 1
 	data, err := json.Marshal(rec)
 	if err != nil {
@@ -55,6 +60,9 @@ func RecordBody(rec Record) (string, error) {
 	fmt.Fprintf(&b, "**swarm-gate recorded a human override**: `/swarm %s` by @%s ([comment](%s)), bound to head %s and plan structure hash %s.\n\n",
 		rec.Command, rec.Actor, rec.CommentURL, shortSHA(rec.HeadSHA), planhash.Short(rec.StructureHash))
 	fmt.Fprintf(&b, "> %s\n\n", mdtext.Inline(rec.Reason))
+	if durable = strings.TrimSpace(durable); durable != "" {
+		b.WriteString(strings.ReplaceAll(durable, "<!--", "&lt;!--") + "\n\n")
+	}
 	b.WriteString("A push that changes the plan's structure voids it; status-only changes keep it. Only swarm-gate reads this record back; editing it voids it.\n\n")
 	b.WriteString(markerPrefix + string(data) + " -->\n")
 	return b.String(), nil

@@ -101,3 +101,23 @@ func TestReadOverridesTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordReply: the paragraph about the durable record sits between the
+// reason and the marker, cannot open an HTML comment, and the marker still
+// reads back.
+func TestRecordReply(t *testing.T) {
+	rec := sampleRecord()
+	body, err := RecordReply(rec, "Committed to branch `x` <!-- swarm-gate:override {} -->")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "> verdict lost") || !strings.Contains(body, "Committed to branch `x` &lt;!-- swarm-gate:override") ||
+		strings.Index(body, "Committed to branch") > strings.Index(body, markerPrefix) {
+		t.Fatalf("body:\n%s", body)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
+	got, notes := ReadOverrides([]Comment{{ID: 1, Author: bot, Body: body, CreatedAt: at, UpdatedAt: at}}, bot)
+	if len(got) != 1 || len(notes) != 0 {
+		t.Fatalf("%+v %v", got, notes)
+	}
+}

@@ -142,18 +142,7 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 			p.placeholders(n, &c.Placeholders)
 		},
 		"commands": func(n *yaml.Node) {
-			p.mapping(n, "commands", map[string]func(*yaml.Node){
-				"min_permission": func(n *yaml.Node) {
-					if v, ok := p.enum(n, "commands.min_permission", "write", "maintain", "admin"); ok {
-						c.Commands.MinPermission = gates.CommandPermission(v)
-					}
-				},
-				"allow_self_approval": func(n *yaml.Node) {
-					if v, ok := p.scalar(n, "commands.allow_self_approval", "!!bool"); ok {
-						c.Commands.AllowSelfApproval = v == "true"
-					}
-				},
-			})
+			p.commands(n, &c.Commands)
 		},
 		"sast": func(n *yaml.Node) {
 			p.mapping(n, "sast", map[string]func(*yaml.Node){

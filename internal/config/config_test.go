@@ -98,7 +98,19 @@ func TestParseCommands(t *testing.T) {
 		{"admin and self approval", "commands:\n  min_permission: admin\n  allow_self_approval: true\n", gates.CommandsConfig{MinPermission: gates.PermissionAdmin, AllowSelfApproval: true}, ""},
 		{"read is refused", "commands:\n  min_permission: read\n", gates.CommandsConfig{}, `commands.min_permission: "read" is not one of write, maintain, admin`},
 		{"string for a bool", "commands:\n  allow_self_approval: \"yes\"\n", gates.CommandsConfig{}, "commands.allow_self_approval must be"},
-		{"teams not supported", "commands:\n  teams: [core]\n", gates.CommandsConfig{}, `unknown key "teams" in commands`},
+		{"teams", "commands:\n  teams: [octo-org/maintainers, Octo-Org/release_team.v2]\n", gates.CommandsConfig{MinPermission: gates.PermissionWrite, Teams: []string{"octo-org/maintainers", "Octo-Org/release_team.v2"}}, ""},
+		{"teams with maintain", "commands:\n  min_permission: maintain\n  teams:\n    - octo/core\n", gates.CommandsConfig{MinPermission: gates.PermissionMaintain, Teams: []string{"octo/core"}}, ""},
+		{"team without org", "commands:\n  teams: [core]\n", gates.CommandsConfig{}, `.github/swarm-gate.yml: line 2: commands.teams[0]: "core" is not org/team-slug (e.g. octo-org/maintainers)`},
+		{"team with @", "commands:\n  teams:\n    - \"@octo/core\"\n", gates.CommandsConfig{}, `line 3: commands.teams[0]: "@octo/core" starts with @; write the team as "octo/core"`},
+		{"team slug upper case", "commands:\n  teams: [octo/Core-Team]\n", gates.CommandsConfig{}, `commands.teams[0]: team slugs are lower case; did you mean "octo/core-team"?`},
+		{"team slug with a space", "commands:\n  teams: [octo/core team]\n", gates.CommandsConfig{}, `"core team" is not a team slug`},
+		{"team path too deep", "commands:\n  teams: [octo/core/x]\n", gates.CommandsConfig{}, `is not org/team-slug`},
+		{"bad org", "commands:\n  teams: [-octo/core]\n", gates.CommandsConfig{}, `"-octo" is not an organization login`},
+		{"team twice", "commands:\n  teams: [octo/core, OCTO/core]\n", gates.CommandsConfig{}, `commands.teams[1]: "OCTO/core" is listed twice`},
+		{"teams empty", "commands:\n  teams: []\n", gates.CommandsConfig{}, "commands.teams is empty"},
+		{"teams a string", "commands:\n  teams: octo/core\n", gates.CommandsConfig{}, `line 2: commands.teams must be a list of teams as org/team-slug (e.g. [octo-org/maintainers]), found a string "octo/core"`},
+		{"team a number", "commands:\n  teams: [7]\n", gates.CommandsConfig{}, `commands.teams[0] must be a string`},
+		{"typo in teams", "commands:\n  temas: [octo/core]\n", gates.CommandsConfig{}, `unknown key "temas" in commands (known keys: allow_self_approval, min_permission, teams); did you mean "teams"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,7 +124,7 @@ func TestParseCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Commands != tt.want {
+			if !reflect.DeepEqual(c.Commands, tt.want) {
 				t.Errorf("got %+v, want %+v", c.Commands, tt.want)
 			}
 		})

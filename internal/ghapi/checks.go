@@ -97,6 +97,30 @@ var startOutput = &github.CheckRunOutput{
 }
 
 func (c *Client) startOne(ctx context.Context, repo Repo, sha, name, externalID string, old *github.CheckRun) (*CheckRun, error) {
+	run, err := c.startOrReuse(ctx, repo, sha, name, externalID, old)
+	if run != nil {
+		run.fill(name, sha, externalID, StatusInProgress)
+	}
+	return run, err
+}
+
+// fill sets the fields GitHub's answer left out to what was sent.
+func (r *CheckRun) fill(name, sha, externalID, status string) {
+	if r.Name == "" {
+		r.Name = name
+	}
+	if r.HeadSHA == "" {
+		r.HeadSHA = sha
+	}
+	if r.ExternalID == "" {
+		r.ExternalID = externalID
+	}
+	if r.Status == "" {
+		r.Status = status
+	}
+}
+
+func (c *Client) startOrReuse(ctx context.Context, repo Repo, sha, name, externalID string, old *github.CheckRun) (*CheckRun, error) {
 	if old != nil {
 		gh, _, err := c.gh.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, old.GetID(), github.UpdateCheckRunOptions{
 			Name: name, ExternalID: github.String(externalID), Status: github.String(StatusInProgress), Output: startOutput,
@@ -105,6 +129,11 @@ func (c *Client) startOne(ctx context.Context, repo Repo, sha, name, externalID 
 			return nil, err
 		}
 		run := fromGitHub(repo, gh)
+		if run.ID == 0 {
+			// The request was applied to old, whatever the answer says.
+			run = fromGitHub(repo, old)
+			run.Status, run.Conclusion = StatusInProgress, ""
+		}
 		run.Reused = true
 		return run, nil
 	}
@@ -114,7 +143,7 @@ func (c *Client) startOne(ctx context.Context, repo Repo, sha, name, externalID 
 			StartedAt: &github.Timestamp{Time: c.now()}, Output: startOutput,
 		})
 		if err == nil {
-			return fromGitHub(repo, gh), nil
+			return runFrom(repo, gh)
 		}
 		if !ambiguous(err) || try >= c.resends {
 			return nil, err
@@ -130,6 +159,20 @@ func (c *Client) startOne(ctx context.Context, repo Repo, sha, name, externalID 
 	}
 }
 
+// ErrNoCheckRunID is the error for a check run GitHub returned without an
+// id (a broken proxy or API): without one it cannot be completed.
+var ErrNoCheckRunID = errors.New("GitHub returned a check run without an id")
+
+// runFrom is fromGitHub for a check run GitHub just returned, which must
+// have an id.
+func runFrom(repo Repo, gh *github.CheckRun) (*CheckRun, error) {
+	if gh.GetID() == 0 {
+		return nil, ErrNoCheckRunID
+	}
+	return fromGitHub(repo, gh), nil
+}
+
+// fromGitHub reads a check run of the API; every field may be missing.
 func fromGitHub(repo Repo, gh *github.CheckRun) *CheckRun {
 	return &CheckRun{Repo: repo, ID: gh.GetID(), Name: gh.GetName(), HeadSHA: gh.GetHeadSHA(), ExternalID: gh.GetExternalID(),
 		HTMLURL: gh.GetHTMLURL(), Status: gh.GetStatus(), Conclusion: gh.GetConclusion(), Annotations: gh.GetOutput().GetAnnotationsCount()}
@@ -149,15 +192,15 @@ func (c *Client) findRuns(ctx context.Context, repo Repo, sha, name, externalID 
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range page.CheckRuns {
-			if r.GetExternalID() != externalID || r.GetHeadSHA() != sha {
+		for _, r := range checkRunsOf(page) {
+			if r.GetExternalID() != externalID || r.GetHeadSHA() != sha || r.GetID() == 0 {
 				continue
 			}
 			if prev := out[r.GetName()]; prev == nil || r.GetID() > prev.GetID() {
 				out[r.GetName()] = r
 			}
 		}
-		if resp.NextPage == 0 {
+		if nextPage(resp) == 0 {
 			return out, nil
 		}
 		opts.Page = resp.NextPage
@@ -241,7 +284,7 @@ func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCh
 	for try := 0; ; try++ {
 		gh, _, err := c.gh.Checks.UpdateCheckRun(rctx, run.Repo.Owner, run.Repo.Name, run.ID, opts)
 		if err == nil {
-			c.record(run, gh, n)
+			c.record(run, gh, n, opts.Status)
 			return nil
 		}
 		if n == 0 || !ambiguous(err) || try >= c.resends {
@@ -254,7 +297,7 @@ func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCh
 		switch got := now.GetOutput().GetAnnotationsCount(); got {
 		case run.Annotations + n:
 			c.log.InfoContext(ctx, "check-run update was applied despite the error", "check", run.Name, "id", run.ID, "error", err)
-			c.record(run, now, n)
+			c.record(run, now, n, opts.Status)
 			return nil
 		case run.Annotations:
 			c.log.InfoContext(ctx, "check-run update was not applied; sending it again", "check", run.Name, "id", run.ID, "error", err)
@@ -264,13 +307,40 @@ func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCh
 	}
 }
 
-func (c *Client) record(run *CheckRun, gh *github.CheckRun, posted int) {
+// record notes on run what an update did: GitHub's answer gh (whose
+// fields may all be missing; sent, the status the request asked for, is
+// assumed when it has none) and the annotations posted.
+func (c *Client) record(run *CheckRun, gh *github.CheckRun, posted int, sent *string) {
+	prev := run.Status
 	run.Status, run.Conclusion = gh.GetStatus(), gh.GetConclusion()
-	if gh.GetOutput().AnnotationsCount != nil {
-		run.Annotations = gh.GetOutput().GetAnnotationsCount()
+	switch {
+	case run.Status != "":
+	case sent != nil:
+		run.Status = *sent
+	default:
+		run.Status = prev
+	}
+	if out := gh.GetOutput(); out != nil && out.AnnotationsCount != nil {
+		run.Annotations = out.GetAnnotationsCount()
 	} else {
 		run.Annotations += posted
 	}
+}
+
+// checkRunsOf is a list page's check runs (none for an empty answer).
+func checkRunsOf(page *github.ListCheckRunsResults) []*github.CheckRun {
+	if page == nil {
+		return nil
+	}
+	return page.CheckRuns
+}
+
+// nextPage is the page after resp's, 0 when there is none.
+func nextPage(resp *github.Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.NextPage
 }
 
 // unposted drops from anns those the run already holds (same path, lines,
@@ -286,7 +356,7 @@ func (c *Client) unposted(ctx context.Context, run *CheckRun, anns []*github.Che
 		for _, a := range page {
 			have[annotationKey(a)]++
 		}
-		if resp.NextPage == 0 {
+		if nextPage(resp) == 0 {
 			break
 		}
 		opts.Page = resp.NextPage

@@ -111,7 +111,7 @@ const DefaultBaseURL = "https://api.github.com/"
 // API root, http(s)://HOST or http(s)://HOST/api/v3 (a trailing slash is
 // added); for GHE.com http(s)://api.SUBDOMAIN.ghe.com. Other schemes, a
 // user or password in the URL, a query or fragment, or another path are
-// errors. token must not be empty.
+// errors (a *BaseURLError). token must not be empty.
 //
 // httpClient.Timeout, if set, bounds each call including its retries and
 // rate-limit waits; prefer context deadlines.
@@ -140,12 +140,33 @@ func NewClient(baseURL, token string, httpClient *http.Client, opts ...Option) (
 	}
 	if api != "" {
 		if gh, err = gh.WithEnterpriseURLs(api, upload); err != nil {
-			return nil, fmt.Errorf("github base URL %q: %w", baseURL, err)
+			return nil, &BaseURLError{URL: baseURL, Why: err.Error()}
 		}
 	}
 	gh.UserAgent = "swarm-gate"
 	c.gh = gh
 	return c, nil
+}
+
+// BaseURLError is why a configured API base URL is refused (NewClient,
+// CheckBaseURL).
+type BaseURLError struct {
+	URL string // as configured
+	Why string // e.g. "that is the web site, not the API"
+}
+
+// WantBaseURL lists the API base URLs NewClient accepts, for messages.
+const WantBaseURL = "https://api.github.com/, https://HOST/api/v3/ (GitHub Enterprise Server) or https://api.SUBDOMAIN.ghe.com/"
+
+func (e *BaseURLError) Error() string {
+	return fmt.Sprintf("github base URL %q: %s; want %s", e.URL, e.Why, WantBaseURL)
+}
+
+// CheckBaseURL checks a configured API base URL as NewClient does, without
+// making a client; the error is a *BaseURLError.
+func CheckBaseURL(baseURL string) error {
+	_, _, err := enterpriseURLs(baseURL)
+	return err
 }
 
 // enterpriseURLs checks a configured base URL and returns the API and
@@ -155,7 +176,7 @@ func enterpriseURLs(baseURL string) (api, upload string, err error) {
 		return "", "", nil
 	}
 	bad := func(why string) (string, string, error) {
-		return "", "", fmt.Errorf("github base URL %q: %s; want https://api.github.com/, https://HOST/api/v3/ (GitHub Enterprise Server) or https://api.SUBDOMAIN.ghe.com/", baseURL, why)
+		return "", "", &BaseURLError{URL: baseURL, Why: why}
 	}
 	u, err := url.Parse(baseURL)
 	switch {

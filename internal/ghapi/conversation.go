@@ -40,9 +40,11 @@ func (c *Client) ListComments(ctx context.Context, repo Repo, issue int) ([]*Com
 			return nil, apiError(fmt.Sprintf("listing the comments of %s#%d", repo, issue), err)
 		}
 		for _, gc := range page {
-			out = append(out, fromComment(gc))
+			if gc != nil {
+				out = append(out, fromComment(gc))
+			}
 		}
-		if resp.NextPage == 0 {
+		if nextPage(resp) == 0 {
 			return out, nil
 		}
 		opts.Page = resp.NextPage
@@ -162,17 +164,24 @@ type PullRequest struct {
 // PullRequest reads a pull request.
 func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullRequest, error) {
 	pr, _, err := c.gh.PullRequests.Get(ctx, repo.Owner, repo.Name, number)
+	if err == nil && pr.GetNumber() != number {
+		err = fmt.Errorf("GitHub returned pull request %d", pr.GetNumber())
+	}
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("reading pull request %s#%d", repo, number), err)
 	}
 	return fromPull(pr), nil
 }
 
+// fromPull reads a pull request of the API; every field may be missing.
 func fromPull(pr *github.PullRequest) *PullRequest {
 	out := &PullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), State: pr.GetState(), Draft: pr.GetDraft(),
 		Author: pr.GetUser().GetLogin(), HTMLURL: pr.GetHTMLURL(),
 		HeadRepo: pr.GetHead().GetRepo().GetFullName(), HeadRef: pr.GetHead().GetRef(), HeadSHA: pr.GetHead().GetSHA(),
 		BaseRef: pr.GetBase().GetRef(), BaseSHA: pr.GetBase().GetSHA()}
+	if pr == nil {
+		return out
+	}
 	for _, l := range pr.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}

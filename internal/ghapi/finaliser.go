@@ -55,6 +55,9 @@ func (f *Finaliser) Track(runs ...*CheckRun) {
 	}
 }
 
+// FinaliserConcurrency bounds how many runs a Finaliser completes at once.
+const FinaliserConcurrency = 8
+
 // Close completes every tracked run still in progress as failure, with
 // the title "could not evaluate: swarm-gate stopped before reporting this
 // check: " and the first line of cause (cause may be nil: a run left in
@@ -63,9 +66,22 @@ func (f *Finaliser) Track(runs ...*CheckRun) {
 //
 // Close works on a context of its own, derived from ctx without its
 // cancellation (ctx is often the one that was cancelled) and bounded by
-// Timeout. It tries every run, logs each failure, and returns them joined;
-// a nil return means no tracked run is in progress.
+// Timeout, and completes up to FinaliserConcurrency runs at once, so that
+// a slow API completes them all within the one budget rather than a few
+// one after another. It tries every run, logs each failure, and returns
+// them joined; a nil return means no tracked run is in progress. A panic
+// while completing a run is recovered and returned as that run's error.
 func (f *Finaliser) Close(ctx context.Context, cause error) error {
+	reason := "swarm-gate stopped before reporting this check"
+	if cause != nil {
+		reason += ": " + cause.Error()
+	}
+	return f.CloseWithReason(ctx, reason)
+}
+
+// CloseWithReason is Close with the whole reason given: the title is
+// "could not evaluate: " and its first line.
+func (f *Finaliser) CloseWithReason(ctx context.Context, reason string) error {
 	f.mu.Lock()
 	runs := append([]*CheckRun(nil), f.runs...)
 	f.mu.Unlock()
@@ -75,23 +91,42 @@ func (f *Finaliser) Close(ctx context.Context, cause error) error {
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	reason := "swarm-gate stopped before reporting this check"
-	if cause != nil {
-		reason += ": " + cause.Error()
-	}
-	var errs []error
+	seen := map[*CheckRun]bool{}
+	var left []*CheckRun
 	for _, run := range runs {
-		if !run.InProgress() {
-			continue
-		}
-		f.log.WarnContext(ctx, "completing a check run left in progress as failure", "check", run.Name, "id", run.ID, "reason", reason)
-		if err := f.checks.Fail(cctx, run, reason); err != nil {
-			f.log.ErrorContext(ctx, "could not complete a check run left in progress", "check", run.Name, "id", run.ID, "error", err)
-			errs = append(errs, err)
+		if run.InProgress() && !seen[run] {
+			seen[run] = true
+			left = append(left, run)
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("finalising check runs: %w", errors.Join(errs...))
+	errs := make([]error, len(left))
+	slots := make(chan struct{}, FinaliserConcurrency)
+	var wg sync.WaitGroup
+	for i, run := range left {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					errs[i] = fmt.Errorf("completing check %s (run %d): panic: %v", run.Name, run.ID, v)
+				}
+				<-slots
+				wg.Done()
+			}()
+			f.log.WarnContext(ctx, "completing a check run left in progress as failure", "check", run.Name, "id", run.ID, "reason", reason)
+			errs[i] = f.checks.Fail(cctx, run, reason)
+		}()
+	}
+	wg.Wait()
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			f.log.ErrorContext(ctx, "could not complete a check run left in progress", "check", left[i].Name, "id", left[i].ID, "error", err)
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("finalising check runs: %w", errors.Join(failed...))
 	}
 	return nil
 }

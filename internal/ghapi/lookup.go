@@ -27,6 +27,9 @@ func IsForbidden(err error) bool {
 // CheckRun reads one check run by id.
 func (c *Client) CheckRun(ctx context.Context, repo Repo, id int64) (*CheckRun, error) {
 	gh, _, err := c.gh.Checks.GetCheckRun(ctx, repo.Owner, repo.Name, id)
+	if err == nil && gh.GetID() != id {
+		err = fmt.Errorf("GitHub returned check run %d", gh.GetID())
+	}
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("reading check run %d in %s", id, repo), err)
 	}
@@ -52,9 +55,11 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo Repo, head string) (
 			if len(out) == MaxPullRequests {
 				return out, nil
 			}
-			out = append(out, fromPull(pr))
+			if pr != nil {
+				out = append(out, fromPull(pr))
+			}
 		}
-		if resp.NextPage == 0 {
+		if nextPage(resp) == 0 {
 			return out, nil
 		}
 		opts.Page = resp.NextPage

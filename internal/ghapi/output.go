@@ -2,6 +2,7 @@ package ghapi
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -78,6 +79,11 @@ func Output(res gates.Result, fullReport string) CheckOutput {
 		out.Annotations = append(out.Annotations, annotation(f))
 	}
 	var b strings.Builder
+	if line := oneLine(fullTitle(res), math.MaxInt); out.Title != line {
+		// The title was cut: its end (often what to do next) goes first
+		// in the summary.
+		fmt.Fprintf(&b, "**%s**\n\n", mdtext.Inline(line))
+	}
 	b.WriteString(strings.TrimSpace(res.Summary))
 	if n := len(res.Findings); n > 0 {
 		if b.Len() > 0 {
@@ -112,8 +118,14 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// title is the check run's title for a result (see Complete).
+// title is the check run's title for a result (see Complete): fullTitle
+// cut to one line of at most MaxTitleRunes characters.
 func title(res gates.Result) string {
+	return oneLine(fullTitle(res), MaxTitleRunes)
+}
+
+// fullTitle is the title for a result before it is cut.
+func fullTitle(res gates.Result) string {
 	t := res.Title
 	switch res.Outcome {
 	case gates.Error:
@@ -127,7 +139,7 @@ func title(res gates.Result) string {
 	default:
 		t = fmt.Sprintf("could not evaluate: unknown outcome %q", res.Outcome)
 	}
-	return oneLine(t, MaxTitleRunes)
+	return strings.TrimSpace(t)
 }
 
 // failOutput is the output of a run the Finaliser completes.

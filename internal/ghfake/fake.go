@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // Token is the only token the fake accepts (as "Bearer <Token>" or
@@ -54,6 +56,9 @@ type Server struct {
 	latency time.Duration
 	nextID  int64
 	store
+	app     appState     // app.go: Apps, installations, installation tokens
+	git     gitState     // gitserve.go: repositories served over git's smart HTTP
+	gitdata gitDataState // gitdata.go: the Git Data API's objects and refs, branch protection, team memberships
 }
 
 // New starts a fake for the test and closes it when the test ends. It skips
@@ -64,7 +69,7 @@ func New(t testing.TB) *Server {
 	sp, err := loadSpec()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			t.Skipf("skipping: GitHub's OpenAPI subset is not at %s (clone ../shared beside the repo to run GitHub API tests)", SubsetPath)
+			sharedtest.Skip(t, "skipping: GitHub's OpenAPI subset is not at %s (clone ../shared beside the repo to run GitHub API tests)", SubsetPath)
 		}
 		t.Fatalf("ghfake: %v", err)
 	}
@@ -143,6 +148,9 @@ func (s *Server) SetLatency(d time.Duration) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveGit(w, r) {
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -165,6 +173,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, params, pathOK := s.spec.find(r.Method, escaped)
 	if rt == nil {
+		if s.serveExtra(w, &call, r) { // gitdata.go: the unvalidated extra routes
+			return
+		}
 		status := http.StatusNotFound
 		if pathOK {
 			status = http.StatusMethodNotAllowed
@@ -174,7 +185,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call.Operation, call.Params = rt.r.Operation.OperationID, params
-	if !authorized(r.Header.Get("Authorization")) {
+	if !s.allowed(call.Operation, r.Header.Get("Authorization")) {
 		s.finish(w, &call, http.StatusUnauthorized, nil, errorBody("Bad credentials", "https://docs.github.com/rest"))
 		return
 	}

@@ -53,6 +53,15 @@ func init() {
 		"pulls/list-files":                        (*Server).listPullFiles,
 		"repos/get-content":                       (*Server).getContent,
 		"git/get-tree":                            (*Server).getTree,
+		"apps/get-authenticated":                  (*Server).getApp,
+		"apps/create-installation-access-token":   (*Server).createInstallationToken,
+		"git/get-ref":                             (*Server).getRef,
+		"git/update-ref":                          (*Server).updateRef,
+		"git/get-commit":                          (*Server).getCommit,
+		"git/create-commit":                       (*Server).createCommit,
+		"git/create-tree":                         (*Server).createTree,
+		"git/create-blob":                         (*Server).createBlob,
+		"repos/get-branch":                        (*Server).getBranch,
 	}
 }
 

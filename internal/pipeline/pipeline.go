@@ -168,7 +168,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 	}
 	if len(opts.SARIF) > 0 && in.SAST == nil {
-		return nil, errors.New("--sarif is read by swarm/sast, which is not among the checks to run; add it to --gates or drop --sarif")
+		return nil, errors.New("--sarif is read by swarm/sast, which is not among the checks to run; add it to --gates (the Action's checks input) or drop --sarif (the Action's sarif input)")
 	}
 	r := report.New(gates.Run(ctx, in, gs))
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
@@ -206,7 +206,7 @@ func pickPhase(h phaseHints, head *swarm.Artifacts) (int, gates.PhaseSource, err
 	if branchN != nil {
 		n, err := strconv.Atoi(branchN[1])
 		if err != nil || n < 1 || n > 1<<31 {
-			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N", h.branch, branchN[1])
+			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N (the Action's phase input)", h.branch, branchN[1])
 		}
 		return n, gates.PhaseFromBranch, nil
 	}
@@ -223,7 +223,7 @@ func pickPhase(h phaseHints, head *swarm.Artifacts) (int, gates.PhaseSource, err
 	case head.Plan == nil:
 		why = swarm.PlanPath + " is missing at head"
 	}
-	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head branch does not match %s, it has no swarm:phase-<N> label, and no --phase was given; pass --phase N", strings.TrimSpace(why), h.branchRe)
+	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head branch does not match %s, it has no swarm:phase-<N> label, and no --phase was given; pass --phase N (the Action's phase input)", strings.TrimSpace(why), h.branchRe)
 }
 
 // labelPhase returns the phase a swarm:phase-<N> label names and the
@@ -238,10 +238,10 @@ func labelPhase(labels []string) (int, string, error) {
 		}
 		v, err := strconv.Atoi(m[1])
 		if err != nil || v < 1 || v > 1<<31 {
-			return 0, "", fmt.Errorf("the label %q names phase %s, which is not a plan phase number; fix the label or pass --phase N", l, m[1])
+			return 0, "", fmt.Errorf("the label %q names phase %s, which is not a plan phase number; fix the label or pass --phase N (the Action's phase input)", l, m[1])
 		}
 		if name != "" && v != n {
-			return 0, "", fmt.Errorf("the labels %q and %q name different phases; remove one or pass --phase N", name, l)
+			return 0, "", fmt.Errorf("the labels %q and %q name different phases; remove one or pass --phase N (the Action's phase input)", name, l)
 		}
 		n, name = v, l
 	}

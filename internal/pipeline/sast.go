@@ -97,8 +97,10 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		s.SARIFKept += len(kept)
 		s.SARIFOther += len(findings) - len(kept)
 	}
-	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(mergeBaseFS, phase)
-	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(headFS, phase)
+	// Within the JSON budget swarm.Load applies: a baseline padded with
+	// millions of values is refused before it is parsed.
+	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(mergeBaseFS, swarm.MaxJSONValues), phase)
+	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(headFS, swarm.MaxJSONValues), phase)
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // corpusDir is the shared corpus of real .swarm folders, read in place.
@@ -17,7 +18,7 @@ const corpusDir = "../../../shared/corpus"
 func requireCorpus(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("skipping: the shared corpus is not at %s (clone ../shared beside the repo to run corpus tests)", corpusDir)
+		sharedtest.Skip(t, "skipping: the shared corpus is not at %s (clone ../shared beside the repo to run corpus tests)", corpusDir)
 	}
 }
 

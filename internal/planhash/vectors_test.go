@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // specVector is one row of ../shared/spec/swarm-artifacts.md section 11.
@@ -67,7 +68,7 @@ func TestSpecSection11Vectors(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			data, err := os.ReadFile(v.file)
 			if os.IsNotExist(err) && filepath.IsAbs(v.file) == false && bytes.HasPrefix([]byte(v.file), []byte(corpusDir)) {
-				t.Skipf("skipping: %s is absent (the shared corpus is not beside the repo)", v.file)
+				sharedtest.Skip(t, "skipping: %s is absent (the shared corpus is not beside the repo)", v.file)
 			}
 			if err != nil {
 				t.Fatal(err)

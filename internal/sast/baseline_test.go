@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -17,7 +18,7 @@ const corpusDir = "../../../shared/corpus"
 // three are legacy 1.0.0 files with no fingerprints.
 func TestCorpusBaselines(t *testing.T) {
 	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("skipping: the shared corpus is not at %s", corpusDir)
+		sharedtest.Skip(t, "skipping: the shared corpus is not at %s", corpusDir)
 	}
 	for _, tc := range []struct {
 		repo  string

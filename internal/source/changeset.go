@@ -49,8 +49,9 @@ const (
 // reports git's similarity index; it finds exact copies only. Both engines
 // give the same ChangeSet for ordinary changes; they can differ where git's
 // and go-git's line diff or inexact rename choices differ, and git honours
-// .git/info/attributes (binary) while go-git does not. Files bigger than 512
-// MiB count as binary, as git's core.bigFileThreshold does.
+// .git/info/attributes (binary) while go-git does not. Files bigger than
+// MaxDiffSize (16 MiB) on either side count as binary, their content unread
+// (git's core.bigFileThreshold, lowered from its default of 512 MiB).
 //
 // A copied file's lines all count as added (see expandCopies), whichever
 // engine found the copy.
@@ -75,7 +76,7 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 	if err != nil {
 		return nil, err
 	}
-	if err := expandCopies(cs, toTree); err != nil {
+	if err := expandCopies(cs, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return cs, nil
@@ -85,16 +86,21 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 // brings its whole content into a new file (a TODO in the source is a new
 // TODO in the copy), while git's diff lists only the lines that differ
 // from the source. Binary copies are left as they are.
-func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree) error {
+func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		if f.Status != changeset.Copied || f.Binary {
 			continue
 		}
-		file, err := toTree.File(f.NewPath)
+		e, err := entryAt(objects, toTree, f.NewPath)
 		if err != nil {
 			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
 		}
+		blob, err := object.GetBlob(objects, e.Hash)
+		if err != nil {
+			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
+		}
+		file := object.NewFile(f.NewPath, e.Mode, blob)
 		if file.Size > bigFileThreshold {
 			f.Binary, f.Added = true, nil
 			continue
@@ -157,18 +163,18 @@ func (g *Git) logger() *slog.Logger {
 
 // fillModes sets the modes the diff text did not report (git prints no mode
 // for a pure rename or copy) from the trees.
-func fillModes(cs *changeset.ChangeSet, fromTree, toTree *object.Tree) error {
+func fillModes(cs *changeset.ChangeSet, fromTree, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		if f.OldPath != "" && f.OldMode == 0 {
-			m, err := entryMode(fromTree, f.OldPath)
+			m, err := entryMode(objects, fromTree, f.OldPath)
 			if err != nil {
 				return err
 			}
 			f.OldMode = m
 		}
 		if f.NewPath != "" && f.NewMode == 0 {
-			m, err := entryMode(toTree, f.NewPath)
+			m, err := entryMode(objects, toTree, f.NewPath)
 			if err != nil {
 				return err
 			}
@@ -189,7 +195,7 @@ func fillSizes(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.Enco
 // name (from one git cat-file --batch-check); only the files not in known
 // are looked up in the tree, with each directory's tree decoded once.
 func fillSizesFrom(cs *changeset.ChangeSet, known map[string]int64, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
-	trees := &treeCache{root: toTree, dirs: map[string]*object.Tree{}}
+	trees := &treeCache{objects: objects, root: toTree, dirs: map[string]*object.Tree{}}
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		f.Size = -1
@@ -218,8 +224,9 @@ func fillSizesFrom(cs *changeset.ChangeSet, known map[string]int64, toTree *obje
 // at most once (object.Tree.FindEntry decodes every directory on the path
 // again for each lookup).
 type treeCache struct {
-	root *object.Tree
-	dirs map[string]*object.Tree
+	objects storer.EncodedObjectStorer
+	root    *object.Tree
+	dirs    map[string]*object.Tree
 }
 
 func (c *treeCache) entry(p string) (*object.TreeEntry, error) {
@@ -229,10 +236,8 @@ func (c *treeCache) entry(p string) (*object.TreeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range t.Entries {
-		if t.Entries[i].Name == name {
-			return &t.Entries[i], nil
-		}
+	if e, ok := entryByName(t, name); ok {
+		return e, nil
 	}
 	return nil, object.ErrEntryNotFound
 }
@@ -249,7 +254,11 @@ func (c *treeCache) dir(d string) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := pt.Tree(name)
+	e, ok := entryByName(pt, name)
+	if !ok || e.Mode != filemode.Dir {
+		return nil, object.ErrDirectoryNotFound
+	}
+	t, err := object.GetTree(c.objects, e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -257,8 +266,8 @@ func (c *treeCache) dir(d string) (*object.Tree, error) {
 	return t, nil
 }
 
-func entryMode(t *object.Tree, path string) (uint32, error) {
-	e, err := t.FindEntry(path)
+func entryMode(objects storer.EncodedObjectStorer, t *object.Tree, path string) (uint32, error) {
+	e, err := entryAt(objects, t, path)
 	if err != nil {
 		return 0, fmt.Errorf("looking up %q in tree %s: %w", path, short(t.Hash), err)
 	}

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -50,9 +52,27 @@ func OpenGit(dir string) (*Git, error) {
 		if g.gitDir, err = filepath.Abs(fs.Filesystem().Root()); err != nil {
 			return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 		}
+		// Reopen the same object store streaming big objects: go-git's
+		// default reads every object whole into memory (and caches it)
+		// before anything can look at it, so a 200 MB blob would cost 200
+		// MB even when swarm-gate only asks for its size.
+		st := filesystem.NewStorageWithOptions(fs.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{LargeObjectThreshold: largeObject})
+		if w, werr := repo.Worktree(); werr == nil {
+			g.repo, err = git.Open(st, w.Filesystem)
+		} else {
+			g.repo, err = git.Open(st, nil) // bare
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
+		}
 	}
 	return g, nil
 }
+
+// largeObject is the object size, in bytes, above which git objects are
+// streamed from disk instead of being read whole into memory (and kept in
+// go-git's object cache).
+const largeObject = 1 << 20
 
 // ResolveCommit returns the commit a revision names: a full or abbreviated
 // SHA, a branch, a tag (annotated tags are peeled to their commit), a
@@ -80,6 +100,9 @@ func (g *Git) ResolveCommit(ref string) (plumbing.Hash, error) {
 	return *h, nil
 }
 
+// hexRef is a commit SHA, full or abbreviated.
+var hexRef = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
+
 // fetchHint says how to get a ref that is not in the clone. CI checkouts
 // are often single-branch and shallow.
 func (g *Git) fetchHint(ref string) string {
@@ -93,6 +116,12 @@ func (g *Git) fetchHint(ref string) string {
 	}
 	if strings.Contains(ref, "/") {
 		return "CI clones often lack it: fetch it (`git fetch <remote> <branch>`), or check out with full history (actions/checkout with fetch-depth: 0)"
+	}
+	if hexRef.MatchString(ref) {
+		if len(ref) < 40 {
+			return "CI clones often lack it: fetch the commit by its full SHA (`git fetch origin <full SHA>`; servers do not serve abbreviated ones), or check out with full history (actions/checkout with fetch-depth: 0)"
+		}
+		return fmt.Sprintf("CI clones often lack it: run `git fetch origin %s` (the server must still have the commit), or check out with full history (actions/checkout with fetch-depth: 0)", ref)
 	}
 	return fmt.Sprintf("CI clones often lack it: run `git fetch origin %s` and pass origin/%s for a branch or the commit SHA, or check out with full history (actions/checkout with fetch-depth: 0)", ref, ref)
 }

@@ -55,6 +55,8 @@ func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 		// added lines.
 		"--work-tree=" + emptyDir,
 		"-c", "core.attributesFile=" + os.DevNull,
+		// Blobs over MaxDiffSize are binary, as in the go-git engine.
+		"-c", "core.bigFileThreshold=" + strconv.Itoa(bigFileThreshold),
 		"-c", "core.quotePath=false",
 		"-c", "diff.noprefix=false",
 		"-c", "diff.mnemonicPrefix=false",
@@ -134,7 +136,7 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if parseErr != nil {
 		return nil, fmt.Errorf("%s with the git CLI: reading the output of git diff: %w", what, parseErr)
 	}
-	if err := fillModes(cs, fromTree, toTree); err != nil {
+	if err := fillModes(cs, fromTree, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
 	sizes, err := batchSizes(ctx, gitPath, shadow, emptyDir, cs)

@@ -19,9 +19,17 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
-// bigFileThreshold is git's default core.bigFileThreshold: git diff treats
-// bigger blobs as binary without looking at them.
-const bigFileThreshold = 512 << 20
+// MaxDiffSize is the largest blob, in bytes, whose lines the change set
+// holds: a file bigger than this on either side counts as binary (no added
+// lines), without its content being read. Both engines apply it: the git
+// engine as git's core.bigFileThreshold (whose default, 512 MiB, would let a
+// single file's diff take gigabytes), the go-git engine by the blobs' sizes.
+// The gates that read added lines skip far smaller files anyway
+// (swarm/placeholders over 1 MiB, swarm/sast's built-in rules over 512 KiB).
+const MaxDiffSize = 16 << 20
+
+// bigFileThreshold is the core.bigFileThreshold both engines apply.
+const bigFileThreshold = MaxDiffSize
 
 // side is one side of a change: a tree entry, or nothing.
 type side struct {
@@ -49,6 +57,9 @@ func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree 
 			cs, err = nil, fmt.Errorf("%s: the built-in diff failed (%v); install git to use the git engine", what, p)
 		}
 	}()
+	if err := checkDiffTrees(g.repo.Storer, fromTree, toTree); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	changes, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, &object.DiffTreeOptions{
 		DetectRenames: true,
 		RenameScore:   50,
@@ -116,7 +127,11 @@ func scoreRenames(pairs []pair, b *blobs) ([]pair, error) {
 			continue
 		}
 		score := 0
-		if modeKind(p.from.mode) == filemode.Regular && modeKind(p.to.mode) == filemode.Regular {
+		big, err := b.tooBig(p.from, p.to)
+		if err != nil {
+			return nil, err
+		}
+		if !big && modeKind(p.from.mode) == filemode.Regular && modeKind(p.to.mode) == filemode.Regular {
 			src, err := b.read(p.from)
 			if err != nil {
 				return nil, err
@@ -268,6 +283,10 @@ func (p pair) file(b *blobs) (changeset.File, error) {
 		f.Added = []changeset.AddedLine{{Line: 1, Text: "Subproject commit " + p.to.hash.String()}}
 		return f, nil
 	}
+	if big, err := b.tooBig(p.from, p.to); err != nil || big {
+		f.Binary = big // git: a blob over core.bigFileThreshold is binary
+		return f, err
+	}
 	var oldData, newData []byte
 	var err error
 	if p.from.exists() && p.from.mode.IsFile() {
@@ -362,6 +381,24 @@ func isBinary(b []byte) bool {
 // blobs reads blob contents.
 type blobs struct {
 	g *Git
+}
+
+// tooBig reports whether a blob on either side is over bigFileThreshold,
+// by the object headers (nothing is read).
+func (b *blobs) tooBig(sides ...side) (bool, error) {
+	for _, s := range sides {
+		if !s.exists() || !s.mode.IsFile() {
+			continue
+		}
+		n, err := blobSize(b.g.repo.Storer, s.hash)
+		if err != nil {
+			return false, fmt.Errorf("reading the size of %q (blob %s): %w", s.name, short(s.hash), err)
+		}
+		if n > bigFileThreshold {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (b *blobs) read(s side) ([]byte, error) {

@@ -27,6 +27,13 @@ var ErrSymlink = errors.New("is a symlink, and swarm-gate does not follow symlin
 // repository, whose files are not in this commit's tree.
 var ErrSubmodule = errors.New("is a git submodule, whose files are not part of this repository's commit")
 
+// ErrBadEntryName is wrapped by the error for listing a directory whose tree
+// has an entry that cannot be a path element: empty, ".", "..", or holding
+// "/" or NUL. git refuses to check such a tree out (git fsck reports it), but
+// a hand-written tree object can hold one, and walking it would loop ("..")
+// or step outside the directory.
+var ErrBadEntryName = errors.New("has an entry whose name is not a file name (empty, \".\", \"..\", or holding \"/\" or NUL), which git refuses to check out (git fsck reports the tree); rewrite the commit without it")
+
 // Snapshot returns the file tree of a commit as an fs.FS, read from git
 // objects (never from the working directory). It implements fs.FS,
 // fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS.
@@ -38,7 +45,11 @@ var ErrSubmodule = errors.New("is a git submodule, whose files are not part of t
 // from Open, ReadFile and Stat; ReadDir lists it with fs.ModeSymlink, Lstat
 // describes it and ReadLink returns its target without following it. A
 // submodule (mode 160000) gives an error wrapping ErrSubmodule from Open,
-// ReadFile and Stat, and is listed by ReadDir with fs.ModeIrregular.
+// ReadFile and Stat, and is listed by ReadDir with fs.ModeIrregular. ReadDir
+// refuses a directory holding an entry that is not a file name ("..", ".",
+// "", a name with "/"), with an error wrapping ErrBadEntryName; other names
+// git refuses to check out (a newline or other control character, ".git")
+// are listed and read like any other.
 //
 // File sizes come from the object headers, so Stat does not read file
 // contents. Modes are 0o644 for files, 0o755 for executables and directories
@@ -93,8 +104,8 @@ func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
 		if n.tree == nil {
 			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist} // a file is not a directory
 		}
-		entry, err := n.tree.FindEntry(elem)
-		if err != nil {
+		entry, ok := entryByName(n.tree, elem)
+		if !ok {
 			return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 		}
 		n.entry, n.tree = entry, nil
@@ -210,7 +221,7 @@ func (s *snapshot) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("is a directory")}
 	}
 	info, _ := f.Stat()
-	buf := make([]byte, 0, info.Size())
+	buf := make([]byte, 0, info.Size()+1) // +1: the read that finds EOF must not grow it
 	for {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, 512)
@@ -271,7 +282,8 @@ func (s *snapshot) ReadLink(name string) (string, error) {
 	return string(target), nil
 }
 
-// ReadDir lists a directory sorted by name.
+// ReadDir lists a directory sorted by name. A directory holding an entry
+// whose name is not a file name gives an error wrapping ErrBadEntryName.
 func (s *snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
 	n, err := s.lookup("readdir", name, true)
 	if err != nil {
@@ -280,18 +292,28 @@ func (s *snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
 	if n.tree == nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
 	}
-	return s.entries(name, n.tree), nil
+	return s.entries(name, n.tree)
 }
 
 // entries lists a tree's entries sorted by name (git sorts a directory "a"
-// as "a/", after "a.txt"; fs.ReadDir wants plain name order).
-func (s *snapshot) entries(dir string, t *object.Tree) []fs.DirEntry {
+// as "a/", after "a.txt"; fs.ReadDir wants plain name order). It refuses a
+// tree with an entry that is not a file name: fs.WalkDir would join "..",
+// "." or "" to the directory's path and walk the same directories forever.
+func (s *snapshot) entries(dir string, t *object.Tree) ([]fs.DirEntry, error) {
 	out := make([]fs.DirEntry, 0, len(t.Entries))
 	for _, e := range t.Entries {
+		if !validEntryName(e.Name) {
+			return nil, &fs.PathError{Op: "readdir", Path: dir, Err: fmt.Errorf("%w: %q", ErrBadEntryName, e.Name)}
+		}
 		out = append(out, &dirEntry{s: s, dir: dir, entry: e})
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return out
+	return out, nil
+}
+
+// validEntryName reports whether a tree entry's name is one path element.
+func validEntryName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
 }
 
 func unwrapPath(err error) error {
@@ -391,7 +413,11 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: d.name, Err: fs.ErrClosed}
 	}
 	if d.entries == nil {
-		d.entries = d.s.entries(d.name, d.tree)
+		entries, err := d.s.entries(d.name, d.tree)
+		if err != nil {
+			return nil, err
+		}
+		d.entries = entries
 	}
 	rest := d.entries[d.offset:]
 	if n <= 0 {

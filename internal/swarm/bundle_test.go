@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 func TestParseEvidenceBundle(t *testing.T) {
@@ -273,7 +275,7 @@ func TestCorpusSpecs(t *testing.T) {
 	for repo, n := range want {
 		data, err := os.ReadFile(filepath.Join(corpusDir, repo, SpecPath))
 		if err != nil {
-			t.Skipf("skipping: %v", err)
+			sharedtest.Skip(t, "skipping: %v", err)
 		}
 		if got := len(ParseSpec(SpecPath, data).Requirements); got != n {
 			t.Errorf("%s: %d requirements, want %d", repo, got, n)

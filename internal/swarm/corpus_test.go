@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 const corpusDir = "../../../shared/corpus"
@@ -17,7 +19,7 @@ func corpusRepos(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir(corpusDir)
 	if err != nil {
-		t.Skipf("skipping: the shared corpus is not at %s (clone ../shared beside the repo to run corpus tests)", corpusDir)
+		sharedtest.Skip(t, "skipping: the shared corpus is not at %s (clone ../shared beside the repo to run corpus tests)", corpusDir)
 	}
 	var out []string
 	for _, e := range entries {

@@ -135,6 +135,11 @@ func loadEvidence(fsys fs.FS) *Evidence {
 			if p == EvidenceDir {
 				return err
 			}
+			if d != nil && d.IsDir() {
+				// A folder that cannot be listed (a tree with an entry
+				// git refuses): which evidence it holds is unknown.
+				return &ArtifactError{Path: p, Err: fmt.Errorf("cannot list the folder: %v", unwrapPath(err))}
+			}
 			e.Broken[p] = &ArtifactError{Path: p, Err: err}
 			return nil
 		}
@@ -147,7 +152,11 @@ func loadEvidence(fsys fs.FS) *Evidence {
 		e.Files = append(e.Files, p)
 		return nil
 	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var ae *ArtifactError
+	switch {
+	case errors.As(err, &ae):
+		e.DirErr = ae
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		e.DirErr = &ArtifactError{Path: EvidenceDir, Err: err}
 	}
 	sort.Strings(e.Files)

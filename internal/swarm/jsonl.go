@@ -34,22 +34,11 @@ func forEachJSONLine(name string, data []byte, fn func(jsonLine) error) error {
 			}
 			return &ArtifactError{Path: name, Line: lineNo, Err: errors.New("empty line (each line must hold one JSON object)")}
 		}
-		v, err := jsjson.Parse(raw)
+		jl, err := parseJSONLine(name, lineNo, raw)
 		if err != nil {
-			var se *jsjson.SyntaxError
-			if errors.As(err, &se) {
-				if se.Offset >= len(raw) {
-					err = errors.New(se.Msg + " (the line is truncated)")
-				} else {
-					err = errors.New(se.Msg + " at column " + itoa(se.Column))
-				}
-			}
-			return &ArtifactError{Path: name, Line: lineNo, Err: err}
+			return err
 		}
-		if v.Kind != jsjson.Object {
-			return &ArtifactError{Path: name, Line: lineNo, Err: errors.New("want a JSON object, found " + v.Kind.String())}
-		}
-		if err := fn(jsonLine{Line: lineNo, Raw: raw, Value: v}); err != nil {
+		if err := fn(jl); err != nil {
 			return err
 		}
 	}

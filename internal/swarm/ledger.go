@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,14 +14,24 @@ import (
 type Ledger struct {
 	Path   string
 	Events []LedgerEvent // in file order
-	// Data is the whole file as read, for byte-prefix comparisons.
+	// Data is always nil: the ledger is read line by line and not kept
+	// whole (see ReadLedger); CheckAppendOnly compares two ledgers' bytes.
+	//
+	// Deprecated: use CheckAppendOnly.
 	Data []byte
+
+	lines []lineSum // one per line of the file
+	size  int64     // bytes in the file
+	bom   bool      // the file starts with a byte order mark
 }
 
 // LedgerEvent is one line of the ledger.
 type LedgerEvent struct {
-	Line int    // 1-based line in the file
-	Raw  []byte // the line's exact bytes (no terminator)
+	Line int // 1-based line in the file
+	// Raw is the line's exact bytes (no terminator) for an event that
+	// carries a payload (a snapshot, an approval, an embedded plan), nil for
+	// the others, whose lines are not kept.
+	Raw []byte
 
 	Seq            int
 	Timestamp      string
@@ -76,18 +87,10 @@ func (a *Approval) IsDriftVerifier() bool { return a != nil && a.Source == "" &&
 // event_type, source, plan_hash_before, plan_hash_after, schema_version); the
 // first line that is not gives an *ArtifactError and the events before it.
 // An embedded payload.plan that does not fit the plan schema is not an error
-// here: it is kept in the event's PlanErr for the gates to report.
+// here: it is kept in the event's PlanErr for the gates to report. The
+// limits of ReadLedger apply.
 func ParseLedger(name string, data []byte) (*Ledger, error) {
-	l := &Ledger{Path: name, Data: data}
-	err := forEachJSONLine(name, data, func(jl jsonLine) error {
-		ev, err := ledgerEvent(jl)
-		if err != nil {
-			return &ArtifactError{Path: name, Line: jl.Line, Err: err}
-		}
-		l.Events = append(l.Events, ev)
-		return nil
-	})
-	return l, err
+	return ReadLedger(name, bytes.NewReader(data))
 }
 
 func ledgerEvent(jl jsonLine) (LedgerEvent, error) {

@@ -96,11 +96,36 @@ func ParsePlan(name string, data []byte) (*Plan, error) {
 	return p, nil
 }
 
+// MaxPlanTasks is the most tasks and phases (together) a plan may have.
+// The plugin's plans have tens; several gates compare every task with
+// every other, so a plan of tens of thousands would take minutes.
+const MaxPlanTasks = 5000
+
+// checkPlanSize refuses a plan with more than MaxPlanTasks tasks and phases.
+func checkPlanSize(v *jsjson.Value) error {
+	phases := v.Get("phases")
+	if phases == nil {
+		return nil // planhash.Compute says what is missing
+	}
+	n := len(phases.Elems)
+	for _, ph := range phases.Elems {
+		n += len(ph.Get("tasks").Elems)
+		if n > MaxPlanTasks {
+			return &planhash.FieldError{Field: "phases", Offset: phases.Offset,
+				Msg: fmt.Sprintf("more than %d tasks and phases; swarm-gate checks plans of at most that many (the plugin's have tens): split the work into several plans", MaxPlanTasks)}
+		}
+	}
+	return nil
+}
+
 // PlanFromValue builds a Plan from parsed JSON; lineOf maps a byte offset to
 // a line number (nil gives line 0). Errors are *planhash.FieldError.
 func PlanFromValue(v *jsjson.Value, lineOf func(int) int) (*Plan, error) {
 	if lineOf == nil {
 		lineOf = func(int) int { return 0 }
+	}
+	if err := checkPlanSize(v); err != nil {
+		return nil, err
 	}
 	digests, err := planhash.Compute(v)
 	if err != nil {

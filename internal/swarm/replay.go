@@ -135,9 +135,16 @@ func ReplayLedger(l *Ledger) *Replay {
 	if l == nil {
 		return r
 	}
-	p := &replayer{r: r, evs: l.Events, known: map[string]*jsjson.Value{}}
+	p := &replayer{r: r, evs: l.Events, known: map[string]*jsjson.Value{}, next: nextEmbeddedIndex(l.Events)}
 	for i := 0; i < len(p.evs); {
 		ev := &p.evs[i]
+		if p.work > MaxReplayWork {
+			// Bounded time on a hostile ledger: what is left is not
+			// replayed, and says so (the gate fails closed on it).
+			p.record(ReplayStep{Seq: ev.Seq, Line: ev.Line, EventType: ev.EventType, How: HowUnexplained,
+				Problem: fmt.Sprintf("not replayed: replaying the events before it copied more than %d plan values (the limit; a real ledger needs some thousands), so this event and the %d after it were not checked", MaxReplayWork, len(p.evs)-i-1)}, false, nil)
+			break
+		}
 		switch {
 		case embeddedPlan(ev) != nil:
 			p.embedded(ev)
@@ -162,12 +169,70 @@ func ReplayLedger(l *Ledger) *Replay {
 }
 
 type replayer struct {
-	r     *Replay
-	evs   []LedgerEvent
-	state *jsjson.Value            // the replayed plan (our own copy), nil when unknown or reset
-	known map[string]*jsjson.Value // ledger hash -> replayed plan with that hash
-	lock  profileLock
-	reset int // seq of the last plan_reset, 0 if none
+	r      *Replay
+	evs    []LedgerEvent
+	state  *jsjson.Value            // the replayed plan (our own copy), nil when unknown or reset
+	known  map[string]*jsjson.Value // ledger hash -> replayed plan with that hash (at most maxKnown)
+	hashes map[*jsjson.Value]string // ledger hashes of embedded plans, computed once
+	order  []string                 // keys of known, oldest first
+	next   []int                    // next[k]: index of the first event at or after k that embeds a plan, len(evs) if none
+	work   int                      // plan values copied so far (see MaxReplayWork)
+	lock   profileLock
+	reset  int // seq of the last plan_reset, 0 if none
+}
+
+// MaxReplayWork bounds a replay's work, counted in plan values (JSON
+// nodes) copied: each batch of events is applied to a copy of the plan, so
+// a hostile ledger of many events over a large embedded plan could take
+// hours. A real ledger (some hundred events over plans of some thousand
+// values) stays far below it.
+const MaxReplayWork = 50_000_000
+
+// maxKnown bounds how many replayed plans are kept by hash for batches that
+// start from an earlier state (real ledgers have some hundred).
+const maxKnown = 1024
+
+// remember keeps plan as the replayed state with ledger hash h, dropping
+// the oldest kept state beyond maxKnown.
+func (p *replayer) remember(h string, plan *jsjson.Value) {
+	if _, ok := p.known[h]; !ok {
+		if len(p.order) >= maxKnown {
+			delete(p.known, p.order[0])
+			p.order = p.order[1:]
+		}
+		p.order = append(p.order, h)
+	}
+	p.known[h] = plan
+}
+
+// hashOf is planhash.LedgerHash of an embedded plan ("" when it cannot be
+// hashed), computed once per plan however many batches look at it.
+func (p *replayer) hashOf(v *jsjson.Value) string {
+	if v == nil {
+		return ""
+	}
+	if h, ok := p.hashes[v]; ok {
+		return h
+	}
+	if p.hashes == nil {
+		p.hashes = map[*jsjson.Value]string{}
+	}
+	h, _ := planhash.LedgerHash(v)
+	p.hashes[v] = h
+	return h
+}
+
+// nextEmbeddedIndex computes replayer.next.
+func nextEmbeddedIndex(evs []LedgerEvent) []int {
+	next := make([]int, len(evs)+1)
+	next[len(evs)] = len(evs)
+	for k := len(evs) - 1; k >= 0; k-- {
+		next[k] = next[k+1]
+		if embeddedPlan(&evs[k]) != nil {
+			next[k] = k
+		}
+	}
+	return next
 }
 
 // profileLock is the execution profile a locked plan must keep.
@@ -215,9 +280,9 @@ func (p *replayer) embedded(ev *LedgerEvent) {
 		p.record(st, p.state == nil, p.state.Get("execution_profile"))
 		return
 	}
-	plan := cloneValue(pv)
+	plan := cloneValueN(pv, &p.work)
 	p.state = plan
-	p.known[d.Ledger] = plan
+	p.remember(d.Ledger, plan)
 	phv := ev.Payload.Get("payload_hash")
 	ph, phOK := phv.AsString()
 	switch {
@@ -248,7 +313,7 @@ func (p *replayer) batch(i, j int) {
 	if !ok {
 		base = p.state
 	}
-	cur := cloneValue(base)
+	cur := cloneValueN(base, &p.work)
 	var notes []string
 	profiles := make([]*jsjson.Value, 0, j-i)
 	mutated, derive, unknown := false, false, false
@@ -280,7 +345,7 @@ func (p *replayer) batch(i, j int) {
 
 	how, problem := p.verdict(cur, i, j, mutated, unknown, notes)
 	if how == HowApplied || how == HowAudit {
-		p.known[after] = cur
+		p.remember(after, cur)
 	}
 	if cur != nil {
 		p.state = cur
@@ -308,7 +373,7 @@ func (p *replayer) verdict(cur *jsjson.Value, i, j int, mutated, unknown bool, n
 		}
 	}
 	nextSeq, next := p.nextEmbedded(j)
-	nextHash, _ := planhash.LedgerHash(next)
+	nextHash := p.hashOf(next)
 	resaveProblem := ""
 	if next != nil && nextHash == after && !unknown {
 		resaveProblem = resaveMismatch(cur, next, p.evs[i:j])
@@ -416,12 +481,14 @@ func resaveMismatch(cur, snap *jsjson.Value, evs []LedgerEvent) string {
 // nextEmbedded finds the first event at or after index from that embeds a
 // plan and returns its seq and the plan (nil when there is none).
 func (p *replayer) nextEmbedded(from int) (seq int, plan *jsjson.Value) {
-	for k := from; k < len(p.evs); k++ {
-		if pv := embeddedPlan(&p.evs[k]); pv != nil {
-			return p.evs[k].Seq, pv
-		}
+	if from < 0 || from >= len(p.evs) {
+		return 0, nil
 	}
-	return 0, nil
+	k := p.next[from]
+	if k >= len(p.evs) {
+		return 0, nil
+	}
+	return p.evs[k].Seq, embeddedPlan(&p.evs[k])
 }
 
 type applyKind int
@@ -678,20 +745,27 @@ func setMember(obj *jsjson.Value, key string, v *jsjson.Value) {
 // cloneValue deep-copies v, so that replaying never changes the ledger's own
 // parsed values (nil gives nil).
 func cloneValue(v *jsjson.Value) *jsjson.Value {
+	var n int
+	return cloneValueN(v, &n)
+}
+
+// cloneValueN is cloneValue that adds the number of values copied to *n.
+func cloneValueN(v *jsjson.Value, n *int) *jsjson.Value {
 	if v == nil {
 		return nil
 	}
+	*n++
 	c := *v
 	if v.Elems != nil {
 		c.Elems = make([]*jsjson.Value, len(v.Elems))
 		for i, el := range v.Elems {
-			c.Elems[i] = cloneValue(el)
+			c.Elems[i] = cloneValueN(el, n)
 		}
 	}
 	if v.Members != nil {
 		c.Members = make([]jsjson.Member, len(v.Members))
 		for i, m := range v.Members {
-			c.Members[i] = jsjson.Member{Key: m.Key, Value: cloneValue(m.Value), KeyOffset: m.KeyOffset}
+			c.Members[i] = jsjson.Member{Key: m.Key, Value: cloneValueN(m.Value, n), KeyOffset: m.KeyOffset}
 		}
 	}
 	return &c

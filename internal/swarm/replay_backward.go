@@ -51,7 +51,8 @@ func ReplayLedgerWithPlan(l *Ledger, final *jsjson.Value) *Replay {
 		return r
 	}
 	explained := make([]bool, m)
-	for j := m; j > 0; {
+	work := 0
+	for j := m; j > 0 && work <= MaxReplayWork; {
 		i := j - 1
 		for i > 0 && sameBatch(&l.Events[i-1], &l.Events[i]) && embeddedPlan(&l.Events[i-1]) == nil {
 			i--
@@ -65,7 +66,7 @@ func ReplayLedgerWithPlan(l *Ledger, final *jsjson.Value) *Replay {
 			explained[0] = true
 			break
 		}
-		prev, ok := undoBatch(cur, l.Events[i:j])
+		prev, ok := undoBatch(cur, l.Events[i:j], &work)
 		if !ok {
 			break
 		}
@@ -93,8 +94,8 @@ func ReplayLedgerWithPlan(l *Ledger, final *jsjson.Value) *Replay {
 
 // undoBatch returns a copy of plan with the batch's status changes undone,
 // or false when the batch holds an event it cannot undo.
-func undoBatch(plan *jsjson.Value, evs []LedgerEvent) (*jsjson.Value, bool) {
-	prev := cloneValue(plan)
+func undoBatch(plan *jsjson.Value, evs []LedgerEvent, work *int) (*jsjson.Value, bool) {
+	prev := cloneValueN(plan, work)
 	for k := len(evs) - 1; k >= 0; k-- {
 		ev := &evs[k]
 		if ev.EventType != "task_status_changed" || !taskStatuses[ev.FromStatus] || !taskStatuses[ev.ToStatus] {

@@ -9,11 +9,13 @@
 package swarm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"io/fs"
 	"strconv"
+
+	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 )
 
 // Dir is the folder the plugin keeps its state in, relative to the
@@ -36,9 +38,11 @@ const (
 )
 
 // MaxFileSize is the largest artifact read, in bytes. Real plugin files stay
-// far below it (the plugin caps its own logs at 2 MiB); a larger file is
-// refused before it is read.
-const MaxFileSize = 64 << 20
+// far below it (the plugin caps its own logs at 2 MiB; the largest file in
+// the corpus is 0.5 MiB); a larger file is refused before it is read, by
+// its blob's size. Parsed JSON takes several times its size in memory,
+// which this bounds.
+const MaxFileSize = 16 << 20
 
 // ArtifactError is a problem with one artifact file: unreadable, too large,
 // or malformed at a given line.
@@ -104,8 +108,14 @@ type Artifacts struct {
 }
 
 // Load reads the .swarm/ artifacts of one tree. It never fails as a whole:
-// each artifact's problem is kept beside it (PlanErr, LedgerErr, ...).
+// each artifact's problem is kept beside it (PlanErr, LedgerErr, ...). The
+// files are parsed within a budget of MaxJSONValues (unless fsys already
+// carries one, see WithJSONBudget): a file that would exceed it is an
+// *ArtifactError.
 func Load(fsys fs.FS) *Artifacts {
+	if jsonBudget(fsys) == nil {
+		fsys = WithJSONBudget(fsys, MaxJSONValues)
+	}
 	a := &Artifacts{Evidence: &Evidence{}, Scopes: &Scopes{}, Receipts: &Receipts{}}
 	info, err := fs.Stat(fsys, Dir)
 	switch {
@@ -133,10 +143,10 @@ func Load(fsys fs.FS) *Artifacts {
 	} else if resetting {
 		a.LedgerResetting = true
 		a.Ledger = &Ledger{Path: LedgerPath}
-	} else if data, err := readArtifact(fsys, LedgerPath); err != nil {
+	} else if l, err := readLedger(fsys, LedgerPath); l == nil {
 		a.LedgerErr = nilIfNotExist(err)
 	} else {
-		a.Ledger, a.LedgerErr = ParseLedger(LedgerPath, data)
+		a.Ledger, a.LedgerErr = l, err
 	}
 	if data, err := readArtifact(fsys, EventsPath); err != nil {
 		a.EventsErr = nilIfNotExist(err)
@@ -195,25 +205,52 @@ func nilIfNotExist(err error) error {
 
 // readArtifact reads one file with the size limit checked before reading.
 // Errors are *ArtifactError except for absence, which wraps fs.ErrNotExist.
+// A Git LFS pointer is an error (see lfsError).
 func readArtifact(fsys fs.FS, name string) ([]byte, error) {
-	info, err := fs.Stat(fsys, name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		return nil, &ArtifactError{Path: name, Err: unwrapPath(err)}
-	}
-	if info.IsDir() {
-		return nil, &ArtifactError{Path: name, Err: errors.New("is a directory, expected a file")}
-	}
-	if info.Size() > MaxFileSize {
-		return nil, &ArtifactError{Path: name, Err: fmt.Errorf("is %d bytes, over the %d-byte limit; refusing to read it", info.Size(), MaxFileSize)}
+	if err := checkArtifact(fsys, name); err != nil {
+		return nil, err
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, &ArtifactError{Path: name, Err: unwrapPath(err)}
 	}
+	if isLFSPointer(data) {
+		return nil, lfsError(name)
+	}
 	return data, nil
+}
+
+// checkArtifact says whether name is a file that may be read: not a
+// directory, a symlink or a submodule (the snapshot refuses those), and
+// not over MaxFileSize by its blob's size. Errors are as readArtifact's.
+func checkArtifact(fsys fs.FS, name string) error {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return &ArtifactError{Path: name, Err: unwrapPath(err)}
+	}
+	if info.IsDir() {
+		return &ArtifactError{Path: name, Err: errors.New("is a directory, expected a file")}
+	}
+	if info.Size() > MaxFileSize {
+		return &ArtifactError{Path: name, Err: fmt.Errorf("is %d bytes, over the %d-byte limit; refusing to read it (the plugin's files are some KiB: check that the file was not generated or concatenated)", info.Size(), MaxFileSize)}
+	}
+	return nil
+}
+
+// isLFSPointer reports whether data starts as a Git LFS pointer file does
+// (the spec's version line; JSON never starts with "version").
+func isLFSPointer(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("version https://git-lfs.github.com/spec/")) ||
+		bytes.HasPrefix(data, []byte("version https://hawser.github.com/spec/"))
+}
+
+// lfsError is the error for an artifact committed through Git LFS: the
+// commit holds a pointer, and swarm-gate never fetches LFS objects.
+func lfsError(name string) error {
+	return &ArtifactError{Path: name, Err: errors.New("is a Git LFS pointer, not the file; swarm-gate reads the committed blob: commit .swarm/ without LFS (drop its filter=lfs line from .gitattributes and run `git add --renormalize .swarm`)")}
 }
 
 // unwrapPath drops the *fs.PathError wrapper, whose path an ArtifactError

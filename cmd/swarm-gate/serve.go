@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/swarm-gate/swarm-gate/internal/app"
+	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/webhook"
+)
+
+// serveSetting is one setting of `swarm-gate serve`: an environment
+// variable, and the flag that overrides it ("" for secrets, which are never
+// taken on the command line, where other users of the machine can read
+// them).
+type serveSetting struct {
+	env, flag, def, usage string
+}
+
+var serveSettings = []serveSetting{
+	{"SWARM_GATE_APP_ID", "app-id", "", "the GitHub App's id (App settings > About > App ID); required"},
+	{"SWARM_GATE_PRIVATE_KEY_PATH", "private-key-path", "", "the App's private key, a .pem file; or set SWARM_GATE_PRIVATE_KEY to its contents"},
+	{"SWARM_GATE_PRIVATE_KEY", "", "", ""},
+	{"SWARM_GATE_WEBHOOK_SECRET", "", "", ""},
+	{"SWARM_GATE_GITHUB_API_URL", "github-api-url", "https://api.github.com/", "the GitHub API (GitHub Enterprise Server: https://HOST/api/v3/)"},
+	{"SWARM_GATE_LISTEN", "listen", ":8080", "address to serve POST /webhook, /healthz, /readyz and /metrics on"},
+	{"SWARM_GATE_WORKERS", "workers", "0", "evaluations run at once (0: twice the CPUs)"},
+	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
+	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
+	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "on SIGTERM or SIGINT, how long the running and queued evaluations may take before they are cancelled (their check runs are then completed as failure)"},
+	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
+	{"SWARM_GATE_FETCH_DEPTH", "fetch-depth", "50", "history fetched first from the base and the head; deepened, then full, until their merge base is found"},
+	{"SWARM_GATE_REDELIVER_FAILED", "redeliver-failed", "false", "at start-up, ask GitHub to redeliver the App's deliveries of the last hour that failed (true or false)"},
+}
+
+// serveUsage is `swarm-gate serve -h`.
+const serveUsage = `usage: swarm-gate serve [flags]
+
+Runs the GitHub App: verifies and queues GitHub's webhook deliveries at
+POST /webhook, evaluates pull requests and merge groups with the Action's
+own pipeline (fetching their commits with the installation's token), and
+posts the check runs. Settings come from the environment; each flag
+overrides its variable. The private key and the webhook secret are read
+from the environment only:
+
+  SWARM_GATE_PRIVATE_KEY      the App's private key (PEM), instead of a file
+  SWARM_GATE_WEBHOOK_SECRET   the App's webhook secret; required
+
+Logs are JSON on stderr (SWARM_GATE_LOG=debug for more). SIGTERM or SIGINT
+stops taking deliveries and drains the queue. Exit codes: 0 stopped
+cleanly, 2 could not start (GitHub refused the App's credentials, the
+address is taken), 3 a setting is missing or wrong.
+
+`
+
+// serveConfig is serve's configuration, checked.
+type serveConfig struct {
+	appID                          int64
+	keyPath, key, secret           string
+	apiURL, listen, workDir        string
+	workers, queueSize, fetchDepth int
+	jobTimeout, shutdownTimeout    time.Duration
+	redeliverFailed                bool
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, code := serveFlags(args, stdout, stderr)
+	if cfg == nil {
+		return code
+	}
+	level := slog.LevelInfo
+	if os.Getenv("SWARM_GATE_LOG") != "" {
+		level = logLevel()
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	return serve(ctx, cfg, log, stderr)
+}
+
+// serveFlags reads the settings: environment, then flags. On error or -h it
+// returns nil and the exit code.
+func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
+	fs := newFlagSet("serve", stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), serveUsage)
+		fs.PrintDefaults()
+	}
+	values := map[string]*string{}
+	for _, s := range serveSettings {
+		v := os.Getenv(s.env)
+		if v == "" {
+			v = s.def
+		}
+		val := v
+		values[s.env] = &val
+		if s.flag != "" {
+			fs.StringVar(values[s.env], s.flag, v, s.usage+" ("+s.env+")")
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "swarm-gate serve: unexpected argument %q\n", fs.Arg(0))
+		return nil, exitUsage
+	}
+	get := func(env string) string { return strings.TrimSpace(*values[env]) }
+	cfg := &serveConfig{keyPath: get("SWARM_GATE_PRIVATE_KEY_PATH"), key: *values["SWARM_GATE_PRIVATE_KEY"],
+		secret: *values["SWARM_GATE_WEBHOOK_SECRET"], apiURL: get("SWARM_GATE_GITHUB_API_URL"), listen: get("SWARM_GATE_LISTEN"),
+		workDir: get("SWARM_GATE_WORK_DIR")}
+	var errs []string
+	bad := func(env, format string, a ...any) {
+		name := env
+		for _, s := range serveSettings {
+			if s.env == env && s.flag != "" {
+				name = env + " (--" + s.flag + ")"
+			}
+		}
+		errs = append(errs, name+": "+fmt.Sprintf(format, a...))
+	}
+	if cfg.secret == "" {
+		bad("SWARM_GATE_WEBHOOK_SECRET", "not set: the server refuses to start without the App's webhook secret, since it could not tell GitHub's deliveries from anyone's; set it to the secret in the App's settings (Webhook secret)")
+	}
+	if v := get("SWARM_GATE_APP_ID"); v == "" {
+		bad("SWARM_GATE_APP_ID", "not set: the GitHub App's id (App settings > About > App ID)")
+	} else if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
+		bad("SWARM_GATE_APP_ID", "%q is not a positive number (App settings > About > App ID)", v)
+	} else {
+		cfg.appID = n
+	}
+	ints := []struct {
+		env string
+		dst *int
+		min int
+	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0}, {"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1}}
+	for _, it := range ints {
+		n, err := strconv.Atoi(get(it.env))
+		if err != nil || n < it.min {
+			bad(it.env, "%q is not a whole number >= %d", get(it.env), it.min)
+			continue
+		}
+		*it.dst = n
+	}
+	durations := []struct {
+		env string
+		dst *time.Duration
+	}{{"SWARM_GATE_JOB_TIMEOUT", &cfg.jobTimeout}, {"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout}}
+	for _, it := range durations {
+		d, err := time.ParseDuration(get(it.env))
+		if err != nil || d <= 0 {
+			bad(it.env, "%q is not a positive duration (e.g. 10m, 30s)", get(it.env))
+			continue
+		}
+		*it.dst = d
+	}
+	b, err := strconv.ParseBool(get("SWARM_GATE_REDELIVER_FAILED"))
+	if err != nil {
+		bad("SWARM_GATE_REDELIVER_FAILED", "%q is not true or false", get("SWARM_GATE_REDELIVER_FAILED"))
+	}
+	cfg.redeliverFailed = b
+	if cfg.listen == "" {
+		bad("SWARM_GATE_LISTEN", "empty: give an address such as :8080")
+	}
+	if len(errs) > 0 {
+		fmt.Fprintf(stderr, "swarm-gate serve: cannot start:\n  %s\n", strings.Join(errs, "\n  "))
+		return nil, exitUsage
+	}
+	return cfg, 0
+}
+
+// serve runs the App until ctx is cancelled (SIGTERM, SIGINT), then drains.
+func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, stderr io.Writer) int {
+	fail := func(code int, format string, a ...any) int {
+		msg := fmt.Sprintf(format, a...)
+		log.Error(msg)
+		fmt.Fprintf(stderr, "swarm-gate serve: %s\n", msg)
+		return code
+	}
+	key, err := app.LoadPrivateKey(cfg.keyPath, cfg.key)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a, err := app.New(app.Config{AppID: cfg.appID, PrivateKey: key, APIURL: cfg.apiURL, Logger: log, Registerer: reg,
+		Version: version, WorkDir: cfg.workDir, FetchDepth: cfg.fetchDepth})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	slug, err := a.Identify(ictx)
+	cancel()
+	if err != nil {
+		return fail(report.ExitError, "checking the App's credentials: %v", err)
+	}
+	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
+		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fail(report.ExitError, "listening on SWARM_GATE_LISTEN %q: %v", cfg.listen, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	srv.Start()
+	log.Info("listening", "addr", ln.Addr().String(), "app", slug, "app_id", cfg.appID, "github_api_url", cfg.apiURL, "version", version)
+	if cfg.redeliverFailed {
+		go redeliver(ctx, a, log)
+	}
+
+	code := 0
+	select {
+	case <-ctx.Done():
+		log.Info("stopping: no new deliveries; draining the queue", "timeout", cfg.shutdownTimeout.String())
+	case err := <-served:
+		code = fail(report.ExitError, "serving on %s: %v", ln.Addr(), err)
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(dctx); err != nil {
+		log.Warn("the shutdown deadline passed: the running evaluations were cancelled and their check runs completed as failure", "error", err.Error())
+	}
+	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer hcancel()
+	if err := hs.Shutdown(hctx); err != nil {
+		log.Warn("closing the listener", "error", err.Error())
+	}
+	log.Info("stopped")
+	return code
+}
+
+// redeliver asks GitHub to redeliver the deliveries of the last hour that
+// failed (--redeliver-failed), once, at start-up.
+func redeliver(ctx context.Context, a *app.App, log *slog.Logger) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	res, err := a.RedeliverFailed(rctx, time.Now().Add(-time.Hour))
+	if err != nil {
+		log.Error("redelivering failed deliveries", "error", err.Error())
+		return
+	}
+	log.Info("redelivered the failed deliveries of the last hour", "listed", res.Listed, "failed", res.Failed, "redelivered", res.Redelivered, "errors", len(res.Errors))
+	for _, e := range res.Errors {
+		log.Warn("a failed delivery was not redelivered", "error", e)
+	}
+}

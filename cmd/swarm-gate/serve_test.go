@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
+)
+
+// serveEnv are the variables serve reads; each test starts from none.
+var serveEnv = []string{"SWARM_GATE_APP_ID", "SWARM_GATE_PRIVATE_KEY_PATH", "SWARM_GATE_PRIVATE_KEY", "SWARM_GATE_WEBHOOK_SECRET",
+	"SWARM_GATE_GITHUB_API_URL", "SWARM_GATE_LISTEN", "SWARM_GATE_WORKERS", "SWARM_GATE_QUEUE_SIZE", "SWARM_GATE_JOB_TIMEOUT",
+	"SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG"}
+
+func clearServeEnv(t *testing.T) {
+	for _, k := range serveEnv {
+		t.Setenv(k, "")
+	}
+}
+
+var serveKey = sync.OnceValue(func() *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
+func keyPEM() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(serveKey())}))
+}
+
+// TestServeSettings: serve refuses to start, with exit code 3 and a
+// message naming the setting, when a setting is missing or wrong; it never
+// prints the key or the secret.
+func TestServeSettings(t *testing.T) {
+	secret := "s3cret-" + strings.Repeat("x", 8)
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"no webhook secret", map[string]string{"SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
+			"SWARM_GATE_WEBHOOK_SECRET: not set: the server refuses to start without the App's webhook secret"},
+		{"no app id", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
+			"SWARM_GATE_APP_ID (--app-id): not set"},
+		{"app id not a number", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_PRIVATE_KEY": keyPEM()}, []string{"--app-id", "my-app"},
+			`SWARM_GATE_APP_ID (--app-id): "my-app" is not a positive number`},
+		{"no private key", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, nil,
+			"no private key: set SWARM_GATE_PRIVATE_KEY_PATH"},
+		{"both private keys", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM(),
+			"SWARM_GATE_PRIVATE_KEY_PATH": "/nonexistent/key.pem"}, nil, "both SWARM_GATE_PRIVATE_KEY_PATH and SWARM_GATE_PRIVATE_KEY are set"},
+		{"private key not PEM", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": "not-a-key-" + secret}, nil,
+			"the App's private key from SWARM_GATE_PRIVATE_KEY is not a PEM-encoded RSA private key"},
+		{"private key file missing", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, []string{"--private-key-path", "missing.pem"},
+			"reading the App's private key from SWARM_GATE_PRIVATE_KEY_PATH (missing.pem)"},
+		{"bad API URL", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()},
+			[]string{"--github-api-url", "https://github.com/"}, "SWARM_GATE_GITHUB_API_URL \"https://github.com/\": that is the web site, not the API"},
+		{"bad duration", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_JOB_TIMEOUT": "ten minutes"}, nil,
+			`SWARM_GATE_JOB_TIMEOUT (--job-timeout): "ten minutes" is not a positive duration`},
+		{"bad redeliver flag", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, []string{"--redeliver-failed=maybe"},
+			`SWARM_GATE_REDELIVER_FAILED (--redeliver-failed): "maybe" is not true or false`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clearServeEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			code, stdout, stderr := runCLI(t, append([]string{"serve"}, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			for _, s := range []string{secret, "PRIVATE KEY-----"} {
+				if strings.Contains(stdout+stderr, s) {
+					t.Errorf("the output shows a secret (%q)", s)
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+
+// TestServeEndToEnd runs `swarm-gate serve` against the fake GitHub: a
+// signed pull_request synchronize delivery for the demo's phase pull
+// request ends with its check runs completed; cancelling the context (as
+// SIGTERM does) drains and exits 0; the logs are JSON and hold no secret.
+func TestServeEndToEnd(t *testing.T) {
+	const appID, installation, repo = 31, 5, "Codertocat/Hello-World"
+	fake := ghfake.New(t)
+	dir := t.TempDir()
+	base, head, err := demo.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.RegisterApp(appID, "swarm-gate", &serveKey().PublicKey)
+	fake.AddInstallation(appID, installation)
+	fake.ServeGit(repo, dir)
+
+	secret := "serve secret " + t.Name()
+	keyFile := filepath.Join(t.TempDir(), "app.pem")
+	if err := os.WriteFile(keyFile, []byte(keyPEM()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clearServeEnv(t)
+	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", secret)
+	t.Setenv("SWARM_GATE_APP_ID", "31")
+	t.Setenv("SWARM_GATE_PRIVATE_KEY_PATH", keyFile)
+	t.Setenv("SWARM_GATE_GITHUB_API_URL", fake.URL)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir()}, &bytes.Buffer{}, &stderr)
+	}()
+	var addr string
+	deadline := time.Now().Add(30 * time.Second)
+	for addr == "" {
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d before listening:\n%s", code, stderr.String())
+		default:
+		}
+		if m := listeningRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	data, err := os.ReadFile("../../../shared/github/webhooks/pull_request/synchronize.json")
+	if err != nil {
+		sharedtest.Skip(t, "GitHub's example payloads are not available: %v", err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	pr := p["pull_request"].(map[string]any)
+	pr["base"].(map[string]any)["sha"], pr["base"].(map[string]any)["ref"] = base, demo.BaseBranch
+	pr["head"].(map[string]any)["sha"], pr["head"].(map[string]any)["ref"] = head, demo.HeadBranch
+	pr["head"].(map[string]any)["repo"].(map[string]any)["full_name"] = repo
+	p["repository"].(map[string]any)["full_name"] = repo
+	p["repository"].(map[string]any)["clone_url"] = fake.WebURL + "/" + repo + ".git"
+	p["installation"] = map[string]any{"id": installation, "node_id": "x"}
+	body, _ := json.Marshal(p)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	for _, tc := range []struct {
+		sig  string
+		want int
+	}{{"sha256=" + strings.Repeat("0", 64), http.StatusUnauthorized}, {"sha256=" + hex.EncodeToString(mac.Sum(nil)), http.StatusAccepted}} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", "pull_request")
+		req.Header.Set("X-GitHub-Delivery", "serve-1")
+		req.Header.Set("X-Hub-Signature-256", tc.sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Fatalf("delivery with signature %.15s… answered %d, want %d", tc.sig, resp.StatusCode, tc.want)
+		}
+	}
+	for {
+		done := false
+		for _, cr := range fake.CheckRuns(repo) {
+			done = done || (cr.Name == "swarm-gate" && cr.Status == "completed")
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the aggregate check run was not completed:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The evaluation's API calls are observed when it returns, just after
+	// the aggregate is completed.
+	var metrics string
+	for !strings.Contains(metrics, "swarm_gate_evaluation_api_calls_count 1") {
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics never counted the evaluation's API calls:\n%s", metrics)
+		}
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		resp.Body.Close()
+		metrics = b.String()
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{"swarm_gate_api_calls_total{method=\"POST\"}", "swarm_gate_rate_limit_remaining", "swarm_gate_deliveries_total", "go_goroutines"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	cancel()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Errorf("serve exited %d after the context was cancelled, want 0", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after the context was cancelled")
+	}
+	runs := fake.CheckRuns(repo)
+	if len(runs) != 9 {
+		t.Errorf("%d check runs, want 9", len(runs))
+	}
+	for _, cr := range runs {
+		if cr.Status != "completed" || cr.HeadSHA != head {
+			t.Errorf("%s@%.7s is %s", cr.Name, cr.HeadSHA, cr.Status)
+		}
+	}
+	logs := stderr.String()
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("log line is not JSON: %s", line)
+		}
+	}
+	secrets := []string{secret, "PRIVATE KEY"}
+	for _, tok := range fake.InstallationTokens() {
+		secrets = append(secrets, tok.Token)
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs, s) {
+			t.Errorf("the logs hold a secret (%.12s…)", s)
+		}
+	}
+	for _, want := range []string{`"msg":"stopping: no new deliveries; draining the queue"`, `"msg":"stopped"`, `"msg":"evaluation finished"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %s", want)
+		}
+	}
+}
+
+// TestServeRefusedCredentials: GitHub refusing the App's JWT at start-up
+// (the App id is not the key's) stops serve with exit code 2 and says
+// which settings to check.
+func TestServeRefusedCredentials(t *testing.T) {
+	fake := ghfake.New(t)
+	fake.RegisterApp(31, "swarm-gate", &serveKey().PublicKey)
+	clearServeEnv(t)
+	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "x")
+	t.Setenv("SWARM_GATE_PRIVATE_KEY", keyPEM())
+	t.Setenv("SWARM_GATE_GITHUB_API_URL", fake.URL)
+	code, _, stderr := runCLI(t, "serve", "--app-id", "32", "--listen", "127.0.0.1:0")
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr, "GitHub refused the App's JWT (401): check SWARM_GATE_APP_ID (32)") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// TestAppManifest: app.yml asks for exactly the permissions swarm-gate
+// uses and subscribes to the events the server acts on.
+func TestAppManifest(t *testing.T) {
+	data, err := os.ReadFile("../../app.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Name           string            `yaml:"name"`
+		Public         bool              `yaml:"public"`
+		HookAttributes map[string]any    `yaml:"hook_attributes"`
+		Permissions    map[string]string `yaml:"default_permissions"`
+		Events         []string          `yaml:"default_events"`
+	}
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		t.Fatalf("app.yml: %v", err)
+	}
+	wantPerms := map[string]string{"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}
+	if !reflect.DeepEqual(m.Permissions, wantPerms) {
+		t.Errorf("default_permissions %v, want %v", m.Permissions, wantPerms)
+	}
+	if want := []string{"check_run", "check_suite", "issue_comment", "merge_group", "pull_request"}; !reflect.DeepEqual(m.Events, want) {
+		t.Errorf("default_events %v, want %v", m.Events, want)
+	}
+	if u, _ := m.HookAttributes["url"].(string); !strings.HasSuffix(u, "/webhook") || m.Name == "" || m.Public {
+		t.Errorf("hook url %q, name %q, public %v: want the server's /webhook, a name, a private App", u, m.Name, m.Public)
+	}
+}

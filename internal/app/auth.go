@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	jwt "github.com/golang-jwt/jwt/v4"
+	"github.com/google/go-github/v62/github"
+
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+)
+
+// LoadPrivateKey returns the App's private key (PEM) from exactly one of a
+// file path (SWARM_GATE_PRIVATE_KEY_PATH) and a value
+// (SWARM_GATE_PRIVATE_KEY, the PEM text itself; "\n" escapes are turned
+// into newlines, as some secret stores keep one line). The key is checked
+// to be an RSA private key. Errors name the setting, never the key.
+func LoadPrivateKey(path, value string) (*rsa.PrivateKey, error) {
+	var pemBytes []byte
+	var from string
+	switch {
+	case path != "" && value != "":
+		return nil, errors.New("both SWARM_GATE_PRIVATE_KEY_PATH and SWARM_GATE_PRIVATE_KEY are set: set only one")
+	case path != "":
+		from = "SWARM_GATE_PRIVATE_KEY_PATH (" + path + ")"
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading the App's private key from %s: %w", from, errors.Unwrap(err))
+		}
+		pemBytes = b
+	case value != "":
+		from = "SWARM_GATE_PRIVATE_KEY"
+		if !strings.Contains(value, "\n") {
+			value = strings.ReplaceAll(value, `\n`, "\n")
+		}
+		pemBytes = []byte(value)
+	default:
+		return nil, errors.New("no private key: set SWARM_GATE_PRIVATE_KEY_PATH to the .pem file GitHub generated for the App (App settings > Private keys), or SWARM_GATE_PRIVATE_KEY to its contents")
+	}
+	key, err := jwt.ParseRSAPrivateKeyFromPEM(pemBytes)
+	if err != nil {
+		// jwt's errors do not quote the key; still, say only what is wrong.
+		return nil, fmt.Errorf("the App's private key from %s is not a PEM-encoded RSA private key (%v): use the .pem file GitHub generated for the App", from, err)
+	}
+	return key, nil
+}
+
+// apiRoots checks the configured API URL (SWARM_GATE_GITHUB_API_URL) and
+// returns the API root without a trailing slash (https://api.github.com,
+// https://HOST/api/v3, https://api.SUBDOMAIN.ghe.com) and the web root
+// the repositories live under (https://github.com, https://HOST,
+// https://SUBDOMAIN.ghe.com), as ghapi.NewClient reads the same URL.
+func apiRoots(raw string) (api, web string, err error) {
+	if raw == "" {
+		raw = ghapi.DefaultBaseURL
+	}
+	bad := func(why string) (string, string, error) {
+		return "", "", fmt.Errorf("SWARM_GATE_GITHUB_API_URL %q: %s; want https://api.github.com/, https://HOST/api/v3/ (GitHub Enterprise Server) or https://api.SUBDOMAIN.ghe.com/", raw, why)
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case u.Scheme != "https" && u.Scheme != "http":
+		return bad("the scheme must be https (or http)")
+	case u.Host == "" || u.Opaque != "":
+		return bad("no host")
+	case u.User != nil:
+		return bad("credentials do not belong in the URL")
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return bad("no query or fragment allowed")
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	host := strings.ToLower(u.Hostname())
+	origin := u.Scheme + "://" + u.Host
+	switch {
+	case host == "github.com":
+		return bad("that is the web site, not the API")
+	case host == "api.github.com" && p == "":
+		return "https://api.github.com", "https://github.com", nil
+	case strings.HasPrefix(host, "api.") && p == "":
+		return origin, u.Scheme + "://" + strings.TrimPrefix(u.Host, "api."), nil
+	case p == "" || p == "/api/v3":
+		return origin + "/api/v3", origin, nil
+	}
+	return bad("the path must be empty or /api/v3")
+}
+
+// auth holds the App's credentials and the transports made from them: one
+// for App-level calls (signed with a fresh JWT each), and one token
+// source per installation (ghinstallation keeps the token until a minute
+// before it expires).
+type auth struct {
+	appID   int64
+	key     *rsa.PrivateKey
+	apiRoot string
+	// mint sends the access-token requests (retried as any API call);
+	// appCalls the other App-level calls.
+	mint     http.RoundTripper
+	appCalls http.RoundTripper
+
+	mu            sync.Mutex
+	installations map[int64]*ghinstallation.Transport
+}
+
+func newAuth(appID int64, key *rsa.PrivateKey, apiRoot string, base http.RoundTripper, m *metrics, opts transportOptions) *auth {
+	a := &auth{appID: appID, key: key, apiRoot: apiRoot, installations: map[int64]*ghinstallation.Transport{}}
+	a.mint = &resendOn5xx{next: opts.rateLimited(&counting{next: base, m: m}), sleep: opts.sleep}
+	jwtSigned := ghinstallation.NewAppsTransportFromPrivateKey(base, appID, key)
+	jwtSigned.BaseURL = apiRoot
+	a.appCalls = opts.rateLimited(&counting{next: jwtSigned, m: m})
+	return a
+}
+
+// installation returns the token source of an installation.
+func (a *auth) installation(id int64) *ghinstallation.Transport {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := a.installations[id]; t != nil {
+		return t
+	}
+	atr := ghinstallation.NewAppsTransportFromPrivateKey(a.mint, a.appID, a.key)
+	atr.BaseURL = a.apiRoot
+	t := ghinstallation.NewFromAppsTransport(atr, id)
+	t.BaseURL = a.apiRoot
+	// Without options ghinstallation sends the body "null", which the API
+	// description does not allow; "{}" asks for the installation's
+	// repositories and permissions, as no body does.
+	t.InstallationTokenOptions = &github.InstallationTokenOptions{}
+	a.installations[id] = t
+	return t
+}
+
+// token returns a live installation token, minting one when needed.
+// Errors say which installation and what to check, never the token.
+func (a *auth) token(ctx context.Context, installation int64) (string, error) {
+	tok, err := a.installation(installation).Token(ctx)
+	if err != nil {
+		var he *ghinstallation.HTTPError
+		if errors.As(err, &he) && he.Response != nil {
+			switch he.Response.StatusCode {
+			case http.StatusUnauthorized:
+				return "", fmt.Errorf("minting an installation token for installation %d: GitHub refused the App's JWT (401): check SWARM_GATE_APP_ID (%d) and that the private key is the App's current one", installation, a.appID)
+			case http.StatusNotFound:
+				return "", fmt.Errorf("minting an installation token for installation %d: GitHub does not know this installation of App %d (404): the App was uninstalled, or SWARM_GATE_APP_ID names another App", installation, a.appID)
+			case http.StatusForbidden:
+				return "", fmt.Errorf("minting an installation token for installation %d: refused (403): the installation may be suspended", installation)
+			}
+		}
+		return "", fmt.Errorf("minting an installation token for installation %d: %w", installation, err)
+	}
+	return tok, nil
+}
+
+// appClient is a go-github client authenticated as the App (JWT), for the
+// App-level endpoints (GET /app, hook deliveries).
+func (a *auth) appClient() (*github.Client, error) {
+	gh := github.NewClient(&http.Client{Transport: a.appCalls})
+	if a.apiRoot != "https://api.github.com" {
+		var err error
+		if gh, err = gh.WithEnterpriseURLs(a.apiRoot+"/", a.apiRoot+"/"); err != nil {
+			return nil, fmt.Errorf("SWARM_GATE_GITHUB_API_URL %q: %w", a.apiRoot, err)
+		}
+	}
+	gh.UserAgent = "swarm-gate"
+	return gh, nil
+}
+
+// resendOn5xx resends a request that got 502, 503 or 504, at most three
+// times in all, one second apart (doubling). It is for minting installation
+// tokens: a POST, so ghapi's transport does not resend it, but one that is
+// safe to repeat (a second token does no harm), and without a token the
+// job can post nothing at all.
+type resendOn5xx struct {
+	next  http.RoundTripper
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (r *resendOn5xx) RoundTrip(req *http.Request) (*http.Response, error) {
+	wait := time.Second
+	for attempt := 1; ; attempt++ {
+		try := req.Clone(req.Context())
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			try.Body = body
+		}
+		resp, err := r.next.RoundTrip(try)
+		if err != nil || attempt >= 3 || (resp.StatusCode != http.StatusBadGateway && resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusGatewayTimeout) || (req.Body != nil && req.GetBody == nil) {
+			return resp, err
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		sleep := r.sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		wait *= 2
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,105 @@
+package app_test
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+)
+
+// TestCheckSuiteRequested: a check_suite requested delivery that names the
+// pull request is evaluated like the pull_request delivery of the same
+// push (the webhook queue may let one supersede the other), with the same
+// external id.
+func TestCheckSuiteRequested(t *testing.T) {
+	for _, action := range []string{"requested", "rerequested"} {
+		t.Run(action, func(t *testing.T) {
+			h := newHarness(t)
+			srv := h.newServer(h.newApp(nil), "server")
+			body := h.payload("check_suite/"+action+".json", func(p map[string]any) {
+				set(p, "check_suite.head_sha", h.head)
+				set(p, "check_suite.head_branch", demo.HeadBranch)
+				set(p, "check_suite.pull_requests", []any{map[string]any{
+					"number": 2, "url": h.fake.URL + "repos/" + testRepo + "/pulls/2", "id": 2,
+					"head": map[string]any{"ref": demo.HeadBranch, "sha": h.head, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},
+					"base": map[string]any{"ref": demo.BaseBranch, "sha": h.base, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},
+				}})
+			})
+			if code := h.deliver(srv.URL, "check_suite", "d-suite", body); code != http.StatusAccepted {
+				t.Fatalf("delivery answered %d", code)
+			}
+			srv.drain(t)
+			if got, want := h.runs(), demoRuns(h.head); !reflect.DeepEqual(got, want) {
+				t.Errorf("check runs:\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// commentOn is GitHub's issue_comment created example moved onto pull
+// request #2 with body by user.
+func (h *harness) commentOn(user, body string) []byte {
+	return h.payload("issue_comment/created.json", func(p map[string]any) {
+		set(p, "issue.pull_request.url", h.fake.URL+"repos/"+testRepo+"/pulls/2")
+		set(p, "issue.number", 2)
+		set(p, "comment.body", body)
+		set(p, "comment.user.login", user)
+		set(p, "comment.user.type", "User")
+	})
+}
+
+// TestCommentCommands: /swarm recheck and /swarm approve-plan-critic in
+// pull request comments run through the App as through the Action: the
+// pull request's commits are fetched (read through the API once: the
+// runner's own read is a cache hit), the override is recorded by the
+// App's bot and trusted when read back.
+func TestCommentCommands(t *testing.T) {
+	h := newHarness(t)
+	h.fake.AddPullRequest(testRepo, ghfake.PullRequest{Number: 2, User: "author", HeadRef: demo.HeadBranch, HeadSHA: h.head, BaseRef: demo.BaseBranch, BaseSHA: h.base})
+	h.fake.SetPermission(testRepo, "maint", "write")
+	srv := h.newServer(h.newApp(nil), "server")
+
+	if code := h.deliver(srv.URL, "issue_comment", "d-recheck", h.commentOn("maint", "/swarm recheck")); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	waitFor(t, func() bool {
+		return len(h.fake.CallsTo("checks/update")) > 0 && !h.storedRun("swarm-gate").CompletedAt.IsZero()
+	})
+	if got, want := h.runs(), demoRuns(h.head); !reflect.DeepEqual(got, want) {
+		t.Errorf("check runs after /swarm recheck:\n got %v\nwant %v", got, want)
+	}
+	if n := len(h.fake.CallsTo("pulls/get")); n != 1 {
+		t.Errorf("%d pulls/get requests, want 1 (the runner's read is answered from the evaluation's cache)", n)
+	}
+
+	if code := h.deliver(srv.URL, "issue_comment", "d-approve", h.commentOn("maint", "/swarm approve-plan-critic reviewed by hand")); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	srv.drain(t)
+	comments := h.fake.Comments(testRepo, 2)
+	if len(comments) != 1 || comments[0].User != ghfake.Login || !strings.Contains(comments[0].Body, "swarm-gate:override") {
+		t.Fatalf("comments: %+v, want the App's one override record", comments)
+	}
+	if pf := h.storedRun("swarm/plan-freeze"); !strings.Contains(pf.Summary, "**Human override**: `/swarm approve-plan-critic` by @maint") {
+		t.Errorf("plan-freeze does not show the override recorded by the App's bot:\n%s", pf.Summary)
+	}
+	if n := len(h.fake.CheckRuns(testRepo)); n != 9 {
+		t.Errorf("%d check runs after two evaluations of one head, want 9 (updated, not duplicated)", n)
+	}
+}
+
+// waitFor polls cond for up to 30 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

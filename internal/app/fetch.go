@@ -1,0 +1,239 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/swarm-gate/swarm-gate/internal/source"
+)
+
+// DefaultFetchDepth is how many commits of history the first fetch takes
+// from the base and the head.
+const DefaultFetchDepth = 50
+
+// deepenFactor is how much deeper the second fetch goes before the full
+// one.
+const deepenFactor = 8
+
+// fetchSpec is what one evaluation fetches.
+type fetchSpec struct {
+	// URL is the repository's HTTPS clone URL; Token the installation
+	// token, sent as the password of user x-access-token.
+	URL, Token string
+	// Base and Head are full commit SHAs; Base may be "" (a comment
+	// command whose pull request could not be read has none).
+	Base, Head string
+	// Refs carry Base and Head, for a server that does not serve commits
+	// by SHA.
+	Refs []string
+	// Depth is the first fetch's depth (0: DefaultFetchDepth).
+	Depth int
+}
+
+// fetchResult says how the commits were fetched.
+type fetchResult struct {
+	// Mode is shallow (the first depth sufficed), deepened, full (the
+	// whole history of the two commits) or refs (by ref, not by SHA).
+	Mode     string
+	Depth    int // 0 for full and refs
+	Duration time.Duration
+}
+
+// fetchCommits creates a git repository in dir (which must not exist, or be
+// empty) and fetches the base and head commits into it over HTTPS with
+// go-git, shallow first: depth Depth, then Depth*8, then the whole history
+// (in a fresh repository: go-git cannot unshallow), until the merge base
+// can be found as the pipeline finds it (source.Git.MergeBase). The
+// commits themselves are compared afterwards, so a pull request of any size
+// is judged (the pull request files API's 3,000-file cap does not apply).
+//
+// When the server does not serve commits by SHA (no
+// allow-reachable-sha1-in-want), or refuses one, the refs that carry them
+// are fetched (whole history) and the commits looked up there.
+//
+// Errors name the URL (never the token) and what failed; a fetch that
+// found the commits but no merge base is not an error: the pipeline
+// reports unrelated histories itself.
+func fetchCommits(ctx context.Context, dir string, f fetchSpec) (fetchResult, error) {
+	start := time.Now()
+	depth := f.Depth
+	if depth <= 0 {
+		depth = DefaultFetchDepth
+	}
+	res, err := fetchBySHA(ctx, dir, f, depth)
+	if err != nil && len(f.Refs) > 0 && ctx.Err() == nil && !noAccess(err) {
+		shaErr := err
+		res, err = fetchByRefs(ctx, dir, f)
+		if err != nil {
+			err = fmt.Errorf("%w; fetching the refs that carry them instead (%s) failed too: %v", shaErr, strings.Join(f.Refs, ", "), err)
+		}
+	}
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+func fetchBySHA(ctx context.Context, dir string, f fetchSpec, depth int) (fetchResult, error) {
+	want := wanted(f)
+	if len(want) == 0 {
+		return fetchResult{}, errors.New("fetching the commits: the event names no commit to fetch")
+	}
+	specs := make([]config.RefSpec, 0, len(want))
+	for i, sha := range want {
+		specs = append(specs, config.RefSpec(fmt.Sprintf("%s:refs/swarm-gate/want%d", sha, i)))
+	}
+	repo, err := initRepo(dir, f.URL)
+	if err != nil {
+		return fetchResult{}, err
+	}
+	for _, d := range []int{depth, depth * deepenFactor} {
+		if err := fetch(ctx, repo, f, specs, d); err != nil {
+			return fetchResult{}, err
+		}
+		if ready(dir, f) {
+			mode := "shallow"
+			if d != depth {
+				mode = "deepened"
+			}
+			return fetchResult{Mode: mode, Depth: d}, nil
+		}
+	}
+	// go-git cannot unshallow a repository: start again, whole history.
+	if repo, err = initRepo(dir, f.URL); err != nil {
+		return fetchResult{}, err
+	}
+	if err := fetch(ctx, repo, f, specs, 0); err != nil {
+		return fetchResult{}, err
+	}
+	return fetchResult{Mode: "full"}, nil
+}
+
+func fetchByRefs(ctx context.Context, dir string, f fetchSpec) (fetchResult, error) {
+	repo, err := initRepo(dir, f.URL)
+	if err != nil {
+		return fetchResult{}, err
+	}
+	specs := make([]config.RefSpec, 0, len(f.Refs))
+	for i, ref := range f.Refs {
+		specs = append(specs, config.RefSpec(fmt.Sprintf("+%s:refs/swarm-gate/ref%d", ref, i)))
+	}
+	if err := fetch(ctx, repo, f, specs, 0); err != nil {
+		return fetchResult{}, err
+	}
+	for _, sha := range wanted(f) {
+		if _, err := repo.CommitObject(plumbing.NewHash(sha)); err != nil {
+			return fetchResult{}, fmt.Errorf("fetching %s: commit %s is not in %s (a newer push may have replaced it; the delivery for that push evaluates the new head)", f.URL, sha[:12], strings.Join(f.Refs, ", "))
+		}
+	}
+	return fetchResult{Mode: "refs"}, nil
+}
+
+// wanted are the distinct commits to fetch, head first.
+func wanted(f fetchSpec) []string {
+	var out []string
+	for _, sha := range []string{f.Head, f.Base} {
+		if sha != "" && (len(out) == 0 || out[0] != sha) {
+			out = append(out, sha)
+		}
+	}
+	return out
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// initRepo makes an empty repository in dir (removing what was there)
+// with the remote origin at url (the token is never stored).
+func initRepo(dir, url string) (*git.Repository, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("preparing the work directory %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("preparing the work directory %s: %w", dir, err)
+	}
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		return nil, fmt.Errorf("creating a git repository in %s: %w", dir, err)
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{url}}); err != nil {
+		return nil, fmt.Errorf("creating a git repository in %s: %w", dir, err)
+	}
+	return repo, nil
+}
+
+func fetch(ctx context.Context, repo *git.Repository, f fetchSpec, specs []config.RefSpec, depth int) error {
+	err := repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		RefSpecs:   specs,
+		Depth:      depth,
+		Tags:       git.NoTags,
+		Force:      true,
+		Auth:       &githttp.BasicAuth{Username: "x-access-token", Password: f.Token},
+	})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	what := "the commits"
+	if len(specs) > 0 && !fullSHA.MatchString(specs[0].Src()) {
+		what = "the refs"
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("fetching %s from %s: stopped: %w", what, f.URL, context.Cause(ctx))
+	}
+	return &fetchError{msg: fmt.Sprintf("fetching %s from %s%s: %s", what, f.URL, depthNote(depth), redact(strings.TrimSpace(err.Error()), f.Token)), err: err}
+}
+
+// fetchError is a failed fetch: its message is redacted; Unwrap gives
+// go-git's error, for noAccess.
+type fetchError struct {
+	msg string
+	err error
+}
+
+func (e *fetchError) Error() string { return e.msg }
+func (e *fetchError) Unwrap() error { return e.err }
+
+// noAccess is true when the server refused the repository itself (not
+// found, or the token refused), so that asking for other refs is no use.
+func noAccess(err error) bool {
+	return errors.Is(err, transport.ErrRepositoryNotFound) || errors.Is(err, transport.ErrAuthenticationRequired) ||
+		errors.Is(err, transport.ErrAuthorizationFailed)
+}
+
+func depthNote(depth int) string {
+	if depth > 0 {
+		return fmt.Sprintf(" (depth %d)", depth)
+	}
+	return ""
+}
+
+// ready reports whether the pipeline will find the merge base of the base
+// and the head in dir.
+func ready(dir string, f fetchSpec) bool {
+	if f.Base == "" || f.Base == f.Head {
+		return true
+	}
+	g, err := source.OpenGit(dir)
+	if err != nil {
+		return false
+	}
+	_, err = g.MergeBase(plumbing.NewHash(f.Base), plumbing.NewHash(f.Head))
+	return err == nil
+}
+
+// redact removes a secret from a message.
+func redact(msg, secret string) string {
+	if secret == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, secret, "[redacted]")
+}

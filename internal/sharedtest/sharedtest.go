@@ -1,0 +1,31 @@
+// Package sharedtest decides what a test does when ../shared (the
+// reference data beside the repository: the corpus, GitHub's OpenAPI
+// description and webhook payloads) is absent: it skips, with a message,
+// or, when SWARM_GATE_REQUIRE_SHARED=1, it fails, so that a CI that means
+// to run those tests cannot pass without them.
+package sharedtest
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// EnvRequire is the variable that turns the skips into failures.
+const EnvRequire = "SWARM_GATE_REQUIRE_SHARED"
+
+// Required reports whether SWARM_GATE_REQUIRE_SHARED is "1".
+func Required() bool { return os.Getenv(EnvRequire) == "1" }
+
+// Skip skips t because reference data from ../shared is missing (format
+// and args say what and where), or fails it when Required().
+func Skip(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("%s=1 and ../shared is incomplete: %s", EnvRequire, strings.TrimPrefix(msg, "skipping: "))
+		return
+	}
+	t.Skip(msg)
+}

@@ -1,0 +1,202 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Hostile trees (issue 11, item 2), written byte by byte with git's
+// plumbing: what `git add` refuses, a snapshot and both diff engines must
+// still answer about without looping, crashing, or losing files.
+
+// rawRepo writes objects with the git CLI.
+type rawRepo struct {
+	t   *testing.T
+	dir string
+}
+
+func newRawRepo(t *testing.T) *rawRepo {
+	t.Helper()
+	needGit(t)
+	r := &rawRepo{t: t, dir: t.TempDir()}
+	runGit(t, r.dir, "init", "-q")
+	return r
+}
+
+func (r *rawRepo) run(stdin io.Reader, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		r.t.Fatalf("git %v: %v: %s", args, err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+func (r *rawRepo) blob(content string) string {
+	return r.run(strings.NewReader(content), "hash-object", "-w", "--stdin")
+}
+
+// tree writes a tree of entries given as mode, name, object triples, in
+// the order given and without any check.
+func (r *rawRepo) tree(entries ...string) string {
+	r.t.Helper()
+	var b bytes.Buffer
+	for i := 0; i+2 < len(entries); i += 3 {
+		oid, err := hex.DecodeString(entries[i+2])
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		b.WriteString(entries[i] + " " + entries[i+1] + "\x00")
+		b.Write(oid)
+	}
+	return r.run(&b, "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
+}
+
+func (r *rawRepo) commit(tree string, parents ...string) string {
+	args := []string{"commit-tree", tree, "-m", "c"}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	return r.run(nil, args...)
+}
+
+func (r *rawRepo) open(engine DiffEngine) *Git {
+	r.t.Helper()
+	g, err := OpenGit(r.dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	g.Engine = engine
+	return g
+}
+
+func TestSnapshotRefusesEntriesThatAreNotNames(t *testing.T) {
+	r := newRawRepo(t)
+	blob := r.blob("{}\n")
+	for _, name := range []string{"..", "."} {
+		t.Run(name, func(t *testing.T) {
+			evidence := r.tree("100644", "1.1.json", blob)
+			loop := r.tree("40000", name, evidence, "100644", "1.2.json", blob)
+			swarmDir := r.tree("40000", "evidence", loop)
+			root := r.tree("40000", ".swarm", swarmDir)
+			g := r.open(DiffEngineGoGit)
+			c, err := g.ResolveCommit(r.commit(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := g.Snapshot(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fs.ReadDir(snap, ".swarm/evidence"); !errors.Is(err, ErrBadEntryName) || !strings.Contains(err.Error(), ".swarm/evidence") {
+				t.Errorf("ReadDir: %v, want ErrBadEntryName naming the folder", err)
+			}
+			// fs.WalkDir must end (it joins ".." to the path and would walk
+			// .swarm/evidence forever) and report the folder.
+			var walkErr error
+			_ = fs.WalkDir(snap, ".", func(p string, d fs.DirEntry, err error) error {
+				if err != nil && walkErr == nil {
+					walkErr = err
+				}
+				return nil
+			})
+			if !errors.Is(walkErr, ErrBadEntryName) {
+				t.Errorf("WalkDir: %v, want ErrBadEntryName", walkErr)
+			}
+		})
+	}
+}
+
+func TestSnapshotReadsNamesGoGitRefuses(t *testing.T) {
+	// go-git's FindEntry refuses control characters and ".git"; the
+	// snapshot looks names up itself, so the gates see these files.
+	r := newRawRepo(t)
+	blob := r.blob("package x // TODO\n")
+	for _, name := range []string{"a\nb.go", "tab\there.go", ".git", "\x7f.go"} {
+		t.Run(strings.ToValidUTF8(name, "?"), func(t *testing.T) {
+			g := r.open(DiffEngineGoGit)
+			c, err := g.ResolveCommit(r.commit(r.tree("40000", "src", r.tree("100644", name, blob))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := g.Snapshot(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := fs.ReadFile(snap, "src/"+name)
+			if err != nil || string(data) != "package x // TODO\n" {
+				t.Errorf("ReadFile(%q) = %q, %v", name, data, err)
+			}
+		})
+	}
+}
+
+func TestChangeSetHostileTrees(t *testing.T) {
+	r := newRawRepo(t)
+	blob := r.blob("package x\n")
+	base := r.commit(r.tree("100644", "a.go", blob))
+	corrupt := r.run(strings.NewReader("100644 a\x00b.go\x00"+strings.Repeat("z", 20)), "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
+	cases := []struct {
+		name string
+		dir  string // the folder the go-git engine must name
+		tree string
+	}{
+		{"a folder named ..", "src/..", r.tree("100644", "a.go", blob, "40000", "src", r.tree("40000", "..", r.tree("100644", "x.go", blob)))},
+		{"a newline in a folder name", "src/x\ny", r.tree("100644", "a.go", blob, "40000", "src", r.tree("40000", "x\ny", r.tree("100644", "x.go", blob)))},
+		// A NUL cannot be in a name: it ends the name, and the bytes after
+		// it are taken for the object name and the next entry.
+		{"a NUL in a name (a corrupt tree)", "src", r.tree("100644", "a.go", blob, "40000", "src", corrupt)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head := r.commit(c.tree, base)
+			g := r.open(DiffEngineGoGit)
+			from, _ := g.ResolveCommit(base)
+			to, _ := g.ResolveCommit(head)
+			_, err := g.ChangeSet(context.Background(), from, to)
+			if err == nil || !strings.Contains(err.Error(), `"`+strings.ReplaceAll(c.dir, "\n", `\n`)+`"`) {
+				t.Errorf("go-git engine: %v, want an error naming %q", err, c.dir)
+			}
+		})
+	}
+}
+
+func TestChangeSetBigFileIsBinary(t *testing.T) {
+	// A blob over MaxDiffSize is binary in both engines, its lines unread:
+	// a 200 MB file must not cost 200 MB (or, diffed, a gigabyte).
+	r := newRawRepo(t)
+	small := r.blob("x\n")
+	big := r.run(strings.NewReader(strings.Repeat("line of text\n", MaxDiffSize/13+1)), "hash-object", "-w", "--stdin")
+	base := r.commit(r.tree("100644", "big.txt", small))
+	head := r.commit(r.tree("100644", "big.txt", big, "100644", "new.txt", big), base)
+	for _, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		t.Run(string(engine), func(t *testing.T) {
+			g := r.open(engine)
+			from, _ := g.ResolveCommit(base)
+			to, _ := g.ResolveCommit(head)
+			cs, err := g.ChangeSet(context.Background(), from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs.Files) != 2 {
+				t.Fatalf("files %+v", cs.Files)
+			}
+			for _, f := range cs.Files {
+				if !f.Binary || len(f.Added) != 0 || f.Size <= MaxDiffSize {
+					t.Errorf("%s: binary %v, %d added lines, size %d; want binary, none, over %d", f.Path(), f.Binary, len(f.Added), f.Size, MaxDiffSize)
+				}
+			}
+		})
+	}
+}

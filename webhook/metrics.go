@@ -1,0 +1,97 @@
+package webhook
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Delivery outcomes, the outcome label of swarm_gate_deliveries_total.
+const (
+	outcomeQueued           = "queued"             // 202: a job was queued (or replaced a waiting one)
+	outcomeDuplicate        = "duplicate"          // 200: the delivery id was queued before
+	outcomeIgnored          = "ignored"            // 204: an event or action swarm-gate does not act on
+	outcomePing             = "ping"               // 200: GitHub's ping
+	outcomeUnauthorized     = "unauthorized"       // 401: bad or missing signature
+	outcomeTooLarge         = "too_large"          // 413: body over MaxBody
+	outcomeQueueFull        = "queue_full"         // 503: QueueSize jobs already wait
+	outcomeBadRequest       = "bad_request"        // 400: missing headers, invalid JSON, missing fields
+	outcomeShuttingDown     = "shutting_down"      // 503: Shutdown has begun
+	outcomeMethodNotAllowed = "method_not_allowed" // 405: not a POST
+)
+
+// metrics are the server's Prometheus collectors.
+type metrics struct {
+	deliveries   *prometheus.CounterVec   // event, outcome
+	queueDepth   prometheus.Gauge         //
+	jobsRunning  prometheus.Gauge         //
+	coalesced    prometheus.Counter       //
+	jobsDropped  prometheus.Counter       //
+	evalDuration *prometheus.HistogramVec // event, result
+	evaluations  *prometheus.CounterVec   // event, result
+	queueWait    *prometheus.HistogramVec // event
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swarm_gate_deliveries_total",
+			Help: "Webhook deliveries received at POST /webhook, by X-GitHub-Event (\"unknown\" before the signature is checked, \"other\" for events swarm-gate does not know) and outcome (queued, duplicate, ignored, ping, unauthorized, too_large, queue_full, bad_request, shutting_down, method_not_allowed).",
+		}, []string{"event", "outcome"}),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "swarm_gate_queue_depth",
+			Help: "Jobs waiting for a worker.",
+		}),
+		jobsRunning: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "swarm_gate_jobs_running",
+			Help: "Jobs being evaluated.",
+		}),
+		coalesced: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "swarm_gate_jobs_coalesced_total",
+			Help: "Waiting jobs superseded by a newer delivery for the same key (a newer push to the same pull request) before they ran.",
+		}),
+		jobsDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "swarm_gate_jobs_dropped_total",
+			Help: "Queued jobs never run because the shutdown deadline passed first.",
+		}),
+		evalDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "swarm_gate_evaluation_duration_seconds",
+			Help:    "Time the Evaluator took for one job, in seconds, by event and result (ok, error, timeout, canceled).",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600},
+		}, []string{"event", "result"}),
+		evaluations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swarm_gate_evaluations_total",
+			Help: "Jobs evaluated, by event and result (ok, error, timeout, canceled).",
+		}, []string{"event", "result"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "swarm_gate_queue_wait_seconds",
+			Help:    "Time from a delivery's arrival to the start of its evaluation, in seconds, by event.",
+			Buckets: []float64{0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600},
+		}, []string{"event"}),
+	}
+	for _, c := range []prometheus.Collector{m.deliveries, m.queueDepth, m.jobsRunning, m.coalesced, m.jobsDropped, m.evalDuration, m.evaluations, m.queueWait} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if errors.As(err, &are) {
+				return nil, fmt.Errorf("webhook: registering metrics: %w (one Registerer per Server: give each Server its own prometheus.NewRegistry())", err)
+			}
+			return nil, fmt.Errorf("webhook: registering metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// knownEvents are the X-GitHub-Event values used as metric labels; others
+// count as "other", so that a sender cannot grow the label set.
+var knownEvents = map[string]bool{
+	"pull_request": true, "check_suite": true, "check_run": true, "merge_group": true,
+	"issue_comment": true, "installation": true, "installation_repositories": true, "ping": true,
+}
+
+func eventLabel(event string) string {
+	if knownEvents[event] {
+		return event
+	}
+	return "other"
+}

@@ -1,0 +1,263 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Defaults for the zero fields of a Config.
+const (
+	// DefaultQueueSize is how many jobs may wait for a worker.
+	DefaultQueueSize = 256
+	// DefaultJobTimeout bounds one evaluation.
+	DefaultJobTimeout = 10 * time.Minute
+	// DefaultMaxBody is GitHub's own cap on a webhook payload, 25 MiB.
+	DefaultMaxBody = 25 << 20
+	// DefaultDedupeSize is how many delivery ids are remembered.
+	DefaultDedupeSize = 10_000
+	// DefaultRetryAfter is the Retry-After sent with a 503.
+	DefaultRetryAfter = 60 * time.Second
+)
+
+// Config configures a Server. Only Secret and Evaluator are required.
+type Config struct {
+	// Secret is the GitHub App's webhook secret: every delivery's
+	// X-Hub-Signature-256 must be the HMAC-SHA256 of its body keyed with it.
+	// Required; New fails without it.
+	Secret []byte
+	// Evaluator does the work of each queued Job. Required.
+	Evaluator Evaluator
+	// Workers is how many jobs run at once (jobs with different keys);
+	// default 2*GOMAXPROCS.
+	Workers int
+	// QueueSize is how many jobs may wait for a worker; a delivery that
+	// would exceed it gets 503 with Retry-After. Default DefaultQueueSize.
+	QueueSize int
+	// JobTimeout is the deadline of each evaluation's context, counted from
+	// when a worker starts it. Default DefaultJobTimeout (10 minutes).
+	JobTimeout time.Duration
+	// MaxBody is the largest request body accepted, in bytes; larger gets
+	// 413. Default DefaultMaxBody (25 MiB, GitHub's own cap).
+	MaxBody int64
+	// DedupeSize is how many delivery ids (X-GitHub-Delivery) are
+	// remembered to answer redeliveries as duplicates; the least recently
+	// seen are forgotten first. Default DefaultDedupeSize.
+	DedupeSize int
+	// RetryAfter is the Retry-After sent with a 503 (queue full, shutting
+	// down), rounded up to whole seconds. Default DefaultRetryAfter.
+	RetryAfter time.Duration
+	// Logger receives the server's logs (a JSON handler in production).
+	// Default slog.Default().
+	Logger *slog.Logger
+	// Registerer is where the swarm_gate_* metrics are registered, and
+	// Gatherer what GET /metrics serves. When both are nil the Server uses
+	// a registry of its own (never the global one). When only Registerer is
+	// set it must also be a prometheus.Gatherer (a *prometheus.Registry is).
+	// Registering fails, and so does New, if the names are already taken.
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	// Now is the clock that stamps Job.Received; default time.Now.
+	Now func() time.Time
+}
+
+// Server is the GitHub App's webhook intake and worker pool. Create it with
+// New, serve Handler, call Start to run jobs and Shutdown to stop.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+	handler http.Handler
+
+	// base is the parent of every job's context; cancelBase ends the
+	// running jobs when Shutdown's deadline passes.
+	base       context.Context
+	cancelBase context.CancelFunc
+
+	q       *queue
+	workers sync.WaitGroup
+	// done is closed when every worker has returned after Shutdown.
+	done chan struct{}
+}
+
+// New checks cfg, fills in its defaults and registers the metrics. The
+// Server accepts deliveries as soon as its Handler is served; jobs run once
+// Start is called. Errors: a missing Secret or Evaluator, a negative size
+// or duration, metrics that cannot be registered.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Secret) == 0 {
+		return nil, errors.New("webhook: Config.Secret is empty: set it to the GitHub App's webhook secret (App settings > Webhook secret)")
+	}
+	if cfg.Evaluator == nil {
+		return nil, errors.New("webhook: Config.Evaluator is nil: the server needs something to run its jobs")
+	}
+	if cfg.Workers < 0 || cfg.QueueSize < 0 || cfg.JobTimeout < 0 || cfg.MaxBody < 0 || cfg.DedupeSize < 0 || cfg.RetryAfter < 0 {
+		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s): use 0 for the default",
+			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter)
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.QueueSize == 0 {
+		cfg.QueueSize = DefaultQueueSize
+	}
+	if cfg.JobTimeout == 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.DedupeSize == 0 {
+		cfg.DedupeSize = DefaultDedupeSize
+	}
+	if cfg.RetryAfter == 0 {
+		cfg.RetryAfter = DefaultRetryAfter
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	switch {
+	case cfg.Registerer == nil && cfg.Gatherer == nil:
+		reg := prometheus.NewRegistry()
+		cfg.Registerer, cfg.Gatherer = reg, reg
+	case cfg.Registerer == nil:
+		return nil, errors.New("webhook: Config.Gatherer is set but Config.Registerer is nil: the metrics would not be registered where /metrics reads them; set both (a *prometheus.Registry is both)")
+	case cfg.Gatherer == nil:
+		g, ok := cfg.Registerer.(prometheus.Gatherer)
+		if !ok {
+			return nil, fmt.Errorf("webhook: Config.Registerer (%T) is not a prometheus.Gatherer and Config.Gatherer is nil: set Config.Gatherer for GET /metrics", cfg.Registerer)
+		}
+		cfg.Gatherer = g
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		metrics: m,
+		q:       newQueue(cfg.QueueSize, cfg.DedupeSize),
+		done:    make(chan struct{}),
+	}
+	s.q.depthGauge, s.q.runningGauge = m.queueDepth, m.jobsRunning
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler serves:
+//
+//	POST /webhook  GitHub's deliveries: 202 queued, 200 duplicate or ping,
+//	               204 ignored, 400, 401, 405, 413, 503 with Retry-After
+//	               (the steps are in intake.go, serveWebhook)
+//	GET /healthz   200 while the process is up
+//	GET /readyz    200 once Start has run, 503 before and while shutting down
+//	GET /metrics   the Gatherer, in Prometheus' text format
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/webhook", s.serveWebhook)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusOK, "ok")
+	})
+	mux.HandleFunc("GET /readyz", s.serveReady)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError),
+	}))
+	return mux
+}
+
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	switch started, closing := s.q.state(); {
+	case closing:
+		writeText(w, http.StatusServiceUnavailable, "shutting down")
+	case !started:
+		writeText(w, http.StatusServiceUnavailable, "not started: workers are not running")
+	default:
+		writeText(w, http.StatusOK, "ready")
+	}
+}
+
+// Start starts the workers. Calling it again, or after Shutdown, does
+// nothing.
+func (s *Server) Start() {
+	if !s.q.start() {
+		return
+	}
+	s.workers.Add(s.cfg.Workers)
+	for range s.cfg.Workers {
+		go s.work()
+	}
+	go func() {
+		s.workers.Wait()
+		close(s.done)
+	}()
+	s.log.Info("webhook workers started", "workers", s.cfg.Workers, "queue_size", s.cfg.QueueSize, "job_timeout", s.cfg.JobTimeout.String())
+}
+
+// Shutdown stops taking deliveries (POST /webhook and GET /readyz answer
+// 503 from now on) and lets the workers finish the running and queued jobs.
+// If ctx ends first, the jobs still waiting are dropped (logged and counted
+// in swarm_gate_jobs_dropped_total), the running jobs' contexts are
+// cancelled, and Shutdown waits for their Evaluators to return before it
+// returns ctx's error. It returns nil when everything queued was run.
+// Shutdown does not close the HTTP listener: call http.Server.Shutdown
+// after it. Safe to call more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	started := s.q.close()
+	s.log.Info("webhook server shutting down: no new deliveries", "queued", s.q.depth())
+	if !started {
+		// No worker will ever run what waits: drop it now.
+		s.dropWaiting("server was never started")
+		s.cancelBase()
+		return nil
+	}
+	select {
+	case <-s.done:
+		s.cancelBase()
+		s.log.Info("webhook server drained: every queued job ran")
+		return nil
+	case <-ctx.Done():
+	}
+	s.dropWaiting("shutdown deadline passed before a worker took the job")
+	s.log.Warn("webhook shutdown deadline passed: cancelling running jobs", "running", s.q.runningCount(), "err", ctx.Err().Error())
+	s.cancelBase()
+	<-s.done
+	return ctx.Err()
+}
+
+func (s *Server) dropWaiting(why string) {
+	for _, j := range s.q.drain() {
+		s.metrics.jobsDropped.Inc()
+		s.log.Warn("job dropped at shutdown: "+why+"; redeliver it from the App's Advanced settings", jobAttrs(j)...)
+	}
+}
+
+// writeText answers with a short plain-text body.
+func writeText(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	if code != http.StatusNoContent {
+		io.WriteString(w, msg+"\n")
+	}
+}
+
+// jobAttrs are the attributes of every log line about a job.
+func jobAttrs(j Job) []any {
+	return []any{"delivery", j.Delivery, "event", j.Event, "action", j.Action, "repo", j.Repo, "pr", j.PR, "head_sha", j.HeadSHA}
+}
