@@ -48,6 +48,9 @@ type payload struct {
 	Changes *struct {
 		Base json.RawMessage `json:"base"`
 	} `json:"changes"`
+	Label *struct {
+		Name string `json:"name"`
+	} `json:"label"`
 	CheckSuite *checkHead `json:"check_suite"`
 	CheckRun   *checkHead `json:"check_run"`
 	MergeGroup *struct {
@@ -83,7 +86,9 @@ type repoName struct {
 // What is routed (every job but comment commands coalesces):
 //
 //	pull_request   opened, synchronize, reopened, ready_for_review; edited
-//	               when changes.base is present      key owner/name#N
+//	               when changes.base is present; labeled, unlabeled with a
+//	               swarm:phase-<N> label (it may name the phase)
+//	                                                 key owner/name#N
 //	check_suite    requested, rerequested            key owner/name#N of the
 //	check_run      rerequested                       first pull request, else
 //	                                                 owner/name@head_sha
@@ -140,6 +145,10 @@ func routePullRequest(p *payload) (decision, error) {
 	case "edited":
 		if p.Changes == nil || !present(p.Changes.Base) {
 			return decision{ignored: "pull request edited without a change of base branch"}, nil
+		}
+	case "labeled", "unlabeled":
+		if p.Label == nil || !strings.HasPrefix(p.Label.Name, "swarm:phase-") {
+			return decision{ignored: "pull request labeled or unlabeled with a label other than swarm:phase-<N>"}, nil
 		}
 	default:
 		return ignoreAction(p.Action)

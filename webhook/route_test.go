@@ -178,6 +178,21 @@ func TestRoutingCases(t *testing.T) {
 			"changes":      map[string]any{"title": map[string]any{"from": "old"}},
 		}), http.StatusNoContent, "", false, ""},
 		{"pull_request closed", "pull_request", prBody("closed", "octo/repo", 4, sha(4)), http.StatusNoContent, "", false, ""},
+		{"pull_request labeled with a phase label", "pull_request", mustJSON(map[string]any{
+			"action": "labeled", "installation": inst, "repository": repo, "number": 4,
+			"pull_request": map[string]any{"number": 4, "head": map[string]any{"sha": sha(4)}},
+			"label":        map[string]any{"name": "swarm:phase-2"},
+		}), http.StatusAccepted, "octo/repo#4", true, ""},
+		{"pull_request unlabeled a phase label", "pull_request", mustJSON(map[string]any{
+			"action": "unlabeled", "installation": inst, "repository": repo, "number": 4,
+			"pull_request": map[string]any{"number": 4, "head": map[string]any{"sha": sha(4)}},
+			"label":        map[string]any{"name": "swarm:phase-2"},
+		}), http.StatusAccepted, "octo/repo#4", true, ""},
+		{"pull_request labeled with another label", "pull_request", mustJSON(map[string]any{
+			"action": "labeled", "installation": inst, "repository": repo, "number": 4,
+			"pull_request": map[string]any{"number": 4, "head": map[string]any{"sha": sha(4)}},
+			"label":        map[string]any{"name": "bug"},
+		}), http.StatusNoContent, "", false, ""},
 		{"comment created on a pull request", "issue_comment", commentBody("created", "octo/repo", 9, "/swarm-gate recheck"), http.StatusAccepted, "octo/repo#9", false, ""},
 		{"comment edited", "issue_comment", commentBody("edited", "octo/repo", 9, "/swarm-gate recheck"), http.StatusNoContent, "", false, ""},
 		{"comment deleted", "issue_comment", commentBody("deleted", "octo/repo", 9, "x"), http.StatusNoContent, "", false, ""},
