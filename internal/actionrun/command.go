@@ -158,6 +158,11 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	}
 	c.pr = pr
 	if !ses.present(pr.BaseSHA, pr.HeadSHA) {
+		if ses.r.SourceError != nil {
+			// The App could not fetch the commits: say why, not how to
+			// write a workflow.
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request's commits: %v", ses.r.SourceError))
+		}
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", short(pr.BaseSHA), short(pr.HeadSHA), c.number))
 	}
 	policy, err := pipeline.PolicyAt(ses.workspace, pr.BaseSHA, ses.s.Config)

@@ -3,6 +3,7 @@ package actionrun_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -33,6 +34,22 @@ func (h *harness) commentEvent(action, user, body string) {
 		set(p, "comment.user.login", user)
 		set(p, "comment.user.type", "User")
 	})
+}
+
+// TestCommandSourceError: when the App could not fetch the pull request's
+// commits, a command is refused with that reason, not with advice about a
+// workflow's checkout.
+func TestCommandSourceError(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, User: "author", HeadRef: "swarm/phase-1", HeadSHA: strings.Repeat("c", 40), BaseRef: "main", BaseSHA: h.base})
+	h.fake.SetPermission(h.repo, "maint", "write")
+	h.srcErr = errors.New("fetching Codertocat/Hello-World: authentication required")
+	h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
+	h.run(context.Background(), nil)
+	cs := h.fake.Comments(h.repo, 7)
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read the pull request's commits: fetching Codertocat/Hello-World: authentication required") || strings.Contains(cs[0].Body, "fetch-depth") {
+		t.Fatalf("replies %+v", cs)
+	}
 }
 
 func (h *harness) commandPR() {

@@ -45,6 +45,8 @@ type harness struct {
 	logs      bytes.Buffer // slog output
 	// hc, when set, sends the API requests (tests that break the transport).
 	hc *http.Client
+	// srcErr is the Runner's SourceError (the App could not fetch).
+	srcErr error
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -126,6 +128,7 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		HTTPClient:      h.hc,
 		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 		FinaliseTimeout: 5 * time.Second,
+		SourceError:     h.srcErr,
 	}
 	return r.Run(ctx)
 }
