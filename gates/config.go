@@ -210,6 +210,10 @@ type Override struct {
 	// HeadSHA and StructureHash are what the override is bound to.
 	HeadSHA       string
 	StructureHash string
+	// SpecStaleness binds an acknowledge-spec-drift to the drift it
+	// acknowledged (SpecStalenessKey of .swarm/spec-staleness.json at
+	// HeadSHA); "" for other commands.
+	SpecStaleness string
 	// URL links to the comment or commit that records it ("" if none).
 	URL string
 }

@@ -124,7 +124,8 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
 		findings = append(findings, removedTasks(in, ledger, rep, plan)...)
 	}
-	findings = append(findings, specStale(in, plan)...)
+	staleFindings, staleNotes := specStale(in, plan)
+	findings = append(findings, staleFindings...)
 
 	approvalFindings, approvalNotes, approval := checkApproval(in, cfg, ledger, plan)
 	findings = append(findings, approvalFindings...)
@@ -142,6 +143,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 				mdtext.Inline(o.Actor), mdtext.Inline(o.RecordedAt), planhash.Short(o.StructureHash), planhash.Short(plan.Digests.Structure)))
 		}
 	}
+	notes = append(notes, staleNotes...)
 	summary := strings.Join(notes, "\n\n")
 	switch {
 	case len(failing) == 0 && approval != nil && isAgentOverride(approval.Approval):

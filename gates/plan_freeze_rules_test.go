@@ -1,6 +1,9 @@
 package gates
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -247,8 +250,19 @@ func TestPlanFreezeRemovedTasks(t *testing.T) {
 
 func TestPlanFreezeSpecStale(t *testing.T) {
 	stale := []byte(`{"type":"spec_stale_detected","timestamp":"2026-04-30T17:22:16.012Z","phase":1,"specHash_plan":"c7211bf247e44e2c17574f1fe78d2efc3a89b7713e526ff016a62a821973d361","specHash_current":"2848b6e561a19a29f70532b76e37df079ab91b5120b249a96d109dd4d14828f0","reason":"spec.md has been modified since plan was saved","planTitle":"x"}`)
+	// The same drift detected again later: another timestamp, the same hashes.
+	again := bytes.Replace(stale, []byte("2026-04-30T17:22:16.012Z"), []byte("2026-05-02T09:00:00.000Z"), 1)
+	// Later, different drift: spec.md changed again.
+	other := bytes.Replace(stale, []byte(`"specHash_current":"2848`), []byte(`"specHash_current":"9999`), 1)
+	bare := []byte(`{}`) // the plugin only checks that the file exists
+	key := "spec:c7211bf247e44e2c17574f1fe78d2efc3a89b7713e526ff016a62a821973d361:2848b6e561a19a29f70532b76e37df079ab91b5120b249a96d109dd4d14828f0"
+	bareSum := sha256.Sum256(bare)
+	bareKey := "sha256:" + hex.EncodeToString(bareSum[:])
 	l := newLedger(t, testPlan).approve(testPlan)
 	structure := l.hashes(testPlan).Structure
+	ack := func(structure, staleness string) []Override {
+		return []Override{{Command: CommandAcknowledgeSpecDrift, Actor: "octocat", Reason: "spec typo only", RecordedAt: "2026-05-01T10:00:00Z", StructureHash: structure, SpecStaleness: staleness}}
+	}
 	cases := []struct {
 		name      string
 		file      []byte
@@ -256,17 +270,32 @@ func TestPlanFreezeSpecStale(t *testing.T) {
 		want      Outcome
 		sev       Severity
 		mention   string
+		note      string // in the summary ("" = no Voided note)
 	}{
-		{"marker present", stale, nil, Failed, SeverityError, "c7211bf247e4"},
-		{"marker unreadable", []byte("{not json"), nil, Failed, SeverityError, "also unreadable"},
-		{"acknowledged by a human", stale, []Override{{Command: CommandAcknowledgeSpecDrift, Actor: "octocat", Reason: "spec typo only", StructureHash: structure}}, Passed, SeverityNotice, "spec typo only"},
-		{"acknowledged for another plan structure", stale, []Override{{Command: CommandAcknowledgeSpecDrift, Actor: "octocat", Reason: "x", StructureHash: "0000"}}, Failed, SeverityError, "acknowledge-spec-drift"},
+		{"marker present", stale, nil, Failed, SeverityError, "c7211bf247e4", ""},
+		{"marker unreadable", []byte("{not json"), nil, Failed, SeverityError, "also unreadable", ""},
+		{"acknowledged by a human", stale, ack(structure, key), Passed, SeverityNotice, "spec typo only", ""},
+		{"the same drift detected again", again, ack(structure, key), Passed, SeverityNotice, "spec typo only", ""},
+		{"acknowledged for another plan structure", stale, ack("0000", key), Failed, SeverityError, "acknowledge-spec-drift", "was bound to structure hash 0000"},
+		{"later, different drift", other, ack(structure, key), Failed, SeverityError, "acknowledge-spec-drift",
+			"acknowledged other spec drift (spec hash c7211bf247e4 in the plan, 2848b6e561a1 in spec.md); .swarm/spec-staleness.json now records spec hash c7211bf247e4 in the plan, 9999b6e561a1 in spec.md"},
+		{"recorded by an older swarm-gate, without the drift", stale, ack(structure, ""), Failed, SeverityError, "acknowledge-spec-drift", "recorded without the drift it acknowledged"},
+		{"marker without spec hashes, bound to its bytes", bare, ack(structure, bareKey), Passed, SeverityNotice, "spec typo only", ""},
+		{"marker without spec hashes, other bytes", []byte(`{ }`), ack(structure, bareKey), Failed, SeverityError, "acknowledge-spec-drift", "acknowledged other spec drift (marker file sha256 "},
+		{"marker unreadable, acknowledged", []byte("{not json"), ack(structure, bareKey), Failed, SeverityError, "also unreadable", "acknowledged other spec drift"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := l.fs(testPlan)
 			fsys[".swarm/spec-staleness.json"] = &fstest.MapFile{Data: c.file}
-			r := eval(PlanFreeze{}, &Input{Phase: 1, Head: load(fsys), Overrides: c.overrides})
+			headFile := func(name string) ([]byte, bool) {
+				f, ok := fsys[name]
+				if !ok {
+					return nil, false
+				}
+				return f.Data, true
+			}
+			r := eval(PlanFreeze{}, &Input{Phase: 1, Head: load(fsys), Overrides: c.overrides, HeadFile: headFile})
 			if r.Outcome != c.want {
 				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
 			}
@@ -278,6 +307,10 @@ func TestPlanFreezeSpecStale(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("no %s finding (%s) mentioning %q:\n%s", RuleSpecStale, c.sev, c.mention, findingsText(r))
+			}
+			voided := strings.Contains(r.Summary, "**Voided override**: `/swarm acknowledge-spec-drift` by @octocat")
+			if voided != (c.note != "") || !strings.Contains(r.Summary, c.note) {
+				t.Errorf("summary, want a Voided note %q:\n%s", c.note, r.Summary)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Delivery headers GitHub sends.
@@ -27,12 +27,15 @@ const maxDeliveryLen = 128
 
 // serveWebhook takes one delivery, in this order: the method must be POST
 // (405); the server must not be shutting down (503); the body must be at
-// most MaxBody bytes (413); X-Hub-Signature-256 must match it (401);
-// X-GitHub-Event and X-GitHub-Delivery must be set (400); a delivery id
-// queued before is answered 200 "duplicate"; the payload is routed (204
+// most MaxBody bytes (413), and there must be room in BodyBudget to read it
+// within BodyWait (503 with Retry-After); X-Hub-Signature-256 must match it
+// (401); X-GitHub-Event and X-GitHub-Delivery must be set (400); a delivery
+// id queued before is answered 200 "duplicate"; the payload is routed (204
 // when not acted on, 400 when it lacks what its event needs); the job is
-// queued (202), or refused with 503 and Retry-After when the queue is full.
-// No evaluation work happens here.
+// queued (202), or answered 200 without being queued when it is the second
+// delivery of one push or older than the one waiting for its pull request,
+// or refused with 503 and Retry-After when the queue is full. No evaluation
+// work happens here.
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -48,15 +51,20 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("body of %d bytes is over the %d-byte limit", r.ContentLength, s.cfg.MaxBody))
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength)
+	body, g, err := s.readBody(w, r)
+	defer g.release()
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.Is(err, errNoBudget):
+			s.log.Warn("webhook delivery refused: "+err.Error(), "remote", r.RemoteAddr, "content_length", r.ContentLength)
+			s.unavailable(w, "unknown", outcomeBusy, err.Error()+": redeliver later")
+		case errors.As(err, &tooBig):
 			s.answer(w, "unknown", outcomeTooLarge, http.StatusRequestEntityTooLarge,
 				fmt.Sprintf("body is over the %d-byte limit", s.cfg.MaxBody))
-			return
+		default:
+			s.answer(w, "unknown", outcomeBadRequest, http.StatusBadRequest, "reading the body: "+err.Error())
 		}
-		s.answer(w, "unknown", outcomeBadRequest, http.StatusBadRequest, "reading the body: "+err.Error())
 		return
 	}
 	if reason := checkSignature(s.cfg.Secret, r.Header.Values(headerSignature), body); reason != "" {
@@ -108,8 +116,8 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 
 	j := *d.job
 	j.Delivery, j.Payload, j.Received = delivery, body, s.cfg.Now()
-	res, superseded := s.q.offer(j)
-	switch res {
+	out := s.q.offer(j, j.Received)
+	switch out.res {
 	case offerDuplicate:
 		s.duplicate(w, ev, delivery, event)
 	case offerClosing:
@@ -117,13 +125,23 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	case offerFull:
 		s.log.Warn("webhook queue full: delivery refused with 503", append(jobAttrs(j), "queue_size", s.cfg.QueueSize)...)
 		s.unavailable(w, ev, outcomeQueueFull, fmt.Sprintf("queue full (%d jobs waiting): redeliver later", s.cfg.QueueSize))
+	case offerStale:
+		s.metrics.coalesced.Inc()
+		s.log.Info("job not queued: a newer delivery for the pull request waits", append(jobAttrs(j),
+			"updated_at", j.Updated.Format(time.RFC3339), "newer_delivery", out.by.Delivery, "newer_head_sha", out.by.HeadSHA,
+			"newer_updated_at", out.by.Updated.Format(time.RFC3339))...)
+		s.answer(w, ev, outcomeStale, http.StatusOK, fmt.Sprintf("not queued: delivery %s, waiting for the same pull request, is newer (pull_request.updated_at %s, this one %s)",
+			out.by.Delivery, out.by.Updated.Format(time.RFC3339), j.Updated.Format(time.RFC3339)))
+	case offerSameCommit:
+		s.log.Info("job not queued: the other delivery of this push was queued", append(jobAttrs(j), "queued_delivery", out.by.Delivery, "queued_event", out.by.Event)...)
+		s.answer(w, ev, outcomeSameCommit, http.StatusOK, "already queued for this commit by delivery "+out.by.Delivery+" ("+out.by.Event+")")
 	default:
 		attrs := jobAttrs(j)
 		msg := "queued"
-		if superseded != nil {
+		if out.superseded != nil {
 			s.metrics.coalesced.Inc()
-			attrs = append(attrs, "superseded_delivery", superseded.Delivery, "superseded_head_sha", superseded.HeadSHA)
-			msg = "queued, superseding delivery " + superseded.Delivery
+			attrs = append(attrs, "superseded_delivery", out.superseded.Delivery, "superseded_head_sha", out.superseded.HeadSHA)
+			msg = "queued, superseding delivery " + out.superseded.Delivery
 		}
 		s.log.Info("job queued", attrs...)
 		s.answer(w, ev, outcomeQueued, http.StatusAccepted, msg)
@@ -157,19 +175,80 @@ func checkSignature(secret []byte, values []string, body []byte) string {
 	return ""
 }
 
-// maxPrealloc caps the buffer allocated up front from Content-Length, a
-// number the sender chose before its signature is checked.
-const maxPrealloc = 1 << 20
+// errNoBudget is why a body was not read: BodyBudget had no room for it
+// within BodyWait.
+var errNoBudget = errors.New("too many large request bodies are being read at once")
 
-// readBody reads all of r, sizing the buffer from the Content-Length hint
-// (-1 when unknown).
-func readBody(r io.Reader, hint int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if hint > 0 {
-		buf.Grow(int(min(hint, maxPrealloc)) + bytes.MinRead)
+// readBody reads the request's body, at most MaxBody bytes, into a buffer
+// of exactly Content-Length bytes (no doubling), holding that many bytes of
+// the body budget first (given back by g.release, also on error). Without
+// a Content-Length, it holds and reads up to smallBody-1 bytes, then, when
+// the body is longer, MaxBody more. Errors: errNoBudget, an
+// *http.MaxBytesError, a read error.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, g grant, err error) {
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	n := r.ContentLength
+	if n >= 0 {
+		if g, err = s.hold(r, n, grant{}); err != nil {
+			return nil, g, err
+		}
+		body = make([]byte, n)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("the body ended before its Content-Length of %d bytes", n)
+			}
+			return nil, g, err
+		}
+		return body, g, nil
 	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
+	first := int64(min(smallBody-1, s.cfg.MaxBody))
+	if g, err = s.hold(r, first, grant{}); err != nil {
+		return nil, g, err
+	}
+	buf := make([]byte, first)
+	got, err := io.ReadFull(rd, buf)
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return buf[:got], g, nil
+	case err != nil:
+		return nil, g, err
+	}
+	if g, err = s.hold(r, s.cfg.MaxBody, g); err != nil {
+		return nil, g, err
+	}
+	body = make([]byte, s.cfg.MaxBody)
+	copy(body, buf)
+	more, err := io.ReadFull(rd, body[got:])
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return body[:got+more], g, nil
+	case err != nil:
+		return nil, g, err
+	}
+	// Exactly MaxBody bytes so far: more is over the limit.
+	var probe [1]byte
+	if _, err := rd.Read(probe[:]); err != nil && !errors.Is(err, io.EOF) {
+		return nil, g, err
+	}
+	return body, g, nil
+}
+
+// hold takes n more bytes of the body budget, waiting at most BodyWait,
+// adding them to g (whose bytes are kept either way).
+func (s *Server) hold(r *http.Request, n int64, g grant) (grant, error) {
+	if n <= 0 {
+		return g, nil
+	}
+	more, ok := s.budget.acquire(r.Context(), n, s.cfg.BodyWait)
+	if !ok {
+		return g, fmt.Errorf("%w (%d-byte body; %d bytes may be read at once, BodyBudget)", errNoBudget, n, s.cfg.BodyBudget)
+	}
+	if g.b == nil {
+		return more, nil
+	}
+	g.small += more.small
+	g.large += more.large
+	return g, nil
 }
 
 func validDelivery(id string) bool {

@@ -302,6 +302,7 @@ func TestNewConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no secret", Config{Evaluator: noop}, "Secret is empty"},
+		{"secret of white space", Config{Evaluator: noop, Secret: []byte(" \t\n ")}, "Secret is empty or only white space"},
 		{"no evaluator", Config{Secret: testSecret}, "Evaluator is nil"},
 		{"negative workers", Config{Secret: testSecret, Evaluator: noop, Workers: -1}, "negative"},
 		{"gatherer without registerer", Config{Secret: testSecret, Evaluator: noop, Gatherer: prometheus.NewRegistry()}, "Registerer is nil"},

@@ -29,6 +29,13 @@ type Job struct {
 	// Key serialises work: never two jobs with the same key at once
 	// ("owner/name#12" for a pull request, "owner/name@<sha>" otherwise).
 	Key string
+	// Updated is the pull request's updated_at from a pull_request
+	// payload (RFC 3339, GitHub's clock), zero for other events. Of two
+	// pull_request jobs for one key, the one with the older Updated is the
+	// stale one, whichever arrived last (see queue.offer). check_suite and
+	// check_run jobs leave it zero: their check suite's updated_at moves
+	// when a re-run is requested, so it does not order pushes.
+	Updated time.Time
 	// Coalesce is true when a newer job with the same Key makes this one
 	// pointless while it still waits in the queue (a new push supersedes
 	// an evaluation of the old head); false for jobs that must each run
@@ -47,6 +54,18 @@ type Job struct {
 // error is logged and counted; it is never sent back to GitHub.
 type Evaluator interface {
 	Evaluate(ctx context.Context, job Job) error
+}
+
+// Abandoner is implemented by an Evaluator that can tell GitHub about a
+// job it will never evaluate: one answered 202 and still waiting for a
+// worker when the shutdown deadline passed (Server.Shutdown). Abandon is
+// called once for each such job, from Shutdown, with a context of its own
+// that carries a short deadline (Config.AbandonTimeout); it should leave a
+// completed check run saying that the job was not evaluated and how to
+// have it evaluated again, so that no required check waits forever for
+// a delivery GitHub considers delivered. Its errors are its own to log.
+type Abandoner interface {
+	Abandon(ctx context.Context, job Job, reason string)
 }
 
 // EvaluatorFunc adapts a function to an Evaluator.

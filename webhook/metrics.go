@@ -19,6 +19,9 @@ const (
 	outcomeBadRequest       = "bad_request"        // 400: missing headers, invalid JSON, missing fields
 	outcomeShuttingDown     = "shutting_down"      // 503: Shutdown has begun
 	outcomeMethodNotAllowed = "method_not_allowed" // 405: not a POST
+	outcomeBusy             = "busy"               // 503: no room in BodyBudget to read the body
+	outcomeStale            = "stale"              // 200: older than the delivery waiting for its pull request
+	outcomeSameCommit       = "same_commit"        // 200: the other delivery of the same push was queued
 )
 
 // metrics are the server's Prometheus collectors.
@@ -37,7 +40,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swarm_gate_deliveries_total",
-			Help: "Webhook deliveries received at POST /webhook, by X-GitHub-Event (\"unknown\" before the signature is checked, \"other\" for events swarm-gate does not know) and outcome (queued, duplicate, ignored, ping, unauthorized, too_large, queue_full, bad_request, shutting_down, method_not_allowed).",
+			Help: "Webhook deliveries received at POST /webhook, by X-GitHub-Event (\"unknown\" before the signature is checked, \"other\" for events swarm-gate does not know) and outcome (queued, duplicate, stale, same_commit, ignored, ping, unauthorized, too_large, busy, queue_full, bad_request, shutting_down, method_not_allowed).",
 		}, []string{"event", "outcome"}),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "swarm_gate_queue_depth",
@@ -49,11 +52,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		coalesced: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "swarm_gate_jobs_coalesced_total",
-			Help: "Waiting jobs superseded by a newer delivery for the same key (a newer push to the same pull request) before they ran.",
+			Help: "Jobs superseded before they ran by a newer delivery for the same key: a waiting job replaced by a newer push to the same pull request, or a pull_request delivery older (pull_request.updated_at) than the one waiting, not queued.",
 		}),
 		jobsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "swarm_gate_jobs_dropped_total",
-			Help: "Queued jobs never run because the shutdown deadline passed first.",
+			Help: "Queued jobs never run because the shutdown deadline passed first (each is handed to the Evaluator's Abandon, when it has one).",
 		}),
 		evalDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "swarm_gate_evaluation_duration_seconds",

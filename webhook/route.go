@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // decision is what route makes of one verified delivery.
@@ -44,6 +45,7 @@ type payload struct {
 		Head   struct {
 			SHA string `json:"sha"`
 		} `json:"head"`
+		UpdatedAt *string `json:"updated_at"`
 	} `json:"pull_request"`
 	Changes *struct {
 		Base json.RawMessage `json:"base"`
@@ -81,14 +83,16 @@ type repoName struct {
 // been checked. It parses only the fields it needs. Errors (the delivery
 // is answered 400 with them): invalid JSON, a routed delivery without
 // installation.id, repository.full_name, the pull request number or a
-// commit SHA where the event needs one.
+// commit SHA where the event needs one, a pull_request.updated_at that is
+// not an RFC 3339 time.
 //
 // What is routed (every job but comment commands coalesces):
 //
 //	pull_request   opened, synchronize, reopened, ready_for_review; edited
 //	               when changes.base is present; labeled, unlabeled with a
 //	               swarm:phase-<N> label (it may name the phase)
-//	                                                 key owner/name#N
+//	                                                 key owner/name#N,
+//	                                                 Updated pull_request.updated_at
 //	check_suite    requested, rerequested            key owner/name#N of the
 //	check_run      rerequested                       first pull request, else
 //	                                                 owner/name@head_sha
@@ -169,6 +173,11 @@ func routePullRequest(p *payload) (decision, error) {
 	}
 	if j.HeadSHA, err = commitSHA("pull_request.head.sha", p.PullRequest.Head.SHA); err != nil {
 		return decision{}, err
+	}
+	if u := p.PullRequest.UpdatedAt; u != nil && *u != "" {
+		if j.Updated, err = time.Parse(time.RFC3339, *u); err != nil {
+			return decision{}, fmt.Errorf("pull_request.updated_at %q is not an RFC 3339 time (GitHub sends e.g. 2019-05-15T15:20:33Z)", truncate(*u, 80))
+		}
 	}
 	j.Key = prKey(j.Repo, j.PR)
 	j.Coalesce = true

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // injectedInstallation is the installation id given to examples that
@@ -139,6 +140,17 @@ func TestRoutingExamples(t *testing.T) {
 			if string(j.Payload) != string(body) || j.Received.IsZero() {
 				t.Errorf("job payload is not the raw body, or Received is unset")
 			}
+			// Every pull_request example carries pull_request.updated_at;
+			// other events leave Updated zero.
+			var pr struct {
+				PullRequest struct {
+					UpdatedAt string `json:"updated_at"`
+				} `json:"pull_request"`
+			}
+			_ = json.Unmarshal(body, &pr)
+			if got := j.Updated.Format(time.RFC3339); event == "pull_request" && got != pr.PullRequest.UpdatedAt || event != "pull_request" && !j.Updated.IsZero() {
+				t.Errorf("job Updated %s, want the payload's pull_request.updated_at %q for pull_request, zero otherwise", got, pr.PullRequest.UpdatedAt)
+			}
 			if injected {
 				// As the example is, with no installation: refused.
 				got := h.mustSend(t, delivery{event: event, id: "ex-2", body: raw}, http.StatusBadRequest)
@@ -233,6 +245,12 @@ func TestRoutingCases(t *testing.T) {
 		{"no merge_group", "merge_group", mustJSON(map[string]any{
 			"action": "checks_requested", "installation": inst, "repository": repo,
 		}), http.StatusBadRequest, "", false, "payload has no merge_group object"},
+		{"pull_request.updated_at not a time", "pull_request", prBodyAt("synchronize", "octo/repo", 4, sha(4), "yesterday"), http.StatusBadRequest, "", false,
+			`pull_request.updated_at "yesterday" is not an RFC 3339 time`},
+		{"pull_request.updated_at null", "pull_request", mustJSON(map[string]any{
+			"action": "synchronize", "installation": inst, "repository": repo, "number": 4,
+			"pull_request": map[string]any{"number": 4, "head": map[string]any{"sha": sha(4)}, "updated_at": nil},
+		}), http.StatusAccepted, "octo/repo#4", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{})

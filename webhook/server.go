@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +29,12 @@ const (
 	DefaultDedupeSize = 10_000
 	// DefaultRetryAfter is the Retry-After sent with a 503.
 	DefaultRetryAfter = 60 * time.Second
+	// DefaultBodyBudget is how many body bytes may be read at once.
+	DefaultBodyBudget = 128 << 20
+	// DefaultBodyWait is how long a body waits for room in the budget.
+	DefaultBodyWait = time.Second
+	// DefaultAbandonTimeout bounds each Abandoner.Abandon call.
+	DefaultAbandonTimeout = 10 * time.Second
 )
 
 // Config configures a Server. Only Secret and Evaluator are required.
@@ -56,6 +64,21 @@ type Config struct {
 	// RetryAfter is the Retry-After sent with a 503 (queue full, shutting
 	// down), rounded up to whole seconds. Default DefaultRetryAfter.
 	RetryAfter time.Duration
+	// BodyBudget bounds the bytes of request bodies being read at once,
+	// before their signatures are checked (anyone can send them); the
+	// buffer of each is its Content-Length. An eighth of it is kept for
+	// bodies under 1 MiB, so GitHub's usual deliveries never wait behind
+	// large ones; the rest must hold at least one MaxBody body. A body
+	// that finds no room within BodyWait is refused with 503 and
+	// Retry-After. Default DefaultBodyBudget (128 MiB).
+	BodyBudget int64
+	// BodyWait is how long a body may wait for room in BodyBudget.
+	// Default DefaultBodyWait (1 s).
+	BodyWait time.Duration
+	// AbandonTimeout bounds each call of the Evaluator's Abandon (when it
+	// is an Abandoner) for the jobs Shutdown drops. Default
+	// DefaultAbandonTimeout (10 s).
+	AbandonTimeout time.Duration
 	// Logger receives the server's logs (a JSON handler in production).
 	// Default slog.Default().
 	Logger *slog.Logger
@@ -83,7 +106,11 @@ type Server struct {
 	base       context.Context
 	cancelBase context.CancelFunc
 
-	q       *queue
+	q      *queue
+	budget *byteBudget
+	// unready is set by Unready: GET /readyz answers 503 while deliveries
+	// are still taken.
+	unready atomic.Bool
 	workers sync.WaitGroup
 	// done is closed when every worker has returned after Shutdown.
 	done chan struct{}
@@ -91,18 +118,20 @@ type Server struct {
 
 // New checks cfg, fills in its defaults and registers the metrics. The
 // Server accepts deliveries as soon as its Handler is served; jobs run once
-// Start is called. Errors: a missing Secret or Evaluator, a negative size
-// or duration, metrics that cannot be registered.
+// Start is called. Errors: a missing (or only white space) Secret or
+// Evaluator, a negative size or duration, a BodyBudget too small for a
+// MaxBody body, metrics that cannot be registered.
 func New(cfg Config) (*Server, error) {
-	if len(cfg.Secret) == 0 {
-		return nil, errors.New("webhook: Config.Secret is empty: set it to the GitHub App's webhook secret (App settings > Webhook secret)")
+	if len(bytes.TrimSpace(cfg.Secret)) == 0 {
+		return nil, errors.New("webhook: Config.Secret is empty or only white space: set it to the GitHub App's webhook secret (App settings > Webhook secret)")
 	}
 	if cfg.Evaluator == nil {
 		return nil, errors.New("webhook: Config.Evaluator is nil: the server needs something to run its jobs")
 	}
-	if cfg.Workers < 0 || cfg.QueueSize < 0 || cfg.JobTimeout < 0 || cfg.MaxBody < 0 || cfg.DedupeSize < 0 || cfg.RetryAfter < 0 {
-		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s): use 0 for the default",
-			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter)
+	if cfg.Workers < 0 || cfg.QueueSize < 0 || cfg.JobTimeout < 0 || cfg.MaxBody < 0 || cfg.DedupeSize < 0 || cfg.RetryAfter < 0 ||
+		cfg.BodyBudget < 0 || cfg.BodyWait < 0 || cfg.AbandonTimeout < 0 {
+		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s, BodyBudget %d, BodyWait %s, AbandonTimeout %s): use 0 for the default",
+			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter, cfg.BodyBudget, cfg.BodyWait, cfg.AbandonTimeout)
 	}
 	if cfg.Workers == 0 {
 		cfg.Workers = 2 * runtime.GOMAXPROCS(0)
@@ -121,6 +150,20 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.RetryAfter == 0 {
 		cfg.RetryAfter = DefaultRetryAfter
+	}
+	if cfg.BodyBudget == 0 {
+		cfg.BodyBudget = DefaultBodyBudget
+	}
+	if cfg.BodyWait == 0 {
+		cfg.BodyWait = DefaultBodyWait
+	}
+	if cfg.AbandonTimeout == 0 {
+		cfg.AbandonTimeout = DefaultAbandonTimeout
+	}
+	small := cfg.BodyBudget / 8
+	if cfg.BodyBudget-small < cfg.MaxBody {
+		return nil, fmt.Errorf("webhook: Config.BodyBudget %d leaves %d bytes for large bodies (an eighth is kept for small ones), less than one MaxBody body (%d bytes): raise BodyBudget to at least %d",
+			cfg.BodyBudget, cfg.BodyBudget-small, cfg.MaxBody, cfg.MaxBody+cfg.MaxBody/7+1)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -150,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		metrics: m,
 		q:       newQueue(cfg.QueueSize, cfg.DedupeSize),
+		budget:  newByteBudget(small, cfg.BodyBudget-small),
 		done:    make(chan struct{}),
 	}
 	s.q.depthGauge, s.q.runningGauge = m.queueDepth, m.jobsRunning
@@ -160,11 +204,15 @@ func New(cfg Config) (*Server, error) {
 
 // Handler serves:
 //
-//	POST /webhook  GitHub's deliveries: 202 queued, 200 duplicate or ping,
-//	               204 ignored, 400, 401, 405, 413, 503 with Retry-After
-//	               (the steps are in intake.go, serveWebhook)
+//	POST /webhook  GitHub's deliveries: 202 queued; 200 duplicate, ping,
+//	               the second delivery of one push, or older than the one
+//	               waiting for its pull request; 204 ignored; 400, 401,
+//	               405, 413; 503 with Retry-After (queue full, no room to
+//	               read the body, shutting down). The steps are in
+//	               intake.go, serveWebhook.
 //	GET /healthz   200 while the process is up
-//	GET /readyz    200 once Start has run, 503 before and while shutting down
+//	GET /readyz    200 once Start has run, 503 before, after Unready and
+//	               while shutting down
 //	GET /metrics   the Gatherer, in Prometheus' text format
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -185,6 +233,8 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	switch started, closing := s.q.state(); {
 	case closing:
 		writeText(w, http.StatusServiceUnavailable, "shutting down")
+	case s.unready.Load():
+		writeText(w, http.StatusServiceUnavailable, "stopping: deliveries are still taken until the shutdown delay ends; route new ones elsewhere")
 	case !started:
 		writeText(w, http.StatusServiceUnavailable, "not started: workers are not running")
 	default:
@@ -209,21 +259,37 @@ func (s *Server) Start() {
 	s.log.Info("webhook workers started", "workers", s.cfg.Workers, "queue_size", s.cfg.QueueSize, "job_timeout", s.cfg.JobTimeout.String())
 }
 
+// Unready makes GET /readyz answer 503 while POST /webhook keeps taking
+// deliveries: the first step of stopping, so that a load balancer stops
+// routing to this replica before Shutdown refuses deliveries. Shutdown
+// follows it after a delay (serve's SWARM_GATE_SHUTDOWN_DELAY).
+func (s *Server) Unready() {
+	if !s.unready.Swap(true) {
+		s.log.Info("webhook server unready: /readyz answers 503, deliveries are still taken")
+	}
+}
+
 // Shutdown stops taking deliveries (POST /webhook and GET /readyz answer
 // 503 from now on) and lets the workers finish the running and queued jobs.
-// If ctx ends first, the jobs still waiting are dropped (logged and counted
-// in swarm_gate_jobs_dropped_total), the running jobs' contexts are
-// cancelled, and Shutdown waits for their Evaluators to return before it
-// returns ctx's error. It returns nil when everything queued was run.
-// Shutdown does not close the HTTP listener: call http.Server.Shutdown
-// after it. Safe to call more than once.
+// If ctx ends first, the jobs still waiting are dropped (logged, counted in
+// swarm_gate_jobs_dropped_total and handed to the Evaluator's Abandon when
+// it is an Abandoner), the running jobs' contexts are cancelled, and
+// Shutdown waits for their Evaluators and the Abandon calls to return. It
+// returns nil when every queued job ran; otherwise an error that says how
+// many jobs were dropped and, when the deadline passed, wraps ctx's error
+// (the running jobs were cancelled then). Shutdown does not close the HTTP
+// listener: call http.Server.Shutdown after it. Safe to call more than
+// once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	started := s.q.close()
 	s.log.Info("webhook server shutting down: no new deliveries", "queued", s.q.depth())
 	if !started {
 		// No worker will ever run what waits: drop it now.
-		s.dropWaiting("server was never started")
+		n := s.abandon(s.q.drain(), "server was never started")
 		s.cancelBase()
+		if n > 0 {
+			return fmt.Errorf("webhook: %d queued jobs were dropped: the workers were never started", n)
+		}
 		return nil
 	}
 	select {
@@ -233,18 +299,51 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
-	s.dropWaiting("shutdown deadline passed before a worker took the job")
-	s.log.Warn("webhook shutdown deadline passed: cancelling running jobs", "running", s.q.runningCount(), "err", ctx.Err().Error())
+	running := s.q.runningCount()
+	s.log.Warn("webhook shutdown deadline passed: dropping the waiting jobs, cancelling the running ones", "running", running, "err", ctx.Err().Error())
+	dropped := s.q.drain() // before the cancelled workers could take them
+	abandoned := make(chan int, 1)
+	go func() { abandoned <- s.abandon(dropped, "shutdown deadline passed before a worker took the job") }()
 	s.cancelBase()
 	<-s.done
-	return ctx.Err()
+	n := <-abandoned
+	return fmt.Errorf("webhook: shutdown deadline passed: %d running jobs cancelled (their check runs are completed as failure), %d waiting jobs dropped: %w", running, n, ctx.Err())
 }
 
-func (s *Server) dropWaiting(why string) {
-	for _, j := range s.q.drain() {
+// abandonConcurrency bounds the Abandon calls made at once.
+const abandonConcurrency = 8
+
+// abandon counts and logs the dropped jobs, hands each to the Evaluator's
+// Abandon (when it is an Abandoner; up to abandonConcurrency at once, each
+// with a context bounded by AbandonTimeout), and returns how many.
+func (s *Server) abandon(jobs []Job, why string) int {
+	ab, _ := s.cfg.Evaluator.(Abandoner)
+	slots := make(chan struct{}, abandonConcurrency)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
 		s.metrics.jobsDropped.Inc()
-		s.log.Warn("job dropped at shutdown: "+why+"; redeliver it from the App's Advanced settings", jobAttrs(j)...)
+		if ab == nil {
+			s.log.Warn("job dropped at shutdown: "+why+"; redeliver it from the App's Advanced settings", jobAttrs(j)...)
+			continue
+		}
+		s.log.Warn("job dropped at shutdown: "+why+"; telling GitHub it was not evaluated", jobAttrs(j)...)
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					s.log.Error("abandoning a dropped job panicked", append(jobAttrs(j), "panic", fmt.Sprint(p))...)
+				}
+				<-slots
+				wg.Done()
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.AbandonTimeout)
+			defer cancel()
+			ab.Abandon(ctx, j, "the swarm-gate server shut down ("+why+")")
+		}()
 	}
+	wg.Wait()
+	return len(jobs)
 }
 
 // writeText answers with a short plain-text body.

@@ -25,6 +25,7 @@ var actionInputs = []struct{ name, usage string }{
 	{"checks", "checks to run, comma-separated (default: all but swarm/phase-wrap)"},
 	{"report", "publish: the report.json of the pull request's own run"},
 	{"report-dir", "where report.json and report.sarif are written, relative to the workspace (default swarm-gate-report)"},
+	{"bot-login", "the login the token posts comments as, the only author of override records swarm-gate trusts (default github-actions[bot])"},
 }
 
 func runAction(ctx context.Context, args []string, stdout, stderr io.Writer) int {

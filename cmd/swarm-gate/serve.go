@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +31,10 @@ type serveSetting struct {
 	env, flag, def, usage string
 }
 
+// switchSettings are the settings whose flag is a switch: --flag alone is
+// true, --flag=false is false.
+var switchSettings = map[string]bool{"SWARM_GATE_REDELIVER_FAILED": true}
+
 var serveSettings = []serveSetting{
 	{"SWARM_GATE_APP_ID", "app-id", "", "the GitHub App's id (App settings > About > App ID); required"},
 	{"SWARM_GATE_PRIVATE_KEY_PATH", "private-key-path", "", "the App's private key, a .pem file; or set SWARM_GATE_PRIVATE_KEY to its contents"},
@@ -40,11 +45,29 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_WORKERS", "workers", "0", "evaluations run at once (0: twice the CPUs)"},
 	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
-	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "on SIGTERM or SIGINT, how long the running and queued evaluations may take before they are cancelled (their check runs are then completed as failure)"},
+	{"SWARM_GATE_SHUTDOWN_DELAY", "shutdown-delay", "5s", "on SIGTERM or SIGINT, how long deliveries are still taken while /readyz answers 503, so that a load balancer stops routing here first (0: none)"},
+	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "after the shutdown delay, how long the running and queued evaluations may take before they are cancelled or dropped (their check runs are then completed as failure)"},
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
 	{"SWARM_GATE_FETCH_DEPTH", "fetch-depth", "50", "history fetched first from the base and the head; deepened, then full, until their merge base is found"},
-	{"SWARM_GATE_REDELIVER_FAILED", "redeliver-failed", "false", "at start-up, ask GitHub to redeliver the App's deliveries of the last hour that failed (true or false)"},
+	{"SWARM_GATE_REDELIVER_FAILED", "redeliver-failed", "false", "at start-up, ask GitHub to redeliver the App's deliveries of the last hour that failed (the variable: true or false)"},
+	{"SWARM_GATE_LOG", "", "info", ""},
 }
+
+// logLevels are the values of SWARM_GATE_LOG.
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// boolSetting is a switch flag whose value is checked with the other
+// settings: --flag alone sets "true"; --flag=VALUE sets VALUE.
+type boolSetting struct{ v *string }
+
+func (b boolSetting) String() string {
+	if b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+func (b boolSetting) Set(s string) error { *b.v = s; return nil }
+func (b boolSetting) IsBoolFlag() bool   { return true }
 
 // serveUsage is `swarm-gate serve -h`.
 const serveUsage = `usage: swarm-gate serve [flags]
@@ -59,21 +82,29 @@ from the environment only:
   SWARM_GATE_PRIVATE_KEY      the App's private key (PEM), instead of a file
   SWARM_GATE_WEBHOOK_SECRET   the App's webhook secret; required
 
-Logs are JSON on stderr (SWARM_GATE_LOG=debug for more). SIGTERM or SIGINT
-stops taking deliveries and drains the queue. Exit codes: 0 stopped
-cleanly, 2 could not start (GitHub refused the App's credentials, the
-address is taken), 3 a setting is missing or wrong.
+Logs are JSON on stderr (SWARM_GATE_LOG: debug, info, warn or error).
+SIGTERM or SIGINT: /readyz answers 503 at once while deliveries are still
+taken for the shutdown delay; then no new deliveries, and the queue drains
+until the shutdown timeout; what is still running is cancelled and what
+still waits is dropped, each with its aggregate check run completed as
+failure saying how to re-run it. Exit codes: 0 stopped cleanly, every
+accepted delivery evaluated; 1 stopped, but evaluations were cancelled or
+dropped at the shutdown timeout; 2 could not start (GitHub refused the
+App's credentials, the address is taken) or stopped serving; 3 a setting is
+missing or wrong (every such setting is listed).
 
 `
 
 // serveConfig is serve's configuration, checked.
 type serveConfig struct {
-	appID                          int64
-	keyPath, key, secret           string
-	apiURL, listen, workDir        string
-	workers, queueSize, fetchDepth int
-	jobTimeout, shutdownTimeout    time.Duration
-	redeliverFailed                bool
+	appID                                      int64
+	privateKey                                 *rsa.PrivateKey
+	secret                                     string
+	apiURL, listen, workDir                    string
+	workers, queueSize, fetchDepth             int
+	jobTimeout, shutdownDelay, shutdownTimeout time.Duration
+	redeliverFailed                            bool
+	logLevel                                   slog.Level
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -81,12 +112,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg == nil {
 		return code
 	}
-	level := slog.LevelInfo
-	if os.Getenv("SWARM_GATE_LOG") != "" {
-		level = logLevel()
-	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	return serve(ctx, cfg, log, stderr)
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	return serve(ctx, cfg, log)
 }
 
 // serveFlags reads the settings: environment, then flags. On error or -h it
@@ -105,7 +132,10 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		}
 		val := v
 		values[s.env] = &val
-		if s.flag != "" {
+		switch {
+		case s.flag != "" && switchSettings[s.env]:
+			fs.Var(boolSetting{values[s.env]}, s.flag, s.usage+" ("+s.env+")")
+		case s.flag != "":
 			fs.StringVar(values[s.env], s.flag, v, s.usage+" ("+s.env+")")
 		}
 	}
@@ -120,9 +150,9 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		return nil, exitUsage
 	}
 	get := func(env string) string { return strings.TrimSpace(*values[env]) }
-	cfg := &serveConfig{keyPath: get("SWARM_GATE_PRIVATE_KEY_PATH"), key: *values["SWARM_GATE_PRIVATE_KEY"],
-		secret: *values["SWARM_GATE_WEBHOOK_SECRET"], apiURL: get("SWARM_GATE_GITHUB_API_URL"), listen: get("SWARM_GATE_LISTEN"),
+	cfg := &serveConfig{secret: *values["SWARM_GATE_WEBHOOK_SECRET"], apiURL: get("SWARM_GATE_GITHUB_API_URL"), listen: get("SWARM_GATE_LISTEN"),
 		workDir: get("SWARM_GATE_WORK_DIR")}
+	// Every setting is checked, and every problem reported, in one pass.
 	var errs []string
 	bad := func(env, format string, a ...any) {
 		name := env
@@ -133,8 +163,12 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		}
 		errs = append(errs, name+": "+fmt.Sprintf(format, a...))
 	}
-	if cfg.secret == "" {
-		bad("SWARM_GATE_WEBHOOK_SECRET", "not set: the server refuses to start without the App's webhook secret, since it could not tell GitHub's deliveries from anyone's; set it to the secret in the App's settings (Webhook secret)")
+	if strings.TrimSpace(cfg.secret) == "" {
+		what := "not set"
+		if cfg.secret != "" {
+			what = "only white space"
+		}
+		bad("SWARM_GATE_WEBHOOK_SECRET", "%s: the server refuses to start without the App's webhook secret, since it could not tell GitHub's deliveries from anyone's; set it to the secret in the App's settings (Webhook secret)", what)
 	}
 	if v := get("SWARM_GATE_APP_ID"); v == "" {
 		bad("SWARM_GATE_APP_ID", "not set: the GitHub App's id (App settings > About > App ID)")
@@ -142,6 +176,15 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		bad("SWARM_GATE_APP_ID", "%q is not a positive number (App settings > About > App ID)", v)
 	} else {
 		cfg.appID = n
+	}
+	// LoadPrivateKey's errors name the variable.
+	key, err := app.LoadPrivateKey(get("SWARM_GATE_PRIVATE_KEY_PATH"), *values["SWARM_GATE_PRIVATE_KEY"])
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
+	cfg.privateKey = key
+	if err := app.CheckAPIURL(cfg.apiURL); err != nil {
+		errs = append(errs, err.Error())
 	}
 	ints := []struct {
 		env string
@@ -157,13 +200,16 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		*it.dst = n
 	}
 	durations := []struct {
-		env string
-		dst *time.Duration
-	}{{"SWARM_GATE_JOB_TIMEOUT", &cfg.jobTimeout}, {"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout}}
+		env      string
+		dst      *time.Duration
+		zeroOK   bool
+		positive string
+	}{{"SWARM_GATE_JOB_TIMEOUT", &cfg.jobTimeout, false, "positive"}, {"SWARM_GATE_SHUTDOWN_DELAY", &cfg.shutdownDelay, true, "non-negative"},
+		{"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout, false, "positive"}}
 	for _, it := range durations {
 		d, err := time.ParseDuration(get(it.env))
-		if err != nil || d <= 0 {
-			bad(it.env, "%q is not a positive duration (e.g. 10m, 30s)", get(it.env))
+		if err != nil || d < 0 || d == 0 && !it.zeroOK {
+			bad(it.env, "%q is not a %s duration (e.g. 10m, 30s)", get(it.env), it.positive)
 			continue
 		}
 		*it.dst = d
@@ -173,6 +219,11 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		bad("SWARM_GATE_REDELIVER_FAILED", "%q is not true or false", get("SWARM_GATE_REDELIVER_FAILED"))
 	}
 	cfg.redeliverFailed = b
+	if level, ok := logLevels[strings.ToLower(get("SWARM_GATE_LOG"))]; ok {
+		cfg.logLevel = level
+	} else {
+		bad("SWARM_GATE_LOG", "%q is not a log level: use debug, info, warn or error", get("SWARM_GATE_LOG"))
+	}
 	if cfg.listen == "" {
 		bad("SWARM_GATE_LISTEN", "empty: give an address such as :8080")
 	}
@@ -183,21 +234,17 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	return cfg, 0
 }
 
-// serve runs the App until ctx is cancelled (SIGTERM, SIGINT), then drains.
-func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, stderr io.Writer) int {
+// serve runs the App until ctx is cancelled (SIGTERM, SIGINT), then stops:
+// readiness off for the shutdown delay, then a drain bounded by the
+// shutdown timeout. Errors are logged once, as JSON on the log's stderr.
+func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	fail := func(code int, format string, a ...any) int {
-		msg := fmt.Sprintf(format, a...)
-		log.Error(msg)
-		fmt.Fprintf(stderr, "swarm-gate serve: %s\n", msg)
+		log.Error(fmt.Sprintf(format, a...))
 		return code
-	}
-	key, err := app.LoadPrivateKey(cfg.keyPath, cfg.key)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a, err := app.New(app.Config{AppID: cfg.appID, PrivateKey: key, APIURL: cfg.apiURL, Logger: log, Registerer: reg,
+	a, err := app.New(app.Config{AppID: cfg.appID, PrivateKey: cfg.privateKey, APIURL: cfg.apiURL, Logger: log, Registerer: reg,
 		Version: version, WorkDir: cfg.workDir, FetchDepth: cfg.fetchDepth})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -209,7 +256,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, stderr io.Wr
 		return fail(report.ExitError, "checking the App's credentials: %v", err)
 	}
 	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
-		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg})
+		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -230,6 +277,15 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, stderr io.Wr
 	code := 0
 	select {
 	case <-ctx.Done():
+		if cfg.shutdownDelay > 0 {
+			srv.Unready()
+			log.Info("stopping: /readyz answers 503; deliveries are still taken for the shutdown delay", "delay", cfg.shutdownDelay.String())
+			select {
+			case <-time.After(cfg.shutdownDelay):
+			case err := <-served:
+				code = fail(report.ExitError, "serving on %s: %v", ln.Addr(), err)
+			}
+		}
 		log.Info("stopping: no new deliveries; draining the queue", "timeout", cfg.shutdownTimeout.String())
 	case err := <-served:
 		code = fail(report.ExitError, "serving on %s: %v", ln.Addr(), err)
@@ -237,16 +293,23 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, stderr io.Wr
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(dctx); err != nil {
-		log.Warn("the shutdown deadline passed: the running evaluations were cancelled and their check runs completed as failure", "error", err.Error())
+		log.Warn("stopped before every accepted delivery was evaluated: their check runs are completed as failure, saying how to re-run them", "error", err.Error())
+		if code == 0 {
+			code = 1
+		}
 	}
 	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer hcancel()
 	if err := hs.Shutdown(hctx); err != nil {
 		log.Warn("closing the listener", "error", err.Error())
 	}
-	log.Info("stopped")
+	log.Info("stopped", "exit_code", code)
 	return code
 }
+
+// abandonTimeout bounds marking each dropped job's check run failed at
+// shutdown (webhook.Config.AbandonTimeout).
+const abandonTimeout = 5 * time.Second
 
 // redeliver asks GitHub to redeliver the deliveries of the last hour that
 // failed (--redeliver-failed), once, at start-up.

@@ -31,7 +31,7 @@ import (
 // serveEnv are the variables serve reads; each test starts from none.
 var serveEnv = []string{"SWARM_GATE_APP_ID", "SWARM_GATE_PRIVATE_KEY_PATH", "SWARM_GATE_PRIVATE_KEY", "SWARM_GATE_WEBHOOK_SECRET",
 	"SWARM_GATE_GITHUB_API_URL", "SWARM_GATE_LISTEN", "SWARM_GATE_WORKERS", "SWARM_GATE_QUEUE_SIZE", "SWARM_GATE_JOB_TIMEOUT",
-	"SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG"}
+	"SWARM_GATE_SHUTDOWN_DELAY", "SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG"}
 
 func clearServeEnv(t *testing.T) {
 	for _, k := range serveEnv {
@@ -82,6 +82,14 @@ func TestServeSettings(t *testing.T) {
 			`SWARM_GATE_JOB_TIMEOUT (--job-timeout): "ten minutes" is not a positive duration`},
 		{"bad redeliver flag", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, []string{"--redeliver-failed=maybe"},
 			`SWARM_GATE_REDELIVER_FAILED (--redeliver-failed): "maybe" is not true or false`},
+		{"bad redeliver variable", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_REDELIVER_FAILED": "yes please"}, nil,
+			`SWARM_GATE_REDELIVER_FAILED (--redeliver-failed): "yes please" is not true or false`},
+		{"webhook secret of white space", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": " \t ", "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
+			"SWARM_GATE_WEBHOOK_SECRET: only white space: the server refuses to start"},
+		{"unknown log level", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM(), "SWARM_GATE_LOG": "verbose"}, nil,
+			`SWARM_GATE_LOG: "verbose" is not a log level: use debug, info, warn or error`},
+		{"negative shutdown delay", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, []string{"--shutdown-delay", "-1s"},
+			`SWARM_GATE_SHUTDOWN_DELAY (--shutdown-delay): "-1s" is not a non-negative duration`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,13 +101,76 @@ func TestServeSettings(t *testing.T) {
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d", code, exitUsage)
 			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			if n := strings.Count(stderr, tc.want); n != 1 {
+				t.Errorf("stderr says %q %d times, want once:\n%s", tc.want, n, stderr)
 			}
 			for _, s := range []string{secret, "PRIVATE KEY-----"} {
 				if strings.Contains(stdout+stderr, s) {
 					t.Errorf("the output shows a secret (%q)", s)
 				}
+			}
+		})
+	}
+}
+
+// TestServeSettingsOnePass: every wrong setting is reported at once (the
+// secret, the App id and the private key included), each once, before
+// anything starts.
+func TestServeSettingsOnePass(t *testing.T) {
+	clearServeEnv(t)
+	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "   ")
+	t.Setenv("SWARM_GATE_PRIVATE_KEY", "not a key")
+	t.Setenv("SWARM_GATE_LOG", "loud")
+	code, _, stderr := runCLI(t, "serve", "--app-id", "zero", "--github-api-url", "https://github.com/", "--workers", "-2")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{
+		"SWARM_GATE_WEBHOOK_SECRET: only white space",
+		`SWARM_GATE_APP_ID (--app-id): "zero" is not a positive number`,
+		"the App's private key from SWARM_GATE_PRIVATE_KEY is not a PEM-encoded RSA private key",
+		`SWARM_GATE_GITHUB_API_URL "https://github.com/": that is the web site, not the API`,
+		`SWARM_GATE_WORKERS (--workers): "-2" is not a whole number >= 0`,
+		`SWARM_GATE_LOG: "loud" is not a log level`,
+	} {
+		if n := strings.Count(stderr, want); n != 1 {
+			t.Errorf("stderr says %q %d times, want once:\n%s", want, n, stderr)
+		}
+	}
+	if n := strings.Count(stderr, "cannot start"); n != 1 {
+		t.Errorf("\"cannot start\" %d times, want once:\n%s", n, stderr)
+	}
+}
+
+// TestServeRedeliverFailedIsASwitch: --redeliver-failed takes no value
+// (the next argument stays a flag), --redeliver-failed=false turns off
+// SWARM_GATE_REDELIVER_FAILED=true.
+func TestServeRedeliverFailedIsASwitch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  string
+		args []string
+		want bool
+	}{
+		{"switch before another flag", "", []string{"--redeliver-failed", "--listen", "127.0.0.1:9999"}, true},
+		{"switch last", "", []string{"--listen", "127.0.0.1:9999", "--redeliver-failed"}, true},
+		{"off by default", "", []string{"--listen", "127.0.0.1:9999"}, false},
+		{"from the environment", "true", []string{"--listen", "127.0.0.1:9999"}, true},
+		{"flag turns the variable off", "true", []string{"--redeliver-failed=false", "--listen", "127.0.0.1:9999"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearServeEnv(t)
+			t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "s")
+			t.Setenv("SWARM_GATE_APP_ID", "1")
+			t.Setenv("SWARM_GATE_PRIVATE_KEY", keyPEM())
+			t.Setenv("SWARM_GATE_REDELIVER_FAILED", tc.env)
+			var stderr bytes.Buffer
+			cfg, code := serveFlags(tc.args, &bytes.Buffer{}, &stderr)
+			if cfg == nil {
+				t.Fatalf("serveFlags refused (exit %d):\n%s", code, stderr.String())
+			}
+			if cfg.redeliverFailed != tc.want || cfg.listen != "127.0.0.1:9999" {
+				t.Errorf("redeliver %v, listen %q; want %v, 127.0.0.1:9999", cfg.redeliverFailed, cfg.listen, tc.want)
 			}
 		})
 	}
@@ -157,7 +228,7 @@ func TestServeEndToEnd(t *testing.T) {
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir()}, &bytes.Buffer{}, &stderr)
+		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir(), "--shutdown-delay", "0s"}, &bytes.Buffer{}, &stderr)
 	}()
 	var addr string
 	deadline := time.Now().Add(30 * time.Second)
@@ -301,8 +372,14 @@ func TestServeRefusedCredentials(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d, want 2", code)
 	}
-	if !strings.Contains(stderr, "GitHub refused the App's JWT (401): check SWARM_GATE_APP_ID (32)") {
-		t.Errorf("stderr:\n%s", stderr)
+	// Once: as the JSON log record, the only thing on stderr.
+	if n := strings.Count(stderr, "GitHub refused the App's JWT (401): check SWARM_GATE_APP_ID (32)"); n != 1 {
+		t.Errorf("the error is on stderr %d times, want once:\n%s", n, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("stderr line is not a JSON log record: %s", line)
+		}
 	}
 }
 
@@ -323,7 +400,10 @@ func TestAppManifest(t *testing.T) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatalf("app.yml: %v", err)
 	}
-	wantPerms := map[string]string{"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}
+	wantPerms := map[string]string{"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read",
+		"merge_queues": "read", // without it GitHub does not let the App subscribe to merge_group
+		"members":      "read", // organization: team lists in commands.teams
+	}
 	if !reflect.DeepEqual(m.Permissions, wantPerms) {
 		t.Errorf("default_permissions %v, want %v", m.Permissions, wantPerms)
 	}
@@ -332,5 +412,130 @@ func TestAppManifest(t *testing.T) {
 	}
 	if u, _ := m.HookAttributes["url"].(string); !strings.HasSuffix(u, "/webhook") || m.Name == "" || m.Public {
 		t.Errorf("hook url %q, name %q, public %v: want the server's /webhook, a name, a private App", u, m.Name, m.Public)
+	}
+}
+
+// TestServeShutdown: on SIGTERM (the context cancelled) /readyz answers
+// 503 at once while deliveries are still taken for the shutdown delay;
+// then the queue drains until the shutdown timeout, the running evaluation
+// is cancelled (its check runs completed as failure), the waiting ones
+// are dropped with their aggregate check run completed as failure saying
+// how to re-run, and serve exits 1.
+func TestServeShutdown(t *testing.T) {
+	const appID, installation, repo = 31, 5, "Codertocat/Hello-World"
+	fake := ghfake.New(t)
+	dir := t.TempDir()
+	base, head, err := demo.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.RegisterApp(appID, "swarm-gate", &serveKey().PublicKey)
+	fake.AddInstallation(appID, installation)
+	fake.ServeGit(repo, dir)
+	fake.SetLatency(150 * time.Millisecond) // a slow GitHub: the evaluation is still running at SIGTERM
+
+	secret := "serve secret " + t.Name()
+	clearServeEnv(t)
+	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", secret)
+	t.Setenv("SWARM_GATE_APP_ID", "31")
+	t.Setenv("SWARM_GATE_PRIVATE_KEY", keyPEM())
+	t.Setenv("SWARM_GATE_GITHUB_API_URL", fake.URL)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "1", "--work-dir", t.TempDir(),
+			"--shutdown-delay", "500ms", "--shutdown-timeout", "200ms"}, &bytes.Buffer{}, &stderr)
+	}()
+	addr := ""
+	deadline := time.Now().Add(30 * time.Second)
+	for addr == "" {
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d before listening:\n%s", code, stderr.String())
+		default:
+		}
+		if m := listeningRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	deliver := func(event, id string, p map[string]any) int {
+		body, _ := json.Marshal(p)
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write(body)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", event)
+		req.Header.Set("X-GitHub-Delivery", id)
+		req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	common := func(p map[string]any) map[string]any {
+		p["repository"] = map[string]any{"full_name": repo, "clone_url": fake.WebURL + "/" + repo + ".git"}
+		p["installation"] = map[string]any{"id": installation}
+		return p
+	}
+	push := common(map[string]any{"action": "synchronize", "number": 2, "pull_request": map[string]any{"number": 2,
+		"head": map[string]any{"sha": head, "ref": demo.HeadBranch, "repo": map[string]any{"full_name": repo}},
+		"base": map[string]any{"sha": base, "ref": demo.BaseBranch, "repo": map[string]any{"full_name": repo}}}})
+	queued := func(sha string) map[string]any {
+		return common(map[string]any{"action": "checks_requested", "merge_group": map[string]any{"head_sha": sha, "base_sha": base,
+			"head_ref": "refs/heads/gh-readonly-queue/main/pr-2-" + base, "base_ref": "refs/heads/main"}})
+	}
+	mg1, mg2 := strings.Repeat("1", 40), strings.Repeat("2", 40)
+	if code := deliver("pull_request", "d-push", push); code != http.StatusAccepted {
+		t.Fatalf("d-push answered %d", code)
+	}
+	if code := deliver("merge_group", "d-queue-1", queued(mg1)); code != http.StatusAccepted {
+		t.Fatalf("d-queue-1 answered %d", code)
+	}
+	cancel() // SIGTERM
+	for !strings.Contains(stderr.String(), `"msg":"stopping: /readyz answers 503`) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz during the shutdown delay answered %d, want 503", resp.StatusCode)
+	}
+	if code := deliver("merge_group", "d-queue-2", queued(mg2)); code != http.StatusAccepted {
+		t.Errorf("a delivery during the shutdown delay answered %d, want 202", code)
+	}
+	select {
+	case code := <-exited:
+		if code != 1 {
+			t.Errorf("serve exited %d, want 1 (evaluations were cancelled and dropped)", code)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	failed := map[string]bool{}
+	for _, cr := range fake.CheckRuns(repo) {
+		if cr.Status != "completed" {
+			t.Errorf("%s@%.7s is %s", cr.Name, cr.HeadSHA, cr.Status)
+		}
+		if cr.Name == "swarm-gate" && cr.Conclusion == "failure" && strings.Contains(cr.Summary, "did not evaluate it: the swarm-gate server shut down") &&
+			strings.Contains(cr.Summary, "/swarm recheck") {
+			failed[cr.HeadSHA] = true
+		}
+	}
+	if !failed[mg1] || !failed[mg2] {
+		t.Errorf("the dropped merge groups' aggregates failed: %v, want both %.7s and %.7s", failed, mg1, mg2)
+	}
+	if !strings.Contains(stderr.String(), `"msg":"stopped","exit_code":1`) {
+		t.Errorf("the last log record does not give exit code 1:\n%s", stderr.String())
 	}
 }

@@ -49,7 +49,8 @@ type Runner struct {
 	// means swarm-gate's own handler (command.go).
 	Commands CommandHandler
 	// BotLogin is the login the token posts as, the only author whose
-	// override records are read back; "" means DefaultBotLogin.
+	// override records are read back; "" means the bot-login input, else
+	// DefaultBotLogin.
 	BotLogin string
 	// FinaliseTimeout bounds completing left-over check runs after the
 	// context was cancelled (a cancelled job: the runner sends SIGINT, then
@@ -110,6 +111,8 @@ type session struct {
 	postStep bool
 	// reported is true once the step outputs were written.
 	reported bool
+	// cmds is what the run knows of pull request conversations (command.go).
+	cmds commandState
 }
 
 // API is what the action needs from GitHub; *ghapi.Client implements it.

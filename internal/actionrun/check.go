@@ -37,7 +37,7 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	if t.QueuedPR > 0 && t.HeadBranch == "" {
 		t.HeadBranch, t.Labels = ses.queuedBranch(ctx, t.QueuedPR)
 	}
-	overrides := ses.overrides(ctx, max(t.PR, t.QueuedPR))
+	overrides := ses.overrides(ctx, t)
 	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
 	return ses.finish(ctx, rep, cs, t.What, nil)
 }

@@ -16,19 +16,20 @@ import (
 
 // commandAPI is what the comment commands need beyond API: the Git Data
 // API for the durable approval record, team memberships for
-// commands.teams, and the head's check runs for `/swarm help`.
-// *ghapi.Client implements it.
+// commands.teams, the head's check runs for `/swarm help`, and one comment
+// by id to re-verify an override marker. *ghapi.Client implements it.
 type commandAPI interface {
 	commands.GitData
 	commands.Teams
 	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
+	IssueComment(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.Comment, error)
 }
 
 var _ commandAPI = (*ghapi.Client)(nil)
 
 // errNoCommandAPI is why a command needs what an API without commandAPI
 // cannot do.
-var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs or git data")
+var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs, comments by id or git data")
 
 // commandAPI returns the session's API as a commandAPI, or nil.
 func (ses *session) commandAPI() commandAPI {
@@ -46,17 +47,129 @@ const (
 	reactRefused  = "confused"
 )
 
-func (ses *session) botLogin() string {
-	if ses.r.BotLogin != "" {
+// commandState is what one run knows of pull request conversations: the
+// identity its own comments were posted as, each pull request's comments
+// (listed once per run, plus those the run posted), the pull requests and
+// permissions read.
+type commandState struct {
+	// posted is the login GitHub gave the comments this run created (""
+	// until it creates one); warned is set once the mismatch with the
+	// configured login was reported.
+	posted string
+	warned bool
+	lists  map[int][]commands.Comment
+	pulls  map[int]*ghapi.PullRequest
+	perms  map[string]permissionRead
+}
+
+type permissionRead struct {
+	p   ghapi.Permission
+	err error
+}
+
+// configuredBot is the login swarm-gate's records are expected from:
+// Runner.BotLogin (the App's bot), else the bot-login input, else
+// DefaultBotLogin.
+func (ses *session) configuredBot() string {
+	switch {
+	case ses.r.BotLogin != "":
 		return ses.r.BotLogin
+	case ses.s != nil && ses.s.BotLogin != "":
+		return ses.s.BotLogin
 	}
 	return DefaultBotLogin
 }
 
-// overrides reads back the human overrides recorded on pull request
-// number; none when there is no pull request or they cannot be read (the
-// gates then fail closed where an override would have been needed).
-func (ses *session) overrides(ctx context.Context, number int) []gates.Override {
+// botLogin is the only author whose records and replies are read back: the
+// login this run's own comments were posted as once it posted one, else
+// configuredBot.
+func (ses *session) botLogin() string {
+	if ses.cmds.posted != "" {
+		return ses.cmds.posted
+	}
+	return ses.configuredBot()
+}
+
+// comments lists pull request number's comments once per run.
+func (ses *session) comments(ctx context.Context, number int) ([]commands.Comment, error) {
+	if list, ok := ses.cmds.lists[number]; ok {
+		return list, nil
+	}
+	list, err := ses.api.ListComments(ctx, ses.repo, number)
+	if err != nil {
+		return nil, err
+	}
+	if ses.cmds.lists == nil {
+		ses.cmds.lists = map[int][]commands.Comment{}
+	}
+	ses.cmds.lists[number] = toComments(list)
+	return ses.cmds.lists[number], nil
+}
+
+// createComment posts a comment on pull request number and remembers it:
+// it joins the run's list of the pull request's comments, and the login
+// GitHub reports as its author is the one trusted for the rest of the run
+// (with a warning, once, when it is not the configured bot-login: records
+// posted now would not be read back by the next run).
+func (ses *session) createComment(ctx context.Context, number int, body string) error {
+	c, err := ses.api.CreateComment(ctx, ses.repo, number, body)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return nil
+	}
+	if c.Author != "" && !strings.EqualFold(c.Author, ses.botLogin()) {
+		if !ses.cmds.warned && !strings.EqualFold(c.Author, ses.configuredBot()) {
+			ses.cmds.warned = true
+			ses.warnf("swarm-gate: the token posts comments as @%s, but swarm-gate reads back override records only from @%s (the bot-login input); this run trusts @%s, later runs will not: set `bot-login: %s`", c.Author, ses.configuredBot(), c.Author, c.Author)
+		}
+		ses.cmds.posted = c.Author
+	}
+	if list, ok := ses.cmds.lists[number]; ok {
+		ses.cmds.lists[number] = append(list, toComments([]*ghapi.Comment{c})...)
+	}
+	return nil
+}
+
+// permission reads user's permission once per run.
+func (ses *session) permission(ctx context.Context, user string) (ghapi.Permission, error) {
+	key := strings.ToLower(user)
+	if r, ok := ses.cmds.perms[key]; ok {
+		return r.p, r.err
+	}
+	p, err := ses.api.Permission(ctx, ses.repo, user)
+	if ses.cmds.perms == nil {
+		ses.cmds.perms = map[string]permissionRead{}
+	}
+	ses.cmds.perms[key] = permissionRead{p, err}
+	return p, err
+}
+
+// pullRequest reads pull request number once per run.
+func (ses *session) pullRequest(ctx context.Context, number int) (*ghapi.PullRequest, error) {
+	if pr, ok := ses.cmds.pulls[number]; ok {
+		return pr, nil
+	}
+	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
+	if err != nil {
+		return nil, err
+	}
+	if ses.cmds.pulls == nil {
+		ses.cmds.pulls = map[int]*ghapi.PullRequest{}
+	}
+	ses.cmds.pulls[number] = pr
+	return pr, nil
+}
+
+// overrides reads back the human overrides recorded on the target's pull
+// request and keeps those that still hold (commands.VerifyOverrides: the
+// command comment, its author's permission now, and the marker's head in
+// the checkout); none when there is no pull request or they cannot be
+// read or verified (the gates then fail closed where an override would
+// have been needed). Each marker ignored gets a notice saying why.
+func (ses *session) overrides(ctx context.Context, t target) []gates.Override {
+	number := max(t.PR, t.QueuedPR)
 	if number == 0 {
 		return nil
 	}
@@ -64,16 +177,82 @@ func (ses *session) overrides(ctx context.Context, number int) []gates.Override 
 		ses.warnf("swarm-gate: no token to read the human overrides recorded on pull request #%d; evaluating without them", number)
 		return nil
 	}
-	list, err := ses.api.ListComments(ctx, ses.repo, number)
+	list, err := ses.comments(ctx, number)
 	if err != nil {
 		ses.warnf("swarm-gate: reading the human overrides recorded on pull request #%d: %v; evaluating without them%s", number, err, permissionHint(err, "pull-requests: read"))
 		return nil
 	}
-	out, notes := commands.ReadOverrides(toComments(list), ses.botLogin())
+	markers, notes := commands.ReadMarkers(list, ses.botLogin())
+	for _, n := range notes {
+		ses.noticef("swarm-gate: %s", n)
+	}
+	if len(markers) == 0 {
+		return nil
+	}
+	ev, pull, err := ses.evidence(ctx, number, t)
+	if err != nil {
+		ses.warnf("swarm-gate: cannot verify the %d override record(s) on pull request #%d: %v; evaluating without them", len(markers), number, err)
+		return nil
+	}
+	out, notes := commands.VerifyOverrides(ctx, markers, pull, ev)
 	for _, n := range notes {
 		ses.noticef("swarm-gate: %s", n)
 	}
 	return out
+}
+
+// evidence is what verifying the target's override records reads: the
+// pull request (its author), the base's commands policy, and the head's
+// history in the checkout.
+func (ses *session) evidence(ctx context.Context, number int, t target) (*evidence, commands.Pull, error) {
+	capi := ses.commandAPI()
+	if capi == nil {
+		return nil, commands.Pull{}, errNoCommandAPI
+	}
+	pr, err := ses.pullRequest(ctx, number)
+	if err != nil {
+		return nil, commands.Pull{}, fmt.Errorf("reading the pull request's author: %w", err)
+	}
+	policy, err := pipeline.PolicyAt(ses.workspace, t.Base, ses.s.Config)
+	if err != nil {
+		return nil, commands.Pull{}, err
+	}
+	hist, err := pipeline.OpenHistory(ses.workspace, t.Head)
+	if err != nil {
+		return nil, commands.Pull{}, err
+	}
+	return &evidence{ses: ses, capi: capi, hist: hist}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
+}
+
+// evidence implements commands.Evidence for one evaluation.
+type evidence struct {
+	ses  *session
+	capi commandAPI
+	hist *pipeline.History
+}
+
+func (e *evidence) CommandComment(ctx context.Context, id int64) (*commands.SourceComment, error) {
+	c, err := e.capi.IssueComment(ctx, e.ses.repo, id)
+	if err != nil {
+		return nil, err
+	}
+	return &commands.SourceComment{Comment: toComments([]*ghapi.Comment{c})[0], AuthorType: c.AuthorType, Issue: c.Issue}, nil
+}
+
+func (e *evidence) Permission(ctx context.Context, login string) (ghapi.Permission, error) {
+	return e.ses.permission(ctx, login)
+}
+
+func (e *evidence) Teams(ctx context.Context, teams []string, login string) []commands.TeamCheck {
+	return e.ses.teamChecks(ctx, teams, login)
+}
+
+func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
+	mc, err := e.hist.Commit(sha)
+	if err != nil {
+		return nil, err
+	}
+	return &commands.MarkedCommit{InHistory: mc.InHistory, StructureHash: mc.StructureHash, PlanErr: mc.PlanErr, SpecStaleness: mc.SpecStaleness, CommitTime: mc.CommitTime}, nil
 }
 
 func toComments(list []*ghapi.Comment) []commands.Comment {
@@ -85,7 +264,9 @@ func toComments(list []*ghapi.Comment) []commands.Comment {
 }
 
 // command handles an issue_comment event: a `/swarm` command in a newly
-// created pull request comment. Every refusal is a reply that says why.
+// created pull request comment. Every refusal is a reply that says why;
+// a command already answered (a redelivery) is neither answered nor run
+// again.
 func (ses *session) command(ctx context.Context) (int, error) {
 	ev := ses.ev
 	switch {
@@ -98,6 +279,9 @@ func (ses *session) command(ctx context.Context) (int, error) {
 	case !ev.Issue.IsPullRequest():
 		ses.noticef("swarm-gate: nothing to do: comment %d is on issue #%d, not on a pull request", ev.Comment.ID, ev.Issue.Number)
 		return exitPassed, nil
+	case strings.EqualFold(ev.Comment.User.Login, ses.botLogin()):
+		ses.noticef("swarm-gate: nothing to do: comment %d is swarm-gate's own (@%s)", ev.Comment.ID, ev.Comment.User.Login)
+		return exitPassed, nil
 	}
 	cmd, perr := commands.Parse(ev.Comment.Body)
 	if cmd == nil && perr == nil {
@@ -108,6 +292,15 @@ func (ses *session) command(ctx context.Context) (int, error) {
 		return exitError, fmt.Errorf("cannot answer the /swarm command in comment %d: %v", ev.Comment.ID, ses.apiErr)
 	}
 	c := &cmdRun{ses: ses, number: ev.Issue.Number, commentID: ev.Comment.ID}
+	list, err := ses.comments(ctx, c.number)
+	switch {
+	case err != nil:
+		c.listErr = err
+		ses.warnf("swarm-gate: cannot tell whether comment %d was already answered: %v", c.commentID, err)
+	case commands.Replied(list, ses.botLogin(), c.commentID):
+		ses.noticef("swarm-gate: comment %d was already answered (a redelivered event); nothing to do", c.commentID)
+		return exitPassed, nil
+	}
 	c.react(ctx, reactReceived)
 	if perr != nil {
 		text := ev.Comment.Body
@@ -125,6 +318,7 @@ type cmdRun struct {
 	number    int
 	commentID int64
 	pr        *ghapi.PullRequest // as read when the command was handled
+	listErr   error              // the pull request's comments could not be listed
 }
 
 func (c *cmdRun) react(ctx context.Context, content string) {
@@ -133,16 +327,21 @@ func (c *cmdRun) react(ctx context.Context, content string) {
 	}
 }
 
+// reply posts body as a reply to the command, ending with the hidden
+// marker that names the command comment (commands.ReplyMarker).
 func (c *cmdRun) reply(ctx context.Context, body string) error {
-	_, err := c.ses.api.CreateComment(ctx, c.ses.repo, c.number, body)
-	return err
+	if m := commands.ReplyMarker(c.commentID); !strings.Contains(body, m) {
+		body = strings.TrimRight(body, "\n") + "\n\n" + m + "\n"
+	}
+	return c.ses.createComment(ctx, c.number, body)
 }
 
-// refuse replies with the reason, quoting the command, and reacts 😕.
+// refuse replies with the reason, quoting the command (escaped, so that
+// nobody it mentions is notified again), and reacts 😕.
 func (c *cmdRun) refuse(ctx context.Context, text, why string) (int, error) {
 	c.react(ctx, reactRefused)
 	actor := c.ses.ev.Comment.User.Login
-	body := fmt.Sprintf("> %s\n\n@%s swarm-gate refused this command: %s", firstLine(text), actor, why)
+	body := fmt.Sprintf("> %s\n\n@%s swarm-gate refused this command: %s", mdtext.Inline(firstLine(text)), actor, why)
 	c.ses.noticef("swarm-gate: refused %q by @%s: %s", firstLine(text), actor, why)
 	if err := c.reply(ctx, body); err != nil {
 		return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
@@ -152,11 +351,18 @@ func (c *cmdRun) refuse(ctx context.Context, text, why string) (int, error) {
 
 func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	ses, ev := c.ses, c.ses.ev
-	pr, err := ses.api.PullRequest(ctx, ses.repo, c.number)
+	pr, err := ses.pullRequest(ctx, c.number)
 	if err != nil {
-		return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request: %v", err))
+		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request: "+ghapi.Brief(err))
 	}
 	c.pr = pr
+	if pr.State == "closed" {
+		why := "the pull request is closed"
+		if pr.Merged {
+			why += " (merged)"
+		}
+		return c.refuse(ctx, cmd.Text, why+"; swarm-gate runs commands only on open pull requests")
+	}
 	if !ses.present(pr.BaseSHA, pr.HeadSHA) {
 		if ses.r.SourceError != nil {
 			// The App could not fetch the commits: say why, not how to
@@ -172,7 +378,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	actor := commands.Actor{Login: ev.Comment.User.Login, Type: ev.Comment.User.Type}
 	req := commands.Request{Command: cmd.Name, Actor: actor, PRAuthor: pr.Author, Policy: policy.Commands}
 	if cmd.Name != commands.Help && !actor.IsBot() {
-		req.Permission, req.PermissionErr = ses.api.Permission(ctx, ses.repo, actor.Login)
+		req.Permission, req.PermissionErr = ses.permission(ctx, actor.Login)
 		if teams := policy.Commands.Teams; len(teams) > 0 && req.PermissionErr == nil {
 			req.Teams = ses.teamChecks(ctx, teams, actor.Login)
 		}
@@ -184,7 +390,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		What: fmt.Sprintf("pull request #%d (/swarm %s)", c.number, cmd.Name), Fork: pr.HeadRepo != ses.repo.String(), PR: c.number}
 	switch cmd.Name {
 	case commands.Help:
-		if err := c.reply(ctx, helpText(policy.Commands, ses.overrides(ctx, c.number), ses.gateStates(ctx, pr.HeadSHA))); err != nil {
+		if err := c.reply(ctx, helpText(policy.Commands, ses.overrides(ctx, t), ses.gateStates(ctx, pr.HeadSHA))); err != nil {
 			return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
 		}
 		c.react(ctx, reactDone)
@@ -192,9 +398,25 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 	case commands.Recheck:
 		code, err := ses.check(ctx, t)
 		c.react(ctx, reactDone)
+		if rerr := c.reply(ctx, recheckText(actor.Login, pr.HeadSHA, code, err)); rerr != nil {
+			ses.warnf("swarm-gate: replying to comment %d: %v", c.commentID, rerr)
+		}
 		return code, err
 	}
 	return c.record(ctx, cmd, t)
+}
+
+// recheckText is the reply to `/swarm recheck`: which head was evaluated
+// and the verdict, by the step's exit code.
+func recheckText(actor, head string, code int, err error) string {
+	verdict := "the checks passed"
+	switch {
+	case err != nil || code >= exitError:
+		verdict = "it could not evaluate or report everything; the checks say why"
+	case code == exitFailed:
+		verdict = "a check failed; the checks say which"
+	}
+	return fmt.Sprintf("swarm-gate re-evaluated head %s for @%s (`/swarm recheck`): %s.", mdtext.Code(short(head)), actor, verdict)
 }
 
 // record records the override: for /swarm approve-plan-critic, first the
@@ -210,11 +432,32 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate cannot bind the override to the head plan: "+err.Error())
 	}
-	list, err := ses.api.ListComments(ctx, ses.repo, c.number)
+	commented, err := time.Parse(time.RFC3339, ev.Comment.CreatedAt)
 	if err != nil {
-		return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request's comments to record the override exactly once: %v", err))
+		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the event gives no valid time for comment %d (created_at %q), so swarm-gate cannot tell which head it saw", c.commentID, ev.Comment.CreatedAt))
 	}
-	if commands.Recorded(toComments(list), ses.botLogin(), c.commentID) {
+	if b.HeadTime.After(commented) {
+		// The person wrote the command before this head existed: the
+		// approval would bind to a plan they did not see.
+		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request changed after your comment (head %s at %s); check the new plan and comment again",
+			short(b.HeadSHA), b.HeadTime.UTC().Format(time.RFC3339)))
+	}
+	if cmd.Name == commands.AcknowledgeSpecDrift {
+		switch {
+		case !b.SpecStale:
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("nothing to acknowledge: the head %s has no `.swarm/spec-staleness.json`, so the plan has no spec drift", short(b.HeadSHA)))
+		case b.SpecStaleness == "":
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate cannot read `.swarm/spec-staleness.json` at head %s, so it cannot tell which drift the acknowledgment is for", short(b.HeadSHA)))
+		}
+	}
+	if c.listErr != nil {
+		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request's comments to record the override exactly once: "+ghapi.Brief(c.listErr))
+	}
+	list, err := ses.comments(ctx, c.number)
+	if err != nil {
+		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request's comments to record the override exactly once: "+ghapi.Brief(err))
+	}
+	if commands.Recorded(list, ses.botLogin(), c.commentID) {
 		ses.noticef("swarm-gate: the override of comment %d is already recorded; nothing to do", c.commentID)
 		c.react(ctx, reactDone)
 		return exitPassed, nil
@@ -222,13 +465,17 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	var durable string
 	var committed *commands.Committed
 	if cmd.Name == commands.ApprovePlanCritic {
-		committed, durable = c.commitApproval(ctx, cmd, t, b)
+		committed, durable = c.commitApproval(ctx, cmd, t, b, commented)
 	} else {
 		durable = "This comment is the acknowledgment's only record: the plugin's own `/swarm acknowledge-spec-drift` is not an append (it deletes `.swarm/spec-staleness.json` and re-saves the plan with a new `specHash`), which swarm-gate does not do on the agent's branch."
 	}
-	body, err := commands.RecordReply(commands.Record{Command: cmd.Name, Actor: ev.Comment.User.Login, Reason: cmd.Reason,
-		RecordedAt: ev.Comment.CreatedAt, HeadSHA: b.HeadSHA, StructureHash: b.StructureHash,
-		CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL}, durable)
+	rec := commands.Record{Command: cmd.Name, Actor: ev.Comment.User.Login, Reason: cmd.Reason,
+		RecordedAt: commented.UTC().Format(time.RFC3339), HeadSHA: b.HeadSHA, StructureHash: b.StructureHash,
+		CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL}
+	if cmd.Name == commands.AcknowledgeSpecDrift {
+		rec.SpecStaleness = b.SpecStaleness
+	}
+	body, err := commands.RecordReply(rec, durable)
 	if err != nil {
 		return exitError, err
 	}
@@ -246,16 +493,12 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 // commitApproval commits the plugin's approval record to the pull
 // request's branch and returns it (nil when nothing was committed) with
 // the sentence for the reply.
-func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t target, b *pipeline.Binding) (*commands.Committed, string) {
+func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t target, b *pipeline.Binding, at time.Time) (*commands.Committed, string) {
 	ses, ev := c.ses, c.ses.ev
 	const onlyRecord = " This comment is the approval's record: swarm/plan-freeze reads it, but the agent's plugin does not, so the agent's own dispatch gate may still ask for an approval in its session."
 	capi := ses.commandAPI()
 	if capi == nil {
 		return nil, "Not committed to the branch: " + errNoCommandAPI.Error() + "." + onlyRecord
-	}
-	at, err := time.Parse(time.RFC3339, ev.Comment.CreatedAt)
-	if err != nil {
-		at = time.Now()
 	}
 	pr := c.pr
 	res, err := commands.CommitApproval(ctx, capi, commands.ApprovalCommit{Repo: ses.repo, HeadRepo: pr.HeadRepo, HeadRef: pr.HeadRef, HeadSHA: b.HeadSHA,
@@ -359,7 +602,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 		}
 		fmt.Fprintf(&b, " who are active members of one of the teams %s (`commands.teams`)", strings.Join(codes, ", "))
 	}
-	b.WriteString("; `help` is open to everyone.")
+	b.WriteString("; `help` is open to everyone, bots included. Commands on a closed pull request are refused.")
 	if !p.AllowSelfApproval {
 		b.WriteString(" The pull request's author cannot record overrides on it (`commands.allow_self_approval: false`).")
 	}
@@ -368,9 +611,9 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	if len(overrides) == 0 {
 		b.WriteString("Overrides recorded on this pull request: none.\n")
 	} else {
-		b.WriteString("Overrides recorded on this pull request (each counts only while the head plan has its structure hash):\n\n")
+		b.WriteString("Overrides recorded on this pull request (each counts only while the head plan has its structure hash, and an acknowledgment only while the spec drift is the one it saw):\n\n")
 		for _, o := range overrides {
-			fmt.Fprintf(&b, "- `/swarm %s` by @%s at %s, structure hash %s: %s\n", o.Command, o.Actor, o.RecordedAt, short(o.StructureHash), mdtext.Inline(o.Reason))
+			fmt.Fprintf(&b, "- `/swarm %s` by %s at %s, structure hash %s: %s\n", o.Command, mdtext.Inline("@"+o.Actor), o.RecordedAt, short(o.StructureHash), mdtext.Inline(o.Reason))
 		}
 	}
 	return b.String()

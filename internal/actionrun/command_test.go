@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,23 +18,57 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/swarm-gate/swarm-gate/internal/actionrun"
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/commands"
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
-// commentEvent is GitHub's issue_comment created payload, moved onto pull
-// request #7 with body by user.
-func (h *harness) commentEvent(action, user, body string) {
+// commentEvent is GitHub's issue_comment payload for action, moved onto
+// pull request #7 with body by user. The comment is stored in the fake as
+// posted now (a created one; an edited or deleted one keeps the example's
+// id and times), and the payload carries its id, times and link, as GitHub
+// sends them: swarm-gate reads it back to verify an override.
+func (h *harness) commentEvent(action, user, body string) ghfake.Comment {
+	var stored ghfake.Comment
+	if action == "created" {
+		id := h.fake.AddComment(h.repo, 7, user, body)
+		for _, c := range h.fake.Comments(h.repo, 7) {
+			if c.ID == id {
+				stored = c
+			}
+		}
+	}
 	h.event("issue_comment", "issue_comment/"+action+".json", func(p map[string]any) {
 		set(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
 		set(p, "issue.number", 7)
 		set(p, "comment.body", body)
 		set(p, "comment.user.login", user)
 		set(p, "comment.user.type", "User")
+		if stored.ID != 0 {
+			set(p, "comment.id", stored.ID)
+			set(p, "comment.created_at", stored.CreatedAt.Format(time.RFC3339))
+			set(p, "comment.updated_at", stored.UpdatedAt.Format(time.RFC3339))
+			set(p, "comment.html_url", fmt.Sprintf("%s/%s/pull/7#issuecomment-%d", h.fake.WebURL, h.repo, stored.ID))
+		}
 	})
+	return stored
+}
+
+// replies are the comments swarm-gate posted on pull request #7.
+func (h *harness) replies() []ghfake.Comment {
+	var out []ghfake.Comment
+	for _, c := range h.fake.Comments(h.repo, 7) {
+		if c.User == ghfake.Login {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // TestCommandSourceError: when the App could not fetch the pull request's
@@ -46,7 +81,7 @@ func TestCommandSourceError(t *testing.T) {
 	h.srcErr = errors.New("fetching Codertocat/Hello-World: authentication required")
 	h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
 	h.run(context.Background(), nil)
-	cs := h.fake.Comments(h.repo, 7)
+	cs := h.replies()
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read the pull request's commits: fetching Codertocat/Hello-World: authentication required") || strings.Contains(cs[0].Body, "fetch-depth") {
 		t.Fatalf("replies %+v", cs)
 	}
@@ -62,7 +97,7 @@ func TestCommandApprovePlanCriticRecordsOnce(t *testing.T) {
 	h.fake.SetPermission(h.repo, "maint", "write")
 	h.commentEvent("created", "maint", "LGTM after the rename.\r\n\r\n/swarm approve-plan-critic critic verdict lost; re-approved 批准\r\n")
 	h.run(context.Background(), nil)
-	comments := h.fake.Comments(h.repo, 7)
+	comments := h.replies()
 	if len(comments) != 1 {
 		t.Fatalf("%d comments, want the one marker comment:\n%s", len(comments), h.log.String())
 	}
@@ -78,10 +113,10 @@ func TestCommandApprovePlanCriticRecordsOnce(t *testing.T) {
 	// The same delivery again records nothing new.
 	h.log.Reset()
 	h.run(context.Background(), nil)
-	if n := len(h.fake.Comments(h.repo, 7)); n != 1 {
+	if n := len(h.replies()); n != 1 {
 		t.Errorf("%d comments after a redelivery, want 1", n)
 	}
-	if !strings.Contains(h.log.String(), "already recorded") {
+	if !strings.Contains(h.log.String(), "already answered") {
 		t.Errorf("log:\n%s", h.log.String())
 	}
 }
@@ -108,7 +143,7 @@ func TestCommandRefusals(t *testing.T) {
 			if code := h.run(context.Background(), nil); code != 0 {
 				t.Fatalf("exit %d\n%s", code, h.log.String())
 			}
-			cs := h.fake.Comments(h.repo, 7)
+			cs := h.replies()
 			if len(cs) != 1 || !strings.Contains(cs[0].Body, "swarm-gate refused this command: ") || !strings.Contains(cs[0].Body, tc.want) {
 				t.Fatalf("replies %+v, want one refusal containing %q", cs, tc.want)
 			}
@@ -131,10 +166,13 @@ func TestCommandRecheckAndHelp(t *testing.T) {
 	if n := len(h.fake.CallsTo("checks/create")); n == 0 {
 		t.Fatalf("recheck created no check runs:\n%s", h.log.String())
 	}
+	if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "swarm-gate re-evaluated head `"+h.head[:12]+"` for @maint (`/swarm recheck`): a check failed") {
+		t.Fatalf("recheck reply: %+v", cs)
+	}
 	h.commentEvent("created", "anyone", "/swarm help")
 	h.run(context.Background(), nil)
-	cs := h.fake.Comments(h.repo, 7)
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, "`/swarm recheck`") || !strings.Contains(cs[0].Body, "Overrides recorded on this pull request: none.") {
+	cs := h.replies()
+	if len(cs) != 2 || !strings.Contains(cs[1].Body, "`/swarm recheck`") || !strings.Contains(cs[1].Body, "Overrides recorded on this pull request: none.") {
 		t.Fatalf("help reply: %+v", cs)
 	}
 }
@@ -169,15 +207,7 @@ func TestCommandReactions(t *testing.T) {
 			h := newHarness(t, "Codertocat/Hello-World")
 			h.commandPR()
 			h.fake.SetPermission(h.repo, tc.user, tc.perm)
-			id := h.fake.AddComment(h.repo, 7, tc.user, tc.body)
-			h.event("issue_comment", "issue_comment/created.json", func(p map[string]any) {
-				set(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
-				set(p, "issue.number", 7)
-				set(p, "comment.id", id)
-				set(p, "comment.body", tc.body)
-				set(p, "comment.user.login", tc.user)
-				set(p, "comment.user.type", "User")
-			})
+			id := h.commentEvent("created", tc.user, tc.body).ID
 			h.run(context.Background(), nil)
 			var got []string
 			for _, c := range h.fake.Comments(h.repo, 7) {
@@ -310,7 +340,7 @@ func TestCommandApprovalCommitsThePluginRecord(t *testing.T) {
 		t.Fatalf("plan-freeze before the approval: %+v\n%s", r, h.log.String())
 	}
 
-	h.commentEvent("created", "maint", "Reviewed the new acceptance.\n\n/swarm approve-plan-critic tabs are bookkeeping; the critic's verdict stands ✅")
+	command := h.commentEvent("created", "maint", "Reviewed the new acceptance.\n\n/swarm approve-plan-critic tabs are bookkeeping; the critic's verdict stands ✅")
 	if code := h.run(context.Background(), nil); code != 1 {
 		t.Logf("exit %d (other gates of the demo fail)", code)
 	}
@@ -322,7 +352,7 @@ func TestCommandApprovalCommitsThePluginRecord(t *testing.T) {
 	if len(commit.ParentHashes) != 1 || commit.ParentHashes[0].String() != oldHead {
 		t.Errorf("the record's parent is %v, want %s", commit.ParentHashes, oldHead)
 	}
-	if !strings.HasPrefix(commit.Message, "swarm-gate: plan-critic approval by @maint\n\nReason: tabs are bookkeeping; the critic's verdict stands ✅\nComment: https://github.com/") {
+	if !strings.HasPrefix(commit.Message, "swarm-gate: plan-critic approval by @maint\n\nReason: tabs are bookkeeping; the critic's verdict stands ✅\nComment: "+fmt.Sprintf("%s/%s/pull/7#issuecomment-%d\n", h.fake.WebURL, h.repo, command.ID)) {
 		t.Errorf("commit message:\n%s", commit.Message)
 	}
 	if got := h.fake.ChangedFiles(h.repo, oldHead, newHead); strings.Join(got, " ") != ".swarm/events.jsonl .swarm/plan-ledger.jsonl" {
@@ -339,7 +369,7 @@ func TestCommandApprovalCommitsThePluginRecord(t *testing.T) {
 	}
 	ap, _ := a.Ledger.LastPlanCriticApproval(a.Plan.ID())
 	if ap == nil || ap != a.Ledger.Last() || ap.PayloadHash != a.Plan.Digests.Structure || ap.Approval.Method != "manual_override" ||
-		ap.Approval.Reason != "tabs are bookkeeping; the critic's verdict stands ✅" || ap.Approval.ApprovedAt != "2019-05-15T15:20:21.000Z" {
+		ap.Approval.Reason != "tabs are bookkeeping; the critic's verdict stands ✅" || ap.Approval.ApprovedAt != command.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z") {
 		t.Errorf("the approval: %+v", ap)
 	}
 	if rep := swarm.ReplayLedgerWithPlan(a.Ledger, a.Plan.Value); len(rep.Unexplained) != 0 {
@@ -364,9 +394,9 @@ func TestCommandApprovalCommitsThePluginRecord(t *testing.T) {
 	if !strings.Contains(h.log.String(), "committed the approval of comment") {
 		t.Errorf("log:\n%s", h.log.String())
 	}
-	cs := h.fake.Comments(h.repo, 7)
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, "Committed to branch `swarm/phase-1` as the plugin's own record") || !strings.Contains(cs[0].Body, newHead[:12]) ||
-		!strings.Contains(cs[0].Body, "<!-- swarm-gate:override {") {
+	cs := h.replies() // the recheck's reply, then the record
+	if len(cs) != 2 || !strings.Contains(cs[1].Body, "Committed to branch `swarm/phase-1` as the plugin's own record") || !strings.Contains(cs[1].Body, newHead[:12]) ||
+		!strings.Contains(cs[1].Body, "<!-- swarm-gate:override {") {
 		t.Fatalf("reply: %+v", cs)
 	}
 
@@ -375,8 +405,8 @@ func TestCommandApprovalCommitsThePluginRecord(t *testing.T) {
 	if got := h.fake.Branch(h.repo, demo.HeadBranch); got != newHead {
 		t.Errorf("a redelivery moved the branch to %s", got)
 	}
-	if n := len(h.fake.Comments(h.repo, 7)); n != 1 {
-		t.Errorf("%d comments after a redelivery", n)
+	if n := len(h.replies()); n != 2 {
+		t.Errorf("%d replies after a redelivery", n)
 	}
 }
 
@@ -433,7 +463,7 @@ func TestCommandApprovalFallsBackToTheMarker(t *testing.T) {
 			if got := h.fake.Branch(h.repo, demo.HeadBranch); got != branch {
 				t.Errorf("the branch moved to %s", got)
 			}
-			cs := h.fake.Comments(h.repo, 7)
+			cs := h.replies()
 			if len(cs) != 1 || !strings.Contains(cs[0].Body, "Not committed to the branch: ") || !strings.Contains(cs[0].Body, tc.want) ||
 				!strings.Contains(cs[0].Body, "<!-- swarm-gate:override {") {
 				t.Fatalf("reply, want %q:\n%+v\n%s", tc.want, cs, h.log.String())
@@ -464,17 +494,24 @@ func TestCommandApprovalCommittedButNotReplied(t *testing.T) {
 	if got := h.fake.Branch(h.repo, demo.HeadBranch); got != committed {
 		t.Errorf("the redelivery committed again: %s", got)
 	}
-	cs := h.fake.Comments(h.repo, 7)
+	cs := h.replies()
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "already on branch `swarm/phase-1`") {
 		t.Fatalf("reply: %+v", cs)
 	}
 }
+
+// staleness is the plugin's .swarm/spec-staleness.json: spec.md changed
+// after the plan was saved.
+const staleness = `{"type":"spec_stale_detected","timestamp":"2026-11-02T17:22:16.012Z","phase":1,"specHash_plan":"c7211bf247e44e2c17574f1fe78d2efc3a89b7713e526ff016a62a821973d361","specHash_current":"2848b6e561a19a29f70532b76e37df079ab91b5120b249a96d109dd4d14828f0","reason":"spec.md has been modified since plan was saved","planTitle":"CSV export"}`
 
 // TestCommandAcknowledgeSpecDriftIsAMarkerOnly: the plugin's own
 // acknowledgment is not an append, so swarm-gate records it in its comment
 // and writes nothing to the branch.
 func TestCommandAcknowledgeSpecDriftIsAMarkerOnly(t *testing.T) {
 	h := approvalSetup(t)
+	h.commitOnHead(map[string]string{".swarm/spec-staleness.json": staleness})
+	h.fake.ImportGit(h.repo, h.workspace)
+	h.commandPR()
 	h.commentEvent("created", "maint", "/swarm acknowledge-spec-drift spec typo only")
 	h.run(context.Background(), nil)
 	if got := h.fake.Branch(h.repo, demo.HeadBranch); got != h.head {
@@ -483,7 +520,7 @@ func TestCommandAcknowledgeSpecDriftIsAMarkerOnly(t *testing.T) {
 	if n := len(h.fake.CallsTo("git/create-commit")); n != 0 {
 		t.Errorf("%d commits created", n)
 	}
-	cs := h.fake.Comments(h.repo, 7)
+	cs := h.replies()
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "This comment is the acknowledgment's only record") {
 		t.Fatalf("reply: %+v", cs)
 	}
@@ -517,10 +554,10 @@ func TestCommandTeams(t *testing.T) {
 			}
 			h.commentEvent("created", tc.user, "/swarm recheck")
 			h.run(context.Background(), nil)
-			cs := h.fake.Comments(h.repo, 7)
+			cs := h.replies()
 			created := len(h.fake.CallsTo("checks/create"))
 			if tc.want == "" {
-				if len(cs) != 0 || created == 0 {
+				if len(cs) != 1 || !strings.Contains(cs[0].Body, "re-evaluated head") || created == 0 {
 					t.Fatalf("an active member was refused: %+v\n%s", cs, h.log.String())
 				}
 				return
@@ -545,7 +582,7 @@ func TestCommandHelpShowsTheChecks(t *testing.T) {
 	h.fake.AddCheckRun(h.repo, ghfake.CheckRun{Name: "someone-else/lint", HeadSHA: h.head, Status: "completed", Conclusion: "success"})
 	h.commentEvent("created", "anyone", "/swarm help")
 	h.run(context.Background(), nil)
-	cs := h.fake.Comments(h.repo, 7)
+	cs := h.replies()
 	if len(cs) != 1 {
 		t.Fatalf("replies: %+v", cs)
 	}
@@ -695,4 +732,352 @@ func TestCommandApprovalBinding(t *testing.T) {
 		!strings.Contains(pf.Summary, "**Voided override**: `/swarm approve-plan-critic` by @maint") {
 		t.Fatalf("plan-freeze after a structural push: %+v", pf)
 	}
+}
+
+// runBot runs the action as h.run does, with Runner.BotLogin botLogin (""
+// leaves it to the bot-login input, as the Action does) and inputs.
+func (h *harness) runBot(botLogin string, inputs map[string]string) int {
+	h.t.Helper()
+	r := &actionrun.Runner{
+		Env:             actions.NewEnv(actions.MapLookup(h.env)),
+		Stdout:          &h.log,
+		Logger:          slog.New(slog.NewTextHandler(&h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Overrides:       inputs,
+		Version:         "test",
+		BotLogin:        botLogin,
+		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
+		FinaliseTimeout: 5 * time.Second,
+	}
+	return r.Run(context.Background())
+}
+
+// commitAt adds a commit to the head branch with the given committer time
+// (a push made after a comment) and points pull request #7 at it.
+func (h *harness) commitAt(files map[string]string, when time.Time) string {
+	h.t.Helper()
+	g, err := git.PlainOpen(h.workspace)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	wt, _ := g.Worktree()
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(demo.HeadBranch), Force: true}); err != nil {
+		h.t.Fatal(err)
+	}
+	for p, content := range files {
+		full := filepath.Join(h.workspace, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+		if _, err := wt.Add(p); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	sig := &object.Signature{Name: "agent", Email: "agent@example.com", When: when}
+	sha, err := wt.Commit("pushed later", &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.head = sha.String()
+	h.fake.ImportGit(h.repo, h.workspace)
+	h.commandPR()
+	return h.head
+}
+
+// TestCommandBotLogin is issue 9's review item 1: with a token that posts
+// as another bot (an App installation token), the reply's author is the
+// identity swarm-gate trusts for the rest of the run, with a warning to
+// set bot-login; with bot-login set, a redelivery finds the record and
+// posts nothing more.
+func TestCommandBotLogin(t *testing.T) {
+	t.Run("default login, token posts as another bot", func(t *testing.T) {
+		h := approvalSetup(t)
+		h.fake.ProtectBranch(h.repo, demo.HeadBranch) // the marker is the only record
+		h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
+		h.runBot("", nil)
+		if want := "set `bot-login: " + ghfake.Login + "`"; !strings.Contains(h.log.String(), want) {
+			t.Errorf("no warning %q:\n%s", want, h.log.String())
+		}
+		// The record this run posted was trusted by this run.
+		if pf := h.runOn("swarm/plan-freeze", h.head); pf == nil || pf.Conclusion != "success" || !strings.Contains(pf.Title, "human override: @maint") {
+			t.Errorf("plan-freeze: %+v\n%s", pf, h.log.String())
+		}
+	})
+	t.Run("bot-login set", func(t *testing.T) {
+		h := approvalSetup(t)
+		h.fake.ProtectBranch(h.repo, demo.HeadBranch)
+		h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
+		inputs := map[string]string{"bot-login": ghfake.Login}
+		h.runBot("", inputs)
+		h.runBot("", inputs) // the same delivery again
+		if n := len(h.replies()); n != 1 {
+			t.Errorf("%d replies after a redelivery, want 1", n)
+		}
+		if strings.Contains(h.log.String(), "bot-login:") {
+			t.Errorf("warned although bot-login is set:\n%s", h.log.String())
+		}
+	})
+	t.Run("bot-login not a login", func(t *testing.T) {
+		h := newHarness(t, "Codertocat/Hello-World")
+		h.commandPR()
+		h.commentEvent("created", "maint", "/swarm help")
+		if code := h.runBot("", map[string]string{"bot-login": "bad login"}); code != 3 {
+			t.Errorf("exit %d, want 3", code)
+		}
+	})
+}
+
+// markerComment stores a comment by swarm-gate's identity (as any workflow
+// with the same token could post) holding the record.
+func (h *harness) markerComment(rec commands.Record) int64 {
+	h.t.Helper()
+	body, err := commands.RecordBody(rec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.fake.AddComment(h.repo, 7, ghfake.Login, body)
+}
+
+// TestCommandForgedMarkers is issue 9's review items 2 and 3: a marker in
+// a comment by swarm-gate's own identity counts only when the command
+// comment it names, its author's permission now and the checkout agree
+// with it; otherwise plan-freeze fails and a notice names the reason.
+func TestCommandForgedMarkers(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(h *harness, rec *commands.Record) // rec: a valid record of maint's approval
+		want  string                                 // "" = the override holds
+	}{
+		{"the record swarm-gate would write", func(h *harness, rec *commands.Record) {}, ""},
+		{"naming a comment that does not exist", func(h *harness, rec *commands.Record) { rec.CommentID = 987654 }, "the command comment 987654 it names does not exist"},
+		{"naming a real comment by another user", func(h *harness, rec *commands.Record) {
+			rec.CommentID = h.fake.AddComment(h.repo, 7, "octo", "/swarm approve-plan-critic lost verdict")
+		}, "was written by @octo, not by @maint"},
+		{"with another reason", func(h *harness, rec *commands.Record) { rec.Reason = "approve whatever comes" }, "with another reason than the marker records"},
+		{"with the hash of a plan the comment never saw", func(h *harness, rec *commands.Record) {
+			rec.StructureHash = strings.Repeat("7", 64)
+		}, "not 777777777777 as the marker says"},
+		{"naming a help request (an edited bot reply)", func(h *harness, rec *commands.Record) {
+			rec.CommentID = h.fake.AddComment(h.repo, 7, "maint", "/swarm help")
+		}, "holds `/swarm help`"},
+		{"permission revoked", func(h *harness, rec *commands.Record) { h.fake.SetPermission(h.repo, "maint", "read") }, "its author may not record it now"},
+		{"the command comment edited within the second", func(h *harness, rec *commands.Record) {
+			// updated_at has one-second precision, so it may equal
+			// created_at: the body itself must still say the same.
+			if _, err := ghapiClient(h).UpdateComment(context.Background(), ghapi.Repo{Owner: "Codertocat", Name: "Hello-World"}, rec.CommentID, "/swarm approve-plan-critic approve everything"); err != nil {
+				h.t.Fatal(err)
+			}
+		}, "comment "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := approvalSetup(t)
+			src := h.fake.AddComment(h.repo, 7, "maint", "/swarm approve-plan-critic lost verdict")
+			var at time.Time
+			for _, c := range h.fake.Comments(h.repo, 7) {
+				if c.ID == src {
+					at = c.CreatedAt
+				}
+			}
+			plan, err := os.ReadFile(filepath.Join(h.workspace, ".swarm", "plan.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := swarm.ParsePlan(swarm.PlanPath, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := commands.Record{Command: commands.ApprovePlanCritic, Actor: "maint", Reason: "lost verdict", RecordedAt: at.Format(time.RFC3339),
+				HeadSHA: h.head, StructureHash: p.Digests.Structure, CommentID: src, CommentURL: "https://github.com/Codertocat/Hello-World/pull/7#issuecomment-1"}
+			tc.setup(h, &rec)
+			h.markerComment(rec)
+			h.synchronize()
+			pf := h.runOn("swarm/plan-freeze", h.head)
+			if tc.want == "" {
+				if pf == nil || pf.Conclusion != "success" || !strings.Contains(pf.Title, "human override: @maint") {
+					t.Fatalf("plan-freeze %+v\n%s", pf, h.log.String())
+				}
+				return
+			}
+			if pf == nil || pf.Conclusion != "failure" || strings.Contains(pf.Summary, "Human override") {
+				t.Errorf("plan-freeze %+v, want failure without the override", pf)
+			}
+			if !strings.Contains(h.log.String(), "::notice::swarm-gate: ignored the override recorded in comment ") || !strings.Contains(h.log.String(), tc.want) {
+				t.Errorf("log lacks the notice %q:\n%s", tc.want, h.log.String())
+			}
+		})
+	}
+}
+
+func ghapiClient(h *harness) *ghapi.Client {
+	h.t.Helper()
+	c, err := ghapi.NewClient(strings.TrimSuffix(h.fake.URL, "/"), ghfake.Token, nil, ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() }))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// TestCommandHeadChangedAfterTheComment is review item 4: a push between
+// the comment and its handling is refused, saying so; nothing is recorded.
+func TestCommandHeadChangedAfterTheComment(t *testing.T) {
+	h := approvalSetup(t)
+	comment := h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
+	pushed := h.commitAt(map[string]string{"README.md": "pushed after the comment\n"}, comment.CreatedAt.Add(2*time.Minute))
+	h.run(context.Background(), nil)
+	cs := h.replies()
+	want := fmt.Sprintf("the pull request changed after your comment (head %s at %s); check the new plan and comment again", pushed[:12], comment.CreatedAt.Add(2*time.Minute).UTC().Format(time.RFC3339))
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, want) || strings.Contains(cs[0].Body, "swarm-gate:override") {
+		t.Fatalf("replies %+v, want a refusal %q", cs, want)
+	}
+	if n := len(h.fake.CallsTo("git/create-commit")); n != 0 {
+		t.Errorf("%d commits created", n)
+	}
+}
+
+// TestCommandAcknowledgmentBindsToTheDrift is review item 5: with no drift
+// there is nothing to acknowledge; an acknowledgment covers the drift it
+// saw, and different drift pushed later voids it.
+func TestCommandAcknowledgmentBindsToTheDrift(t *testing.T) {
+	t.Run("no drift", func(t *testing.T) {
+		h := approvalSetup(t)
+		h.commentEvent("created", "maint", "/swarm acknowledge-spec-drift spec typo only")
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "nothing to acknowledge") {
+			t.Fatalf("replies %+v", cs)
+		}
+	})
+	t.Run("later, different drift", func(t *testing.T) {
+		h := approvalSetup(t)
+		h.commitOnHead(map[string]string{".swarm/spec-staleness.json": staleness})
+		h.fake.ImportGit(h.repo, h.workspace)
+		h.commandPR()
+		h.commentEvent("created", "maint", "/swarm acknowledge-spec-drift spec typo only")
+		h.run(context.Background(), nil)
+		if !strings.Contains(h.log.String(), "Acknowledged by @maint") {
+			t.Fatalf("the acknowledgment was not applied:\n%s", h.log.String())
+		}
+		cs := h.replies()
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, `"spec_staleness":"spec:c7211bf247e4`) {
+			t.Fatalf("record %+v", cs)
+		}
+		h.log.Reset()
+		drift := strings.Replace(staleness, `"specHash_current":"2848`, `"specHash_current":"9999`, 1)
+		h.commitAt(map[string]string{".swarm/spec-staleness.json": drift}, time.Now().Add(time.Hour))
+		h.synchronize()
+		pf := h.runOn("swarm/plan-freeze", h.head)
+		if pf == nil || !strings.Contains(pf.Summary, "**Voided override**: `/swarm acknowledge-spec-drift` by @maint") || strings.Contains(h.log.String(), "Acknowledged by @maint") {
+			t.Fatalf("plan-freeze after new drift: %+v\n%s", pf, h.log.String())
+		}
+	})
+}
+
+// TestCommandClosedPullRequest is review item 6.
+func TestCommandClosedPullRequest(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, State: "closed", User: "author", HeadRef: demo.HeadBranch, HeadSHA: h.head, BaseRef: "main", BaseSHA: h.base})
+	h.fake.SetPermission(h.repo, "maint", "write")
+	h.commentEvent("created", "maint", "/swarm recheck")
+	h.run(context.Background(), nil)
+	if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "swarm-gate refused this command: the pull request is closed") {
+		t.Fatalf("replies %+v", cs)
+	}
+	if n := len(h.fake.CallsTo("checks/create")); n != 0 {
+		t.Errorf("%d check runs created on a closed pull request", n)
+	}
+}
+
+// TestCommandAnsweredOnce is review item 7: a refusal, help or recheck
+// delivered twice is answered (and run) once: every reply names the
+// command comment in a hidden marker.
+func TestCommandAnsweredOnce(t *testing.T) {
+	for _, tc := range []struct{ name, user, body, reply string }{
+		{"refusal", "reader", "/swarm approve-plan-critic please", "swarm-gate refused this command"},
+		{"parse error", "maint", "/swarm aprove-plan-critic x", "did you mean"},
+		{"help", "anyone", "/swarm help", "**swarm-gate comment commands**"},
+		{"recheck", "maint", "/swarm recheck", "re-evaluated head"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "Codertocat/Hello-World")
+			h.commandPR()
+			h.fake.SetPermission(h.repo, "maint", "write")
+			h.fake.SetPermission(h.repo, "reader", "read")
+			c := h.commentEvent("created", tc.user, tc.body)
+			h.run(context.Background(), nil)
+			created := len(h.fake.CallsTo("checks/create"))
+			h.run(context.Background(), nil)
+			cs := h.replies()
+			if len(cs) != 1 || !strings.Contains(cs[0].Body, tc.reply) || !strings.HasSuffix(cs[0].Body, commands.ReplyMarker(c.ID)+"\n") {
+				t.Fatalf("replies %+v", cs)
+			}
+			if n := len(h.fake.CallsTo("checks/create")); n != created {
+				t.Errorf("the redelivery created %d more check runs", n-created)
+			}
+			if !strings.Contains(h.log.String(), "already answered") {
+				t.Errorf("log:\n%s", h.log.String())
+			}
+		})
+	}
+}
+
+// TestCommandRepliesDoNotPing is review item 9: the quoted line is escaped
+// (an @mention in it notifies nobody again), and an API error in a reply
+// names neither the API URL nor go-github's empty error list.
+func TestCommandRepliesDoNotPing(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.commandPR()
+	h.commentEvent("created", "maint", "/swarm aprove-plan-critic ask @octocat and @org/team")
+	h.run(context.Background(), nil)
+	cs := h.replies()
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "> /swarm aprove-plan-critic ask @\u200boctocat and @\u200borg/team\n") {
+		t.Fatalf("replies %+v", cs)
+	}
+
+	h = newHarness(t, "Codertocat/Hello-World")
+	h.commandPR()
+	h.fake.Fail(ghfake.Fault{Operation: "repos/get-collaborator-permission-level", Status: http.StatusForbidden, Times: -1, Body: `{"message":"Resource not accessible by integration"}`})
+	h.commentEvent("created", "maint", "/swarm recheck")
+	h.run(context.Background(), nil)
+	cs = h.replies()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "GitHub answered HTTP 403: Resource not accessible by integration") ||
+		strings.Contains(cs[0].Body, "http://") || strings.Contains(cs[0].Body, "https://") || strings.Contains(cs[0].Body, " []") {
+		t.Fatalf("replies %+v", cs)
+	}
+}
+
+// TestCommandWhoMayRun: help is open to bots (as the README says);
+// maintain meets min_permission: maintain (role_name); swarm-gate's own
+// comments run nothing.
+func TestCommandWhoMayRun(t *testing.T) {
+	t.Run("help by a bot", func(t *testing.T) {
+		h := newHarness(t, "Codertocat/Hello-World")
+		h.commandPR()
+		h.commentEvent("created", "renovate[bot]", "/swarm help")
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "**swarm-gate comment commands**") {
+			t.Fatalf("replies %+v", cs)
+		}
+	})
+	t.Run("maintain meets min_permission: maintain", func(t *testing.T) {
+		h := newHarness(t, "Codertocat/Hello-World")
+		h.commitOnBase(map[string]string{".github/swarm-gate.yml": "version: 1\ncommands:\n  min_permission: maintain\n"})
+		h.commandPR()
+		h.fake.SetPermission(h.repo, "maint", "maintain")
+		h.commentEvent("created", "maint", "/swarm recheck")
+		h.run(context.Background(), nil)
+		if n := len(h.fake.CallsTo("checks/create")); n == 0 {
+			t.Fatalf("recheck by a maintainer was refused: %+v", h.replies())
+		}
+	})
+	t.Run("swarm-gate's own comment", func(t *testing.T) {
+		h := newHarness(t, "Codertocat/Hello-World")
+		h.commandPR()
+		h.commentEvent("created", ghfake.Login, "/swarm recheck")
+		h.run(context.Background(), nil)
+		if calls := h.fake.Calls(); len(calls) != 0 {
+			t.Errorf("%d API requests for swarm-gate's own comment", len(calls))
+		}
+	})
 }

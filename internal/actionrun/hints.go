@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
 // permissionHint is the advice to add to an API error: " (give the
@@ -19,9 +21,7 @@ func permissionHint(err error, perm string) string {
 	}
 	switch er.Response.StatusCode {
 	case http.StatusForbidden, http.StatusNotFound:
-		var rl *github.RateLimitError
-		var ab *github.AbuseRateLimitError
-		if errors.As(err, &rl) || errors.As(err, &ab) {
+		if ghapi.IsRateLimited(err) {
 			return ""
 		}
 		return " (give the workflow `permissions: " + perm + "`)"

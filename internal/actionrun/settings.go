@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -66,6 +67,10 @@ type Settings struct {
 	// ReportDir is where report.json and report.sarif are written,
 	// relative to the workspace ('/'-separated).
 	ReportDir string
+	// BotLogin is the login the github-token posts comments as (the
+	// bot-login input; "" means DefaultBotLogin): the only author whose
+	// override records and replies swarm-gate reads back.
+	BotLogin string
 }
 
 // errUsage marks a misconfigured action: exit code 3 whatever fail-on says.
@@ -82,6 +87,7 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 		Config:     r.input("config"),
 		FailOn:     strings.ToLower(r.input("fail-on")),
 		ReportDir:  r.input("report-dir"),
+		BotLogin:   r.input("bot-login"),
 	}
 	bad := func(input, format string, args ...any) error {
 		return fmt.Errorf("%w: input %s: %s", errUsage, input, fmt.Sprintf(format, args...))
@@ -111,6 +117,9 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 			return nil, bad("phase", "%q is not a phase number >= 1 (leave it empty for the swarm/phase-<N> branch, else the plan's current_phase)", p)
 		}
 		s.Phase = n
+	}
+	if s.BotLogin != "" && !botLoginRE.MatchString(s.BotLogin) {
+		return nil, bad("bot-login", "%q is not a GitHub login such as github-actions[bot] or my-app[bot] (letters, digits and hyphens, an App's ending in [bot])", s.BotLogin)
 	}
 	if s.Config != "" {
 		c, err := repoPath(s.Config)
@@ -150,6 +159,9 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 	}
 	return s, nil
 }
+
+// botLoginRE is a GitHub login: a user's, or an App's bot ("slug[bot]").
+var botLoginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,98}[A-Za-z0-9])?(?:\[bot\])?$`)
 
 // repoPath checks a repository-relative path: not empty, not absolute, no
 // "..", no NUL; it returns it cleaned and '/'-separated.

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,9 +71,18 @@ type Config struct {
 	FetchDepth int
 	// Sleep replaces how the rate-limit transports wait (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// AttemptTimeout bounds each attempt of an API request, minting the
+	// installation token included (0: ghapi.DefaultAttemptTimeout); a
+	// hung connection is cut then, and the request resent when safe.
+	AttemptTimeout time.Duration
 	// FinaliseTimeout bounds completing the check runs of a cancelled job
 	// (0: 6 s).
 	FinaliseTimeout time.Duration
+	// ConcurrentWait bounds how long an evaluation waits for another one
+	// of the same commit (on another replica) to post the gate runs, so
+	// that it updates them instead of duplicating them (0:
+	// ghapi.DefaultConcurrentWait; see ghapi.WithConcurrentWait).
+	ConcurrentWait time.Duration
 }
 
 // App evaluates jobs: it implements webhook.Evaluator. Safe for
@@ -91,17 +101,21 @@ type App struct {
 	bot   string
 }
 
-var _ webhook.Evaluator = (*App)(nil)
+var (
+	_ webhook.Evaluator = (*App)(nil)
+	_ webhook.Abandoner = (*App)(nil)
+)
 
 // transportOptions are what the rate-limit transports share.
 type transportOptions struct {
-	sleep  func(ctx context.Context, d time.Duration) error
-	logger *slog.Logger
+	sleep          func(ctx context.Context, d time.Duration) error
+	logger         *slog.Logger
+	attemptTimeout time.Duration
 }
 
 // rateLimited wraps next in ghapi's rate-limit and retry transport.
 func (o transportOptions) rateLimited(next http.RoundTripper) http.RoundTripper {
-	return &ghapi.Transport{Base: next, Sleep: o.sleep, Logger: o.logger}
+	return &ghapi.Transport{Base: next, Sleep: o.sleep, Logger: o.logger, AttemptTimeout: o.attemptTimeout}
 }
 
 // New checks cfg and registers the metrics. Errors name the setting.
@@ -128,7 +142,7 @@ func New(cfg Config) (*App, error) {
 		base = http.DefaultTransport
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, m: m, base: base, apiRoot: api, webRoot: web, bot: cfg.BotLogin,
-		opts: transportOptions{sleep: cfg.Sleep, logger: cfg.Logger}}
+		opts: transportOptions{sleep: cfg.Sleep, logger: cfg.Logger, attemptTimeout: cfg.AttemptTimeout}}
 	a.auth = newAuth(cfg.AppID, cfg.PrivateKey, api, base, m, a.opts)
 	return a, nil
 }
@@ -243,11 +257,17 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	if err != nil {
 		return err
 	}
-	hc := &http.Client{Transport: newGetCache(&counting{next: &installationAuth{tokens: a.auth.installation(job.Installation), next: a.base}, m: a.m}, a.m)}
+	hc := &http.Client{Transport: newGetCache(&counting{next: &installationAuth{tokens: a.auth.installation(job.Installation), next: a.base}, m: a.m, limit: strconv.FormatInt(job.Installation, 10)}, a.m)}
 	clientOpts := []ghapi.Option{ghapi.WithLogger(runnerLog),
 		ghapi.WithFullReport("the report of `swarm-gate check` run on the pull request's commits (the App keeps none)")}
 	if a.cfg.Sleep != nil {
 		clientOpts = append(clientOpts, ghapi.WithSleep(a.cfg.Sleep))
+	}
+	if a.cfg.AttemptTimeout > 0 {
+		clientOpts = append(clientOpts, ghapi.WithAttemptTimeout(a.cfg.AttemptTimeout))
+	}
+	if a.cfg.ConcurrentWait != 0 {
+		clientOpts = append(clientOpts, ghapi.WithConcurrentWait(a.cfg.ConcurrentWait))
 	}
 
 	tmp, err := os.MkdirTemp(a.cfg.WorkDir, "swarm-gate-job-*")

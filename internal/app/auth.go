@@ -55,6 +55,14 @@ func LoadPrivateKey(path, value string) (*rsa.PrivateKey, error) {
 	return key, nil
 }
 
+// CheckAPIURL checks SWARM_GATE_GITHUB_API_URL as New does ("" is
+// github.com's API), for a start-up check of every setting at once. The
+// error names the variable and says what to give.
+func CheckAPIURL(raw string) error {
+	_, _, err := apiRoots(raw)
+	return err
+}
+
 // apiRoots checks the configured API URL (SWARM_GATE_GITHUB_API_URL) and
 // returns the API root without a trailing slash (https://api.github.com,
 // https://HOST/api/v3, https://api.SUBDOMAIN.ghe.com) and the web root
@@ -115,10 +123,10 @@ type auth struct {
 
 func newAuth(appID int64, key *rsa.PrivateKey, apiRoot string, base http.RoundTripper, m *metrics, opts transportOptions) *auth {
 	a := &auth{appID: appID, key: key, apiRoot: apiRoot, installations: map[int64]*ghinstallation.Transport{}}
-	a.mint = &resendOn5xx{next: opts.rateLimited(&counting{next: base, m: m}), sleep: opts.sleep}
+	a.mint = &resendOn5xx{next: opts.rateLimited(&counting{next: base, m: m, limit: appLimit}), sleep: opts.sleep}
 	jwtSigned := ghinstallation.NewAppsTransportFromPrivateKey(base, appID, key)
 	jwtSigned.BaseURL = apiRoot
-	a.appCalls = opts.rateLimited(&counting{next: jwtSigned, m: m})
+	a.appCalls = opts.rateLimited(&counting{next: jwtSigned, m: m, limit: appLimit})
 	return a
 }
 
@@ -176,7 +184,8 @@ func (a *auth) appClient() (*github.Client, error) {
 	return gh, nil
 }
 
-// resendOn5xx resends a request that got 502, 503 or 504, at most three
+// resendOn5xx resends a request that got 502, 503 or 504, or whose
+// connection broke or timed out (not the caller's context), at most three
 // times in all, one second apart (doubling). It is for minting installation
 // tokens: a POST, so ghapi's transport does not resend it, but one that is
 // safe to repeat (a second token does no harm), and without a token the
@@ -198,11 +207,16 @@ func (r *resendOn5xx) RoundTrip(req *http.Request) (*http.Response, error) {
 			try.Body = body
 		}
 		resp, err := r.next.RoundTrip(try)
-		if err != nil || attempt >= 3 || (resp.StatusCode != http.StatusBadGateway && resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusGatewayTimeout) || (req.Body != nil && req.GetBody == nil) {
+		if attempt >= 3 || (req.Body != nil && req.GetBody == nil) || req.Context().Err() != nil {
 			return resp, err
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
+		if err == nil {
+			if resp.StatusCode != http.StatusBadGateway && resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusGatewayTimeout {
+				return resp, nil
+			}
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+		}
 		sleep := r.sleep
 		if sleep == nil {
 			sleep = sleepCtx

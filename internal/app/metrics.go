@@ -12,7 +12,7 @@ import (
 type metrics struct {
 	apiCalls      *prometheus.CounterVec // method
 	cacheHits     prometheus.Counter
-	rateRemaining prometheus.Gauge
+	rateRemaining *prometheus.GaugeVec // installation
 	perEvaluation prometheus.Histogram
 	fetches       *prometheus.CounterVec // mode
 	fetchSeconds  prometheus.Histogram
@@ -28,10 +28,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "swarm_gate_api_cache_hits_total",
 			Help: "GitHub API GET requests answered from the per-evaluation cache instead of being sent.",
 		}),
-		rateRemaining: prometheus.NewGauge(prometheus.GaugeOpts{
+		rateRemaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "swarm_gate_rate_limit_remaining",
-			Help: "The x-ratelimit-remaining header of the latest GitHub API response (requests left in the current rate-limit window of that installation or of the App).",
-		}),
+			Help: "The x-ratelimit-remaining header of the latest GitHub API response of each installation (its id; \"app\" for the App's own requests, signed with its JWT, installation tokens included): the requests left in that rate-limit window.",
+		}, []string{"installation"}),
 		perEvaluation: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "swarm_gate_evaluation_api_calls",
 			Help:    "GitHub REST API requests sent for one evaluation (installation token included when it was minted for it).",

@@ -36,11 +36,18 @@ func (e *evaluation) Calls() int64 { return e.reads.Load() + e.writes.Load() }
 // counting is the transport right above the network: every request it
 // sends is one API call, counted in the metrics and in the request's
 // evaluation, and the x-ratelimit-remaining of every response goes to the
-// gauge.
+// gauge of its rate limit (limit).
 type counting struct {
 	next http.RoundTripper
 	m    *metrics
+	// limit names the rate limit the requests draw on, the installation
+	// label of swarm_gate_rate_limit_remaining: an installation id, or
+	// appLimit.
+	limit string
 }
+
+// appLimit is the installation label of the App's own requests (JWT).
+const appLimit = "app"
 
 func (c *counting) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.m.apiCalls.WithLabelValues(req.Method).Inc()
@@ -54,7 +61,7 @@ func (c *counting) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	if err == nil {
 		if n, perr := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining")); perr == nil {
-			c.m.rateRemaining.Set(float64(n))
+			c.m.rateRemaining.WithLabelValues(c.limit).Set(float64(n))
 		}
 	}
 	return resp, err
@@ -92,8 +99,10 @@ func (a *installationAuth) RoundTrip(req *http.Request) (*http.Response, error) 
 // have changed it: a write invalidates the cached reads of the same
 // repository that share a path word with it (a check-run update drops the
 // cached list of the commit's check runs; a new comment the cached list of
-// comments). Only 200 answers are kept. One getCache serves one
-// evaluation.
+// comments). Only 200 answers are kept. A GET with "Cache-Control:
+// no-cache" is always sent (ghapi's re-list of a commit's check runs, which
+// another replica may have changed), and its answer replaces the cached
+// one. One getCache serves one evaluation.
 type getCache struct {
 	next http.RoundTripper
 	m    *metrics
@@ -129,6 +138,9 @@ func (c *getCache) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	hit := c.entries[key]
 	c.mu.Unlock()
+	if req.Header.Get("Cache-Control") == "no-cache" {
+		hit = nil // the caller wants GitHub's answer now (and it is kept)
+	}
 	if hit != nil {
 		c.m.cacheHits.Inc()
 		if e := evaluationOf(req.Context()); e != nil {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // recordingRT answers every request 200 with a body naming the request
@@ -117,5 +119,73 @@ func TestRunLog(t *testing.T) {
 	}
 	if w.LastError() != "scope\nsecond line" {
 		t.Errorf("LastError %q", w.LastError())
+	}
+}
+
+// TestGetCacheNoCache: a GET with Cache-Control: no-cache (ghapi's re-list
+// of a commit's check runs) is always sent, and its answer is the one
+// kept for the next plain GET.
+func TestGetCacheNoCache(t *testing.T) {
+	m, err := newMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingRT{}
+	c := newGetCache(&counting{next: rec, m: m, limit: "1"}, m)
+	const url = "https://ghe.example/api/v3/repos/o/r/commits/" + "0123456789012345678901234567890123456789" + "/check-runs"
+	var bodies []string
+	for _, fresh := range []bool{false, true, true, false} {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if fresh {
+			req.Header.Set("Cache-Control", "no-cache")
+		}
+		resp, err := c.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		bodies = append(bodies, string(b))
+	}
+	if len(rec.got) != 3 {
+		t.Errorf("%d requests sent, want 3 (the first, then both no-cache ones)", len(rec.got))
+	}
+	if want := []string{"answer 1", "answer 2", "answer 3", "answer 3"}; fmt.Sprint(bodies) != fmt.Sprint(want) {
+		t.Errorf("answers %v, want %v", bodies, want)
+	}
+}
+
+// TestRateLimitGaugePerInstallation: x-ratelimit-remaining is kept per
+// rate limit: each installation's, and the App's own ("app").
+func TestRateLimitGaugePerInstallation(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := newMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []string{"77", "78", appLimit, "77"} {
+		rec := &recordingRT{}
+		req, _ := http.NewRequest(http.MethodGet, "https://api.github.com/repos/o/r", nil)
+		if _, err := (&counting{next: rec, m: m, limit: limit}).RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "swarm_gate_rate_limit_remaining" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				got[l.GetName()+"="+l.GetValue()] = s.GetGauge().GetValue()
+			}
+		}
+	}
+	if want := map[string]float64{"installation=77": 4999, "installation=78": 4999, "installation=app": 4999}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("swarm_gate_rate_limit_remaining %v, want %v", got, want)
 	}
 }

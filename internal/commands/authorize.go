@@ -42,25 +42,26 @@ type Decision struct {
 	Reason  string
 }
 
-// Authorize decides whether the actor may run the command. It fails
-// closed: a bot, an unreadable permission, a permission below the policy's
-// minimum, or, when the policy lists teams (commands.teams), no active
-// membership of any of them (an unreadable membership counts as none) is
-// refused, and by default so is an override by the pull request's own
-// author. `/swarm help` is open to every human.
+// Authorize decides whether the actor may run the command. `/swarm help`
+// is open to everyone, bots included (it changes nothing). Otherwise it
+// fails closed: a bot, an unreadable permission, a permission below the
+// policy's minimum, or, when the policy lists teams (commands.teams), no
+// active membership of any of them (an unreadable membership counts as
+// none) is refused, and by default so is an override by the pull
+// request's own author.
 func Authorize(r Request) Decision {
-	if r.Actor.IsBot() {
-		return refuse("@%s is a bot; swarm-gate runs comment commands only for people", r.Actor.Login)
-	}
 	if r.Command == Help {
 		return Decision{Allowed: true}
+	}
+	if r.Actor.IsBot() {
+		return refuse("@%s is a bot; swarm-gate runs comment commands other than `/swarm help` only for people", r.Actor.Login)
 	}
 	min := r.Policy.MinPermission
 	if min == "" {
 		min = gates.PermissionWrite
 	}
 	if r.PermissionErr != nil {
-		return refuse("swarm-gate could not read @%s's permission on the repository, so it refuses (fail closed): %v", r.Actor.Login, r.PermissionErr)
+		return refuse("swarm-gate could not read @%s's permission on the repository, so it refuses (fail closed): %s", r.Actor.Login, ghapi.Brief(r.PermissionErr))
 	}
 	if !permitted(r.Permission, min) {
 		return refuse("`/swarm %s` needs %s permission on the repository (the base branch's policy, commands.min_permission); @%s has %s", r.Command, min, r.Actor.Login, describe(r.Permission))
@@ -89,14 +90,15 @@ func refuse(format string, args ...any) Decision {
 	return Decision{Reason: fmt.Sprintf(format, args...)}
 }
 
-// permitted compares the API's permission with the policy's minimum. The
-// API reports maintain as write, so a maintain minimum is met only by
-// admin (fail closed).
+// permitted compares the API's permission (its role_name: maintain is
+// told apart from write) with the policy's minimum.
 func permitted(p ghapi.Permission, min gates.CommandPermission) bool {
 	switch min {
 	case gates.PermissionWrite:
 		return p.AtLeast(ghapi.PermissionWrite)
-	case gates.PermissionMaintain, gates.PermissionAdmin:
+	case gates.PermissionMaintain:
+		return p.AtLeast(ghapi.PermissionMaintain)
+	case gates.PermissionAdmin:
 		return p.AtLeast(ghapi.PermissionAdmin)
 	}
 	return false

@@ -3,8 +3,12 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/google/go-github/v62/github"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
@@ -21,8 +25,10 @@ func TestAuthorizeMatrix(t *testing.T) {
 		{"none", ghapi.PermissionNone, nil},
 		{"read", ghapi.PermissionRead, nil},
 		{"write", ghapi.PermissionWrite, nil},
+		{"triage", ghapi.PermissionTriage, nil},
+		{"maintain", ghapi.PermissionMaintain, nil},
 		{"admin", ghapi.PermissionAdmin, nil},
-		{"unknown value", ghapi.Permission("triage"), nil},
+		{"unknown value", ghapi.Permission("security-manager"), nil},
 		{"API error", ghapi.PermissionNone, errors.New("reading octo's permission on o/r: 403 Resource not accessible by integration")},
 	}
 	actors := []struct {
@@ -78,24 +84,24 @@ func TestAuthorizeMatrix(t *testing.T) {
 			}
 		}
 	}
-	if n != 4*6*3*2*6*5 {
+	if n != 4*8*3*2*6*5 {
 		t.Fatalf("ran %d cases", n)
 	}
 }
 
 // expect is the matrix's oracle, written from the issue's rule 3.
 func expect(cmd string, p ghapi.Permission, err error, a Actor, author string, pol gates.CommandsConfig, teams []TeamCheck) (bool, string) {
+	if cmd == Help {
+		return true, "" // help is open to everyone, bots included
+	}
 	if a.Type == "Bot" || strings.HasSuffix(a.Login, "[bot]") {
 		return false, "is a bot"
-	}
-	if cmd == Help {
-		return true, ""
 	}
 	if err != nil {
 		return false, "(fail closed): reading octo's permission"
 	}
-	rank := map[ghapi.Permission]int{ghapi.PermissionRead: 1, ghapi.PermissionWrite: 2, ghapi.PermissionAdmin: 3}[p]
-	need := map[gates.CommandPermission]int{"": 2, gates.PermissionWrite: 2, gates.PermissionMaintain: 3, gates.PermissionAdmin: 3}[pol.MinPermission]
+	rank := map[ghapi.Permission]int{ghapi.PermissionRead: 1, ghapi.PermissionTriage: 2, ghapi.PermissionWrite: 3, ghapi.PermissionMaintain: 4, ghapi.PermissionAdmin: 5}[p]
+	need := map[gates.CommandPermission]int{"": 3, gates.PermissionWrite: 3, gates.PermissionMaintain: 4, gates.PermissionAdmin: 5}[pol.MinPermission]
 	if rank < need {
 		return false, "permission on the repository"
 	}
@@ -136,5 +142,50 @@ func TestAuthorizeTeamReasons(t *testing.T) {
 	want := "octo/core: the invitation is pending; octo/release: swarm-gate could not read the membership (reading octo's membership of team octo/release: 403 Resource not accessible by integration); octo/docs: not a member (GitHub answers 404"
 	if d.Allowed || !strings.Contains(d.Reason, want) {
 		t.Errorf("%+v\nwant it to contain %q", d, want)
+	}
+}
+
+// TestAuthorizeAPIErrorIsBrief: a refusal for an unreadable permission
+// says what GitHub answered, without the API URL or go-github's empty
+// error list.
+func TestAuthorizeAPIErrorIsBrief(t *testing.T) {
+	u, _ := url.Parse("https://api.github.com/repos/o/r/collaborators/octo/permission")
+	er := &github.ErrorResponse{Response: &http.Response{StatusCode: http.StatusForbidden, Request: &http.Request{Method: http.MethodGet, URL: u}}, Message: "Resource not accessible by integration"}
+	err := fmt.Errorf("reading octo's permission on o/r: %w", er)
+	if !strings.Contains(err.Error(), "https://") || !strings.HasSuffix(err.Error(), " []") {
+		t.Fatalf("the fixture is not go-github's text: %q", err)
+	}
+	d := Authorize(Request{Command: Recheck, Actor: Actor{Login: "octo", Type: "User"}, PermissionErr: err})
+	want := "swarm-gate could not read @octo's permission on the repository, so it refuses (fail closed): reading octo's permission on o/r: GitHub answered HTTP 403: Resource not accessible by integration"
+	if d.Allowed || d.Reason != want {
+		t.Errorf("reason %q\nwant   %q", d.Reason, want)
+	}
+	teams := describeTeams([]TeamCheck{{Team: "octo/core", Err: fmt.Errorf("reading membership: %w", er)}}, []string{"octo/core"})
+	if strings.Contains(teams, "https://") || strings.Contains(teams, "[]") || !strings.Contains(teams, "GitHub answered HTTP 403") {
+		t.Errorf("teams: %q", teams)
+	}
+}
+
+// TestAuthorizeMaintain: commands.min_permission: maintain is met by the
+// maintain role (GitHub's role_name), not only by admins.
+func TestAuthorizeMaintain(t *testing.T) {
+	pol := gates.CommandsConfig{MinPermission: gates.PermissionMaintain}
+	for p, want := range map[ghapi.Permission]bool{ghapi.PermissionWrite: false, ghapi.PermissionMaintain: true, ghapi.PermissionAdmin: true, ghapi.PermissionTriage: false} {
+		d := Authorize(Request{Command: ApprovePlanCritic, Actor: Actor{Login: "octo", Type: "User"}, Permission: p, Policy: pol, PRAuthor: "someone"})
+		if d.Allowed != want {
+			t.Errorf("%s: allowed %v, want %v (%s)", p, d.Allowed, want, d.Reason)
+		}
+	}
+}
+
+// TestAuthorizeHelpForBots: `/swarm help` is open to bots too, as the
+// README says; everything else is refused to them.
+func TestAuthorizeHelpForBots(t *testing.T) {
+	bot := Actor{Login: "renovate[bot]", Type: "Bot"}
+	if d := Authorize(Request{Command: Help, Actor: bot}); !d.Allowed {
+		t.Errorf("help refused to a bot: %s", d.Reason)
+	}
+	if d := Authorize(Request{Command: Recheck, Actor: bot, Permission: ghapi.PermissionAdmin}); d.Allowed || !strings.Contains(d.Reason, "is a bot") {
+		t.Errorf("recheck by a bot: %+v", d)
 	}
 }

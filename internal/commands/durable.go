@@ -113,7 +113,10 @@ func CommitMessage(req ApprovalCommit, rec *swarm.ApprovalRecord) string {
 // the bound structure hash, the head's files do not take the plugin's
 // record (see swarm.AppendManualApproval), or an API call fails or is
 // refused (403, 404, 422, a second not-fast-forward). A comment whose
-// approval is already in the ledger at the head gives AlreadyRecorded.
+// approval is already in the ledger at the head (a line with its session
+// id, the bound structure hash as payload_hash and the same reason) gives
+// AlreadyRecorded; a line with its session id and anything else is a
+// *NotCommitted.
 func CommitApproval(ctx context.Context, api GitData, req ApprovalCommit) (*Committed, error) {
 	if req.HeadRepo == "" {
 		return nil, notCommitted(nil, "GitHub does not name the pull request's head repository (a deleted fork?), so swarm-gate does not push anywhere")
@@ -182,9 +185,18 @@ func commitOnce(ctx context.Context, api GitData, req ApprovalCommit) (*Committe
 	out := &Committed{Branch: req.HeadRef, Parent: head}
 	session := swarm.ApprovalSessionID(req.CommentID)
 	if f.HasLedger {
-		if l, err := swarm.ParseLedger(swarm.LedgerPath, f.Ledger); err == nil && l.ManualApprovalBySession(session) != nil {
-			out.AlreadyRecorded = true
-			return out, nil
+		if l, err := swarm.ParseLedger(swarm.LedgerPath, f.Ledger); err == nil {
+			if ev := l.ManualApprovalBySession(session); ev != nil {
+				// Anyone who can push can write a line with this session
+				// id: it is this approval only if it approves this plan
+				// structure for this reason.
+				if ev.PayloadHash != req.StructureHash || ev.Approval.Reason != req.Reason {
+					return nil, notCommitted(nil, "the ledger at %s already holds an approval line for comment %d (seq %d, line %d) that is not this approval (payload hash %s, the plan's structure hash is %s; or another reason), so swarm-gate does not write a second one for the same comment",
+						shortSHA(head), req.CommentID, ev.Seq, ev.Line, planhash.Short(ev.PayloadHash), planhash.Short(req.StructureHash))
+				}
+				out.AlreadyRecorded = true
+				return out, nil
+			}
 		}
 	}
 	rec, err := swarm.AppendManualApproval(f, swarm.ManualApproval{Reason: req.Reason, SessionID: session, ApprovedAt: req.CommentedAt, WrittenAt: req.Now()})

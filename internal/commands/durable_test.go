@@ -185,6 +185,72 @@ func TestCommitApproval(t *testing.T) {
 	}
 }
 
+// TestCommitApprovalAlreadyRecordedChecksTheLine: a ledger line with the
+// comment's session id counts as this approval only when it approves the
+// bound structure hash for the same reason; a forged line (another
+// payload hash or reason) is refused, not taken as already recorded.
+func TestCommitApprovalAlreadyRecordedChecksTheLine(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(req *commands.ApprovalCommit)
+		want string // "" = AlreadyRecorded
+	}{
+		{"the same approval", func(req *commands.ApprovalCommit) {}, ""},
+		{"another reason", func(req *commands.ApprovalCommit) { req.Reason = "something else" }, "already holds an approval line for comment 4242"},
+		{"another structure hash", func(req *commands.ApprovalCommit) { req.StructureHash = strings.Repeat("0", 64) }, "since the command was read, and its plan's structure changed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newBranchRepo(t, "VerduzcoTristan__landingpage")
+			s := ghfake.New(t)
+			s.ImportGit(repo.String(), r.dir)
+			first, err := commands.CommitApproval(context.Background(), client(t, s), request(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := request(r)
+			tc.edit(&req)
+			again, err := commands.CommitApproval(context.Background(), client(t, s), req)
+			if tc.want == "" {
+				if err != nil || !again.AlreadyRecorded {
+					t.Fatalf("again: %+v %v", again, err)
+				}
+				return
+			}
+			var nc *commands.NotCommitted
+			if !errors.As(err, &nc) || !strings.Contains(nc.Reason, tc.want) {
+				t.Fatalf("again: %+v %v; want a NotCommitted containing %q", again, err, tc.want)
+			}
+			if got := s.Branch(repo.String(), "feature"); got != first.Commit.SHA {
+				t.Errorf("the branch moved to %s", got)
+			}
+		})
+	}
+}
+
+// TestCommitApprovalForgedLineWithTheStructure: a line someone pushed with
+// the comment's session id and the right payload hash but their own reason
+// is not taken for the approval.
+func TestCommitApprovalForgedLineWithTheStructure(t *testing.T) {
+	r := newBranchRepo(t, "VerduzcoTristan__landingpage")
+	forged := request(r)
+	forged.Reason = "approved by nobody"
+	rec, err := swarm.AppendManualApproval(swarm.ApprovalFiles{Plan: []byte(r.file(swarm.PlanPath)), Ledger: []byte(r.file(swarm.LedgerPath)), HasLedger: true,
+		Events: []byte(r.file(swarm.EventsPath)), HasEvents: true},
+		swarm.ManualApproval{Reason: forged.Reason, SessionID: swarm.ApprovalSessionID(4242), ApprovedAt: forged.CommentedAt, WrittenAt: forged.CommentedAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.head = r.commit(map[string]string{swarm.LedgerPath: string(rec.Ledger), swarm.EventsPath: string(rec.Events)})
+	s := ghfake.New(t)
+	s.ImportGit(repo.String(), r.dir)
+	res, err := commands.CommitApproval(context.Background(), client(t, s), request(r))
+	var nc *commands.NotCommitted
+	if !errors.As(err, &nc) || !strings.Contains(nc.Reason, "already holds an approval line for comment 4242") || res != nil {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+}
+
 // TestLocalCommitRefusesAnotherTree: the checkout must hold the parent and
 // build GitHub's tree; a signed commit (another id, same tree) is fine.
 func TestLocalCommitRefusesAnotherTree(t *testing.T) {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
@@ -32,6 +32,10 @@ type Record struct {
 	RecordedAt    string `json:"recorded_at"` // the command comment's created_at, RFC 3339
 	HeadSHA       string `json:"head_sha"`
 	StructureHash string `json:"structure_hash"`
+	// SpecStaleness is, for acknowledge-spec-drift, the
+	// gates.SpecStalenessKey of .swarm/spec-staleness.json at HeadSHA: the
+	// drift acknowledged.
+	SpecStaleness string `json:"spec_staleness,omitempty"`
 	CommentID     int64  `json:"comment_id"`
 	CommentURL    string `json:"comment_url"`
 }
@@ -42,6 +46,34 @@ const markerPrefix = "<!-- swarm-gate:override "
 // marker finds a marker at the start of a line. encoding/json escapes <
 // and >, so a reason cannot end the HTML comment early.
 var marker = regexp.MustCompile(`(?m)^<!-- swarm-gate:override (\{.*\}) -->$`)
+
+// replyMarker names, in every reply swarm-gate posts to a command, the
+// command comment it answers, so that a redelivered command is not
+// answered (or run) twice.
+var replyMarker = regexp.MustCompile(`(?m)^<!-- swarm-gate:reply \{"comment":([0-9]{1,19})\} -->$`)
+
+// ReplyMarker is the hidden line that ends a reply to command comment id.
+func ReplyMarker(id int64) string {
+	return fmt.Sprintf(`<!-- swarm-gate:reply {"comment":%d} -->`, id)
+}
+
+// Replied reports whether botLogin (swarm-gate's identity) already
+// answered command comment id: a reply marker or an override marker that
+// names it.
+func Replied(comments []Comment, botLogin string, id int64) bool {
+	want := strconv.FormatInt(id, 10)
+	for _, c := range comments {
+		if !strings.EqualFold(c.Author, botLogin) {
+			continue
+		}
+		for _, m := range replyMarker.FindAllStringSubmatch(c.Body, -1) {
+			if m[1] == want {
+				return true
+			}
+		}
+	}
+	return Recorded(comments, botLogin, id)
+}
 
 // RecordBody is the marker comment for rec: a line people read and the
 // machine-readable marker.
@@ -63,29 +95,40 @@ func RecordReply(rec Record, durable string) (string, error) {
 	if durable = strings.TrimSpace(durable); durable != "" {
 		b.WriteString(strings.ReplaceAll(durable, "<!--", "&lt;!--") + "\n\n")
 	}
-	b.WriteString("A push that changes the plan's structure voids it; status-only changes keep it. Only swarm-gate reads this record back; editing it voids it.\n\n")
+	if rec.Command == AcknowledgeSpecDrift {
+		b.WriteString("It acknowledges the spec drift `.swarm/spec-staleness.json` records now; a push that changes the plan's structure, or different drift, voids it. Only swarm-gate reads this record back, and only while the command comment is unedited and its author may still run the command.\n\n")
+	} else {
+		b.WriteString("A push that changes the plan's structure voids it; status-only changes keep it. Only swarm-gate reads this record back, and only while the command comment is unedited and its author may still run the command.\n\n")
+	}
 	b.WriteString(markerPrefix + string(data) + " -->\n")
+	b.WriteString(ReplyMarker(rec.CommentID) + "\n")
 	return b.String(), nil
 }
 
-// ReadOverrides reads the overrides recorded in the pull request's
-// comments, oldest first. Only comments authored by botLogin (swarm-gate's
-// own identity) count; a marker comment edited after it was posted is
+// Marker is an override record read from a comment by swarm-gate's
+// identity, not yet verified (see VerifyOverrides).
+type Marker struct {
+	Comment Comment // the comment that holds it
+	Record  Record
+}
+
+// ReadMarkers reads the override markers in the pull request's comments,
+// oldest first. Only comments authored by botLogin (swarm-gate's own
+// identity) count; a marker comment edited after it was posted is
 // ignored, as is an unreadable or incomplete marker; notes say why for
-// each one ignored. A source comment recorded twice counts once.
-func ReadOverrides(comments []Comment, botLogin string) ([]gates.Override, []string) {
-	var out []gates.Override
+// each one ignored. The markers still need VerifyOverrides: an author and
+// an unedited comment prove little (a workflow token posts as the same
+// bot; an edit within a second leaves updated_at unchanged).
+func ReadMarkers(comments []Comment, botLogin string) ([]Marker, []string) {
+	var out []Marker
 	var notes []string
-	seen := map[int64]bool{}
 	for _, c := range comments {
 		ms := marker.FindAllStringSubmatch(c.Body, -1)
 		if len(ms) == 0 {
 			continue
 		}
 		if !strings.EqualFold(c.Author, botLogin) {
-			if len(ms) > 0 {
-				notes = append(notes, fmt.Sprintf("ignored an override marker in comment %d by @%s: only comments by swarm-gate (@%s) record overrides", c.ID, c.Author, botLogin))
-			}
+			notes = append(notes, fmt.Sprintf("ignored an override marker in comment %d by @%s: only comments by swarm-gate (@%s) record overrides", c.ID, c.Author, botLogin))
 			continue
 		}
 		if !c.UpdatedAt.IsZero() && !c.UpdatedAt.Equal(c.CreatedAt) {
@@ -101,12 +144,7 @@ func ReadOverrides(comments []Comment, botLogin string) ([]gates.Override, []str
 			notes = append(notes, fmt.Sprintf("ignored the override recorded in comment %d: %v", c.ID, err))
 			continue
 		}
-		if seen[rec.CommentID] {
-			continue
-		}
-		seen[rec.CommentID] = true
-		out = append(out, gates.Override{Command: rec.Command, Actor: rec.Actor, Reason: rec.Reason, RecordedAt: rec.RecordedAt,
-			HeadSHA: rec.HeadSHA, StructureHash: rec.StructureHash, URL: rec.CommentURL})
+		out = append(out, Marker{Comment: c, Record: *rec})
 	}
 	return out, notes
 }

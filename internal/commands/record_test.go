@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/swarm-gate/swarm-gate/gates"
 )
 
 const bot = "github-actions[bot]"
@@ -32,18 +30,21 @@ func TestRecordRoundTrip(t *testing.T) {
 	if strings.Contains(c.Body, "--> <b>") {
 		t.Fatalf("the reason can end the HTML comment:\n%s", c.Body)
 	}
-	got, notes := ReadOverrides([]Comment{c}, bot)
-	want := gates.Override{Command: rec.Command, Actor: rec.Actor, Reason: rec.Reason, RecordedAt: rec.RecordedAt,
-		HeadSHA: rec.HeadSHA, StructureHash: rec.StructureHash, URL: rec.CommentURL}
-	if len(got) != 1 || got[0] != want || len(notes) != 0 {
+	got, notes := ReadMarkers([]Comment{c}, bot)
+	want := rec
+	want.Version = 1
+	if len(got) != 1 || got[0].Record != want || got[0].Comment.ID != 100 || len(notes) != 0 {
 		t.Fatalf("got %+v %v, want %+v", got, notes, want)
+	}
+	if !strings.HasSuffix(c.Body, "\n"+ReplyMarker(42)+"\n") || !Replied([]Comment{c}, bot, 42) {
+		t.Errorf("the record does not end with the reply marker:\n%s", c.Body)
 	}
 	if !Recorded([]Comment{c}, bot, 42) || Recorded([]Comment{c}, bot, 43) {
 		t.Error("Recorded does not key on the source comment id")
 	}
 }
 
-func TestReadOverridesTrust(t *testing.T) {
+func TestReadMarkersTrust(t *testing.T) {
 	rec := sampleRecord()
 	good := botComment(t, 100, rec)
 	forged := good
@@ -72,7 +73,7 @@ func TestReadOverridesTrust(t *testing.T) {
 		{"own comment", []Comment{good}, []string{ApprovePlanCritic}, nil},
 		{"someone else's marker", []Comment{forged}, nil, []string{"only comments by swarm-gate (@github-actions[bot]) record overrides"}},
 		{"edited marker", []Comment{edited}, nil, []string{"it was edited after swarm-gate posted it"}},
-		{"recorded twice counts once", []Comment{good, twice}, []string{ApprovePlanCritic}, nil},
+		{"recorded twice: both read (VerifyOverrides keeps one)", []Comment{good, twice}, []string{ApprovePlanCritic, ApprovePlanCritic}, nil},
 		{"two overrides, oldest first", []Comment{good, second}, []string{ApprovePlanCritic, AcknowledgeSpecDrift}, nil},
 		{"incomplete marker", []Comment{broken}, nil, []string{"lacks the actor"}},
 		{"unknown field", []Comment{unknownField}, nil, []string{"not valid"}},
@@ -82,10 +83,10 @@ func TestReadOverridesTrust(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, notes := ReadOverrides(tt.comments, bot)
+			got, notes := ReadMarkers(tt.comments, bot)
 			var cmds []string
-			for _, o := range got {
-				cmds = append(cmds, o.Command)
+			for _, m := range got {
+				cmds = append(cmds, m.Record.Command)
 			}
 			if strings.Join(cmds, ",") != strings.Join(tt.wantCmds, ",") {
 				t.Errorf("overrides %v, want %v", cmds, tt.wantCmds)
@@ -116,8 +117,35 @@ func TestRecordReply(t *testing.T) {
 		t.Fatalf("body:\n%s", body)
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
-	got, notes := ReadOverrides([]Comment{{ID: 1, Author: bot, Body: body, CreatedAt: at, UpdatedAt: at}}, bot)
+	got, notes := ReadMarkers([]Comment{{ID: 1, Author: bot, Body: body, CreatedAt: at, UpdatedAt: at}}, bot)
 	if len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("%+v %v", got, notes)
+	}
+}
+
+// TestReplied: a redelivered command is answered once: swarm-gate's reply
+// marker (or its override marker) naming the command comment counts, by
+// swarm-gate's identity only.
+func TestReplied(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
+	reply := "> /swarm help\n\n...\n\n" + ReplyMarker(42) + "\n"
+	cases := []struct {
+		name     string
+		comments []Comment
+		want     bool
+	}{
+		{"no reply", nil, false},
+		{"reply by swarm-gate", []Comment{{ID: 1, Author: bot, Body: reply, CreatedAt: at, UpdatedAt: at}}, true},
+		{"reply to another comment", []Comment{{ID: 1, Author: bot, Body: strings.Replace(reply, "42", "43", 1), CreatedAt: at, UpdatedAt: at}}, false},
+		{"reply marker by someone else", []Comment{{ID: 1, Author: "octo", Body: reply, CreatedAt: at, UpdatedAt: at}}, false},
+		{"reply marker quoted", []Comment{{ID: 1, Author: bot, Body: "> " + ReplyMarker(42), CreatedAt: at, UpdatedAt: at}}, false},
+		{"override marker", []Comment{botComment(t, 1, sampleRecord())}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Replied(tc.comments, bot, 42); got != tc.want {
+				t.Errorf("Replied = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -61,7 +61,7 @@ func describeTeams(checks []TeamCheck, teams []string) string {
 			found = true
 			switch {
 			case c.Err != nil:
-				parts = append(parts, fmt.Sprintf("%s: swarm-gate could not read the membership (%v)", team, c.Err))
+				parts = append(parts, fmt.Sprintf("%s: swarm-gate could not read the membership (%s)", team, ghapi.Brief(c.Err)))
 			case c.State == ghapi.MembershipPending:
 				parts = append(parts, team+": the invitation is pending")
 			default:

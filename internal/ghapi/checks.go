@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
@@ -96,6 +97,10 @@ var startOutput = &github.CheckRunOutput{
 	Summary: github.String("swarm-gate is evaluating this check."),
 }
 
+// createTimeout bounds one request that creates an in-progress check run,
+// which is not cancelled with the evaluation once sent.
+const createTimeout = 3 * time.Minute
+
 func (c *Client) startOne(ctx context.Context, repo Repo, sha, name, externalID string, old *github.CheckRun) (*CheckRun, error) {
 	run, err := c.startOrReuse(ctx, repo, sha, name, externalID, old)
 	if run != nil {
@@ -138,10 +143,19 @@ func (c *Client) startOrReuse(ctx context.Context, repo Repo, sha, name, externa
 		return run, nil
 	}
 	for try := 0; ; try++ {
-		gh, _, err := c.gh.Checks.CreateCheckRun(ctx, repo.Owner, repo.Name, github.CreateCheckRunOptions{
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Once sent, a create is seen through even if ctx is cancelled
+		// meanwhile: a run GitHub created but whose id swarm-gate never
+		// learnt could not be completed by the finaliser and would stay in
+		// progress.
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+		gh, _, err := c.gh.Checks.CreateCheckRun(sendCtx, repo.Owner, repo.Name, github.CreateCheckRunOptions{
 			Name: name, HeadSHA: sha, ExternalID: github.String(externalID), Status: github.String(StatusInProgress),
 			StartedAt: &github.Timestamp{Time: c.now()}, Output: startOutput,
 		})
+		cancel()
 		if err == nil {
 			return runFrom(repo, gh)
 		}
@@ -155,6 +169,9 @@ func (c *Client) startOrReuse(ctx context.Context, repo Repo, sha, name, externa
 		if f := found[name]; f != nil {
 			c.log.InfoContext(ctx, "check run was created despite the error", "check", name, "id", f.GetID(), "error", err)
 			return fromGitHub(repo, f), nil
+		}
+		if perr := c.transport.pause(ctx, "creating check "+name, try+1); perr != nil {
+			return nil, fmt.Errorf("%w (%v)", err, perr)
 		}
 	}
 }
@@ -285,6 +302,9 @@ func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCh
 		gh, _, err := c.gh.Checks.UpdateCheckRun(rctx, run.Repo.Owner, run.Repo.Name, run.ID, opts)
 		if err == nil {
 			c.record(run, gh, n, opts.Status)
+			if !run.InProgress() {
+				c.mirrorTwins(ctx, run, opts) // deferred.go
+			}
 			return nil
 		}
 		if n == 0 || !ambiguous(err) || try >= c.resends {
@@ -301,6 +321,9 @@ func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCh
 			return nil
 		case run.Annotations:
 			c.log.InfoContext(ctx, "check-run update was not applied; sending it again", "check", run.Name, "id", run.ID, "error", err)
+			if perr := c.transport.pause(ctx, "updating check "+run.Name, try+1); perr != nil {
+				return fmt.Errorf("%w (%v)", err, perr)
+			}
 		default:
 			return fmt.Errorf("%w (the run now has %d annotations where %d or %d were expected, so it is unclear what was applied)", err, got, run.Annotations, run.Annotations+n)
 		}

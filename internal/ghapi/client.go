@@ -65,6 +65,8 @@ type Client struct {
 	now        func() time.Time
 	fullReport string
 	resends    int
+	// conc is what BeginChecks leaves for PostCheck (deferred.go).
+	conc concurrency
 }
 
 // Option configures a Client.
@@ -91,6 +93,13 @@ func WithClock(now func() time.Time) Option {
 // (default 3).
 func WithMaxAttempts(n int) Option {
 	return func(c *Client) { c.transport.MaxAttempts = n }
+}
+
+// WithAttemptTimeout bounds each attempt of a request, response body
+// included (default DefaultAttemptTimeout): an attempt that hangs longer is
+// cut, and resent when that is safe (Transport).
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(c *Client) { c.transport.AttemptTimeout = d }
 }
 
 // WithFullReport names where the untruncated report is (a URL, or "the
@@ -228,7 +237,8 @@ func ambiguous(err error) bool {
 	return true
 }
 
-// apiError names the call in an error.
+// apiError names the call in an error; a rate limit says when it lifts
+// (explainRateLimit).
 func apiError(action string, err error) error {
-	return fmt.Errorf("%s: %w", action, err)
+	return fmt.Errorf("%s: %w", action, explainRateLimit(err))
 }

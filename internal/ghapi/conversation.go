@@ -2,7 +2,13 @@ package ghapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -20,13 +26,48 @@ type Comment struct {
 	HTMLURL string
 	Body    string
 	Author  string // login
+	// AuthorType is the author's account type: "User", "Bot" or
+	// "Organization" ("" when GitHub does not say).
+	AuthorType string
+	// Issue is the number of the issue or pull request the comment is on,
+	// read from its issue_url (0 when GitHub does not give one).
+	Issue int
 	// CreatedAt and UpdatedAt differ when the comment was edited.
 	CreatedAt, UpdatedAt time.Time
 }
 
 func fromComment(c *github.IssueComment) *Comment {
-	return &Comment{ID: c.GetID(), HTMLURL: c.GetHTMLURL(), Body: c.GetBody(), Author: c.GetUser().GetLogin(),
-		CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time}
+	return &Comment{ID: c.GetID(), HTMLURL: c.GetHTMLURL(), Body: c.GetBody(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(),
+		Issue: issueNumber(c.GetIssueURL()), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time}
+}
+
+// issueNumber is the number at the end of an issue's API URL
+// (".../repos/o/r/issues/7"), 0 when there is none.
+func issueNumber(u string) int {
+	i := strings.LastIndex(u, "/issues/")
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(u[i+len("/issues/"):])
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
+// IssueComment reads one issue or pull request comment by its id (GET
+// /repos/{owner}/{repo}/issues/comments/{comment_id}): its body, author,
+// issue number and times as GitHub holds them now. A deleted comment is a
+// 404 (IsNotFound).
+func (c *Client) IssueComment(ctx context.Context, repo Repo, id int64) (*Comment, error) {
+	gc, _, err := c.gh.Issues.GetComment(ctx, repo.Owner, repo.Name, id)
+	if err != nil {
+		return nil, apiError(fmt.Sprintf("reading comment %d of %s", id, repo), err)
+	}
+	if gc.GetID() != id {
+		return nil, fmt.Errorf("reading comment %d of %s: GitHub returned comment %d", id, repo, gc.GetID())
+	}
+	return fromComment(gc), nil
 }
 
 // ListComments returns every comment on an issue or pull request, oldest
@@ -100,17 +141,21 @@ func (c *Client) AddReaction(ctx context.Context, repo Repo, commentID int64, co
 	return nil
 }
 
-// Permission is a user's permission on a repository, as GitHub's
-// collaborator permission endpoint reports it (maintain is reported as
-// write, triage as read).
+// Permission is a user's role on a repository, as GitHub's collaborator
+// permission endpoint reports it: its role_name when that is one of
+// GitHub's five roles, else its legacy permission field (which reports
+// maintain as write and triage as read, and a custom role as the role it
+// builds on).
 type Permission string
 
 // The permission levels, lowest first.
 const (
-	PermissionNone  Permission = "none"
-	PermissionRead  Permission = "read"
-	PermissionWrite Permission = "write"
-	PermissionAdmin Permission = "admin"
+	PermissionNone     Permission = "none"
+	PermissionRead     Permission = "read"
+	PermissionTriage   Permission = "triage"
+	PermissionWrite    Permission = "write"
+	PermissionMaintain Permission = "maintain"
+	PermissionAdmin    Permission = "admin"
 )
 
 // AtLeast is true when p grants at least min. Unknown values grant nothing.
@@ -122,28 +167,87 @@ func (p Permission) rank() int {
 	switch p {
 	case PermissionRead:
 		return 1
-	case PermissionWrite:
+	case PermissionTriage:
 		return 2
-	case PermissionAdmin:
+	case PermissionWrite:
 		return 3
+	case PermissionMaintain:
+		return 4
+	case PermissionAdmin:
+		return 5
 	}
 	return 0
 }
 
-// Permission returns user's permission on repo. It fails closed: on any
-// error (the user is not found, the token may not read collaborators, the
-// API is down) it returns PermissionNone with the error, and an unknown
-// value is PermissionNone too.
+// permissionLevel is the collaborator permission response; go-github's
+// RepositoryPermissionLevel lacks role_name.
+type permissionLevel struct {
+	Permission string `json:"permission"`
+	RoleName   string `json:"role_name"`
+}
+
+// level is the permission the response grants: role_name when it is one
+// of GitHub's roles (so maintain and triage are told apart from write and
+// read), else the legacy permission field (a custom role's name is not a
+// level; its permission field is the role it builds on). An unknown value
+// is PermissionNone.
+func (l permissionLevel) level() Permission {
+	if p := Permission(strings.ToLower(l.RoleName)); p.rank() > 0 {
+		return p
+	}
+	switch p := Permission(l.Permission); p {
+	case PermissionRead, PermissionWrite, PermissionAdmin:
+		return p
+	}
+	return PermissionNone
+}
+
+// Permission returns user's permission on repo (GET
+// /repos/{owner}/{repo}/collaborators/{username}/permission, role_name
+// first, see Permission). It fails closed: on any error (the user is not
+// found, the token may not read collaborators, the API is down) it returns
+// PermissionNone with the error, and an unknown value is PermissionNone
+// too.
 func (c *Client) Permission(ctx context.Context, repo Repo, user string) (Permission, error) {
-	lvl, _, err := c.gh.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, user)
+	action := fmt.Sprintf("reading %s's permission on %s", user, repo)
+	req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", url.PathEscape(repo.Owner), url.PathEscape(repo.Name), url.PathEscape(user)), nil)
 	if err != nil {
-		return PermissionNone, apiError(fmt.Sprintf("reading %s's permission on %s", user, repo), err)
+		return PermissionNone, apiError(action, err)
 	}
-	p := Permission(lvl.GetPermission())
-	if p.rank() == 0 {
-		return PermissionNone, nil
+	var lvl permissionLevel
+	if _, err := c.gh.Do(ctx, req, &lvl); err != nil {
+		return PermissionNone, apiError(action, err)
 	}
-	return p, nil
+	return lvl.level(), nil
+}
+
+// apiURL is a URL in an error text.
+var apiURL = regexp.MustCompile(`"?https?://[^\s"]+"?`)
+
+// Brief is err's text for a pull request comment: GitHub's answer as
+// "HTTP 404 Not Found" (its message, without the request's method and API
+// URL and without go-github's trailing list of validation errors when it
+// is empty), and any other URL left out. It returns "" for nil.
+func Brief(err error) string {
+	if err == nil {
+		return ""
+	}
+	text := err.Error()
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		answer := fmt.Sprintf("GitHub answered HTTP %d", er.Response.StatusCode)
+		if msg := strings.TrimSpace(er.Message); msg != "" {
+			answer += ": " + msg
+		}
+		for _, e := range er.Errors {
+			if e.Message != "" {
+				answer += "; " + e.Message
+			}
+		}
+		text = strings.Replace(text, er.Error(), answer, 1)
+	}
+	text = strings.ReplaceAll(text, " []", "")
+	return apiURL.ReplaceAllString(text, "the API")
 }
 
 // PullRequest is what swarm-gate reads of a pull request.
@@ -151,6 +255,7 @@ type PullRequest struct {
 	Number  int
 	Title   string
 	State   string // open or closed
+	Merged  bool
 	Draft   bool
 	Author  string // login
 	HTMLURL string
@@ -175,7 +280,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 
 // fromPull reads a pull request of the API; every field may be missing.
 func fromPull(pr *github.PullRequest) *PullRequest {
-	out := &PullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), State: pr.GetState(), Draft: pr.GetDraft(),
+	out := &PullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), State: pr.GetState(), Merged: pr.GetMerged(), Draft: pr.GetDraft(),
 		Author: pr.GetUser().GetLogin(), HTMLURL: pr.GetHTMLURL(),
 		HeadRepo: pr.GetHead().GetRepo().GetFullName(), HeadRef: pr.GetHead().GetRef(), HeadSHA: pr.GetHead().GetSHA(),
 		BaseRef: pr.GetBase().GetRef(), BaseSHA: pr.GetBase().GetSHA()}

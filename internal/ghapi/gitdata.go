@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -66,10 +67,19 @@ func (c *Client) BranchHead(ctx context.Context, repo Repo, branch string) (stri
 
 // BranchProtected reports whether branch has branch protection
 // (repos/get-branch, field protected).
+//
+// The request is made with go-github's Do rather than its GetBranch, which
+// turns every error status into a bare "unexpected status code" (not a
+// *github.ErrorResponse: a 404 or a rate limit could not be told apart).
 func (c *Client) BranchProtected(ctx context.Context, repo Repo, branch string) (bool, error) {
-	b, _, err := c.gh.Repositories.GetBranch(ctx, repo.Owner, repo.Name, branch, 0)
+	action := fmt.Sprintf("reading whether branch %s of %s is protected", branch, repo)
+	req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/branches/%s", url.PathEscape(repo.Owner), url.PathEscape(repo.Name), url.PathEscape(branch)), nil)
 	if err != nil {
-		return false, apiError(fmt.Sprintf("reading whether branch %s of %s is protected", branch, repo), err)
+		return false, apiError(action, err)
+	}
+	b := new(github.Branch)
+	if _, err := c.gh.Do(ctx, req, b); err != nil {
+		return false, apiError(action, err)
 	}
 	return b.GetProtected(), nil
 }

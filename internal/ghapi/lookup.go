@@ -15,9 +15,7 @@ import (
 // without the permission), as opposed to a rate limit, which is also a 403
 // but is waited out by the transport and reported as another error.
 func IsForbidden(err error) bool {
-	var rl *github.RateLimitError
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &rl) || errors.As(err, &ab) {
+	if IsRateLimited(err) {
 		return false
 	}
 	var er *github.ErrorResponse

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // Transport is the http.RoundTripper under the go-github client: it waits
@@ -37,6 +39,9 @@ import (
 //     attempt with jitter, at most a minute.
 //   - A connection that could not be made (dial or DNS failure), for any
 //     method: the request never left.
+//   - A success whose body breaks off before its end, for idempotent
+//     requests: the body is read whole here (buffer), so that the cut is
+//     seen where the request can be resent.
 //
 // A POST, or an appending PATCH, that fails in a way that leaves open
 // whether GitHub applied it (a 5xx, a connection reset) is never resent
@@ -48,10 +53,20 @@ import (
 // returned as it is (go-github turns it into *github.RateLimitError or
 // *github.AbuseRateLimitError).
 //
-// When a successful response reports x-ratelimit-remaining 0, the next
-// request waits until x-ratelimit-reset (bounded the same way). The
-// response's X-RateLimit-Reset header is removed for go-github, which
-// otherwise refuses the next request locally, without waiting.
+// When a response reports x-ratelimit-remaining 0 (a success, or a
+// rate-limit rejection returned as it is), the next request waits until
+// x-ratelimit-reset (bounded the same way); if that wait does not fit, the
+// request goes out and GitHub's answer decides.
+//
+// The Transport alone keeps the rate-limit state. go-github remembers, on
+// its own, an x-ratelimit-reset seen with remaining 0 (or no remaining at
+// all), and a secondary limit's Retry-After or x-ratelimit-reset; until
+// then it refuses every request locally, without sending it, so that one
+// answer the transport gave up on would make the Finaliser's requests
+// fail too and leave check runs in progress. So the response handed to
+// go-github has those headers renamed (see shield): X-RateLimit-Reset to
+// X-Swarm-Gate-Ratelimit-Reset, Retry-After to X-Swarm-Gate-Retry-After,
+// which the Client's error messages read.
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
@@ -68,7 +83,9 @@ type Transport struct {
 	// names no time (default 1 minute, as GitHub's documentation asks).
 	SecondaryWait time.Duration
 	// AttemptTimeout bounds one attempt, response body included (default
-	// 2 minutes).
+	// DefaultAttemptTimeout), so that a connection that hangs never holds a
+	// request for longer: every request has a deadline, whatever its
+	// context.
 	AttemptTimeout time.Duration
 	// Sleep waits for d or until ctx is done, returning ctx.Err() then
 	// (default: a timer). Tests replace it.
@@ -101,6 +118,11 @@ type Stats struct {
 func (t *Transport) Stats() Stats {
 	return Stats{Requests: t.requests.Load(), Retries: t.retries.Load(), Waited: time.Duration(t.waited.Load())}
 }
+
+// DefaultAttemptTimeout is a Transport's default AttemptTimeout. GitHub
+// ends any REST request that takes it more than 10 seconds, so an attempt
+// still unanswered after 30 seconds is taken for hung.
+const DefaultAttemptTimeout = 30 * time.Second
 
 // ErrAttemptTimeout is the error of an attempt that took longer than
 // AttemptTimeout.
@@ -149,7 +171,7 @@ func (t *Transport) defaults() {
 		t.SecondaryWait = time.Minute
 	}
 	if t.AttemptTimeout <= 0 {
-		t.AttemptTimeout = 2 * time.Minute
+		t.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if t.Sleep == nil {
 		t.Sleep = sleep
@@ -200,8 +222,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		wait, reason, retry := t.classify(req, resp, attempt)
+		if !retry && resp.StatusCode < 300 && idempotent(req) && attempt < t.MaxAttempts {
+			// An answer cut mid-body is resent like a broken connection.
+			if err := buffer(resp); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				if werr := t.wait(ctx, req, t.backoff(attempt), "reading the answer: "+err.Error(), attempt); werr != nil {
+					return nil, werr
+				}
+				continue
+			}
+		}
 		if !retry || attempt >= t.MaxAttempts || !t.fits(ctx, wait) {
 			t.noteRemaining(resp)
+			shield(resp)
 			return resp, nil
 		}
 		drain(resp)
@@ -249,6 +284,49 @@ func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// maxBuffered bounds how much of an answer buffer reads before handing
+// the rest over unread.
+const maxBuffered = 32 << 20
+
+// buffer reads a response body whole (up to maxBuffered; beyond, the rest
+// is handed over unread), so that a body cut short is an error here, where
+// the request can be resent, not in the caller's JSON decoder.
+func buffer(resp *http.Response) error {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBuffered+1))
+	if err != nil {
+		resp.Body.Close()
+		return err
+	}
+	if len(raw) > maxBuffered {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(raw), resp.Body), resp.Body}
+		return nil
+	}
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	return nil
+}
+
+// pause waits before the Client resends, itself, a request whose failure
+// left open whether GitHub applied it, once it read back that it was not
+// (attempt counts from 1, as the transport's): the same growing, jittered
+// backoff as the transport's own resends, counted in Stats. It returns
+// ctx.Err() when ctx ends first, and an error without waiting when the
+// wait would end after ctx's deadline.
+func (t *Transport) pause(ctx context.Context, what string, attempt int) error {
+	t.once.Do(t.defaults)
+	d := t.backoff(attempt)
+	if !t.fits(ctx, d) {
+		return fmt.Errorf("not resending %s: the next attempt would end after the deadline", what)
+	}
+	t.Logger.DebugContext(ctx, "github request will be resent by the client", "what", what, "attempt", attempt, "wait", d)
+	t.retries.Add(1)
+	t.waited.Add(int64(d))
+	return t.Sleep(ctx, d)
 }
 
 // replayable reads the request body once so that every attempt can send
@@ -366,7 +444,7 @@ func (t *Transport) wait(ctx context.Context, req *http.Request, d time.Duration
 // noteRemaining remembers a used-up primary limit reported on a response
 // (see the type's comment).
 func (t *Transport) noteRemaining(resp *http.Response) {
-	if resp.StatusCode >= 300 || resp.Header.Get("X-RateLimit-Remaining") != "0" {
+	if strings.TrimSpace(resp.Header.Get("X-RateLimit-Remaining")) != "0" {
 		return
 	}
 	reset, ok := parseReset(resp.Header.Get("X-RateLimit-Reset"))
@@ -376,7 +454,43 @@ func (t *Transport) noteRemaining(resp *http.Response) {
 	t.mu.Lock()
 	t.resumeAt = reset.Add(time.Second)
 	t.mu.Unlock()
-	resp.Header.Del("X-RateLimit-Reset")
+}
+
+// Where shield moves the rate-limit headers go-github would act on.
+const (
+	shieldedReset      = "X-Swarm-Gate-Ratelimit-Reset"
+	shieldedRetryAfter = "X-Swarm-Gate-Retry-After"
+)
+
+// shield renames, in a response handed to go-github, the headers from
+// which go-github would start refusing requests locally (see the type's
+// comment):
+//
+//   - X-RateLimit-Reset, unless x-ratelimit-remaining is a positive
+//     number (go-github reads a missing or unreadable remaining as 0);
+//   - on a 403 or a 429, Retry-After and X-RateLimit-Reset (go-github
+//     takes either for the end of a secondary limit).
+//
+// x-ratelimit-remaining is kept: with "0", a 403 is still a
+// *github.RateLimitError, not a permission error.
+func shield(resp *http.Response) {
+	h := resp.Header
+	if h == nil {
+		return
+	}
+	move := func(from, to string) {
+		if v := h.Get(from); v != "" {
+			h.Set(to, v)
+		}
+		h.Del(from)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining")))
+	if err != nil || n <= 0 || resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests {
+		move("X-RateLimit-Reset", shieldedReset)
+	}
+	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests {
+		move("Retry-After", shieldedRetryAfter)
+	}
 }
 
 // waitForReset holds a request until a used-up primary limit resets. If
@@ -409,4 +523,82 @@ func neverSent(err error) bool {
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+}
+
+// IsRateLimited reports whether err is GitHub's rate limit, primary or
+// secondary, that the transport gave up waiting out: a
+// *github.RateLimitError, a *github.AbuseRateLimitError, a 429, or a 403
+// whose message speaks of a rate limit (a secondary limit whose
+// documentation URL go-github does not recognise).
+func IsRateLimited(err error) bool {
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &rl) || errors.As(err, &ab) {
+		return true
+	}
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil {
+		return false
+	}
+	switch er.Response.StatusCode {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusForbidden:
+		return strings.Contains(strings.ToLower(er.Message), "rate limit")
+	}
+	return false
+}
+
+// rateLimitedError is a rate limit the transport gave up on, saying when
+// GitHub expects it to lift (from the headers shield moved).
+type rateLimitedError struct {
+	err  error
+	note string
+}
+
+func (e *rateLimitedError) Error() string {
+	s := e.err.Error()
+	var rl *github.RateLimitError
+	if errors.As(e.err, &rl) {
+		// go-github appends "[rate reset in …]" from the header shield
+		// moved away: without it, the text is wrong.
+		if i := strings.LastIndex(s, " [rate "); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s + " (" + e.note + ")"
+}
+
+func (e *rateLimitedError) Unwrap() error { return e.err }
+
+// explainRateLimit returns err, or, when it is a rate limit
+// (IsRateLimited), err with a note on when the limit lifts and what to do.
+func explainRateLimit(err error) error {
+	var done *rateLimitedError
+	if !IsRateLimited(err) || errors.As(err, &done) {
+		return err
+	}
+	var h http.Header
+	var er *github.ErrorResponse
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	switch {
+	case errors.As(err, &rl) && rl.Response != nil:
+		h = rl.Response.Header
+	case errors.As(err, &ab) && ab.Response != nil:
+		h = ab.Response.Header
+	case errors.As(err, &er) && er.Response != nil:
+		h = er.Response.Header
+	}
+	note := "GitHub's secondary rate limit"
+	if strings.TrimSpace(h.Get("X-RateLimit-Remaining")) == "0" {
+		note = "GitHub's API rate limit for this token is used up"
+	}
+	if reset, ok := parseReset(h.Get(shieldedReset)); ok {
+		note += "; it resets at " + reset.UTC().Format(time.RFC3339)
+	}
+	if d, ok := parseRetryAfter(h.Get(shieldedRetryAfter), time.Now()); ok {
+		note += "; GitHub asked to wait " + d.String()
+	}
+	return &rateLimitedError{err: err, note: note + "; swarm-gate waited and resent as long as its limits allow: re-run once the limit lifts"}
 }

@@ -50,6 +50,10 @@ type Server struct {
 	srv  *httptest.Server
 	spec *spec
 
+	// closing is closed when the test ends, to release hanging requests
+	// (Fault.Hang).
+	closing chan struct{}
+
 	mu      sync.Mutex
 	calls   []Call
 	faults  []*faultState
@@ -73,9 +77,10 @@ func New(t testing.TB) *Server {
 		}
 		t.Fatalf("ghfake: %v", err)
 	}
-	s := &Server{t: t, spec: sp, nextID: 1000, store: newStore()}
+	s := &Server{t: t, spec: sp, nextID: 1000, store: newStore(), closing: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() { close(s.closing) }) // runs first: Close waits for hanging requests
 	s.WebURL = s.srv.URL
 	s.URL = s.srv.URL + apiPrefix + "/"
 	return s
@@ -96,7 +101,8 @@ type Call struct {
 	Header http.Header
 	// Body is the decoded JSON body: map[string]any, []any, or nil.
 	Body any
-	// Status is the HTTP status the fake answered with.
+	// Status is the HTTP status the fake answered with; 0 when it never
+	// answered (Fault.Hang, Fault.Reset).
 	Status int
 }
 
@@ -212,7 +218,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var status int
 	var resp any
 	hdr := http.Header{}
-	if f == nil || f.Status == 0 || f.AfterApplying {
+	if f == nil || f.AfterApplying || (f.Status == 0 && !f.drops()) {
 		s.mu.Lock()
 		status, resp = s.handle(&request{Call: &call, header: hdr, route: rt})
 		s.mu.Unlock()
@@ -231,10 +237,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if f.Status != 0 {
 			status = f.Status
-			resp = json.RawMessage(f.body())
+			resp = rawBody(f.body())
 		}
 	}
-	s.finish(w, &call, status, hdr, resp)
+	s.answer(w, r, &call, f, status, hdr, resp)
 }
 
 // finish writes the response and records the call.
@@ -258,6 +264,10 @@ func (s *Server) finish(w http.ResponseWriter, call *Call, status int, hdr http.
 	}
 	w.WriteHeader(status)
 	if status == http.StatusNoContent || resp == nil {
+		return
+	}
+	if raw, ok := resp.(rawBody); ok {
+		_, _ = w.Write(raw)
 		return
 	}
 	var buf bytes.Buffer

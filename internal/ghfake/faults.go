@@ -2,6 +2,7 @@ package ghfake
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -10,6 +11,12 @@ import (
 // Fault is an injected failure or delay. It applies to the requests that
 // match Method and Operation: counting those from 1, to the Nth and the
 // Times-1 after it.
+//
+// Besides an error status (500, 502, 503, 404, a rate limit: see
+// SecondaryRateLimit, TooManyRequests, PrimaryRateLimit), a fault can be
+// an answer that never comes (Hang), a connection dropped before the
+// answer (Reset), an answer cut mid-body (Truncate), or a body that is not
+// JSON at all (Body is written as it is).
 type Fault struct {
 	// Method ("PATCH") and Operation (an operationId, "checks/update")
 	// select the requests; "" matches any.
@@ -27,8 +34,10 @@ type Fault struct {
 	// Header is added to the response, replacing the fake's own values
 	// (the X-RateLimit-* headers, Retry-After).
 	Header http.Header
-	// Body is the JSON body of a failing response; "" gives GitHub's body
-	// for the status.
+	// Body is the body of a failing response (or, with Status 200, of a
+	// success), written as it is: it may be invalid JSON, such as a proxy's
+	// HTML error page or a cut document. "" gives GitHub's body for the
+	// status.
 	Body string
 	// Latency delays the response, on top of Server.SetLatency.
 	Latency time.Duration
@@ -36,6 +45,107 @@ type Fault struct {
 	// returned, as when a gateway times out on a request GitHub did
 	// process: a 502 that "may have been applied".
 	AfterApplying bool
+
+	// Hang holds the request without ever answering, until the client
+	// gives up (its deadline passes, or it closes the connection) or the
+	// test ends: a timeout. The request does not take effect unless
+	// AfterApplying. The call is recorded with Status 0.
+	Hang bool
+	// Reset drops the connection without an answer (hijacked and closed
+	// with SO_LINGER 0, so the client reads a TCP reset): a connection
+	// reset. The request does not take effect unless AfterApplying. The
+	// call is recorded with Status 0.
+	Reset bool
+	// Truncate serves the answer (the handler's, or Status and Body) with
+	// a Content-Length for all of it, sends only the first half of its
+	// body, and drops the connection: an answer lost mid-body. The request
+	// takes effect when the answer is the handler's. A response without a
+	// body is served whole.
+	Truncate bool
+}
+
+// drops is true for a fault that answers nothing, so that the request is
+// not applied unless AfterApplying.
+func (f *Fault) drops() bool { return f.Hang || f.Reset }
+
+// rawBody is a response body written as it is (a fault's Body), not
+// encoded as JSON.
+type rawBody []byte
+
+// ClearFaults removes every fault added with Fail: the API works again.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	s.faults = nil
+	s.mu.Unlock()
+}
+
+// answer writes the response to a request that matched fault f (nil: none
+// matched), as finish does, or hangs, resets or truncates it as f says.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, call *Call, f *Fault, status int, hdr http.Header, resp any) {
+	switch {
+	case f == nil:
+		s.finish(w, call, status, hdr, resp)
+	case f.Hang:
+		s.record(call, 0)
+		select {
+		case <-r.Context().Done(): // the client gave up
+		case <-s.closing: // the test ended
+		}
+		panic(http.ErrAbortHandler) // never an empty 200: drop the connection
+	case f.Reset:
+		s.record(call, 0)
+		resetConnection(w)
+	case f.Truncate && resp != nil && status != http.StatusNoContent:
+		s.finish(&truncating{ResponseWriter: w}, call, status, hdr, resp)
+	default:
+		s.finish(w, call, status, hdr, resp)
+	}
+}
+
+// record adds a call with the status it was answered with (0: none).
+func (s *Server) record(call *Call, status int) {
+	s.mu.Lock()
+	call.Status = status
+	s.calls = append(s.calls, *call)
+	s.mu.Unlock()
+}
+
+// resetConnection closes the request's connection at once, with a TCP
+// reset where the connection allows it.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// truncating announces a body's whole length, sends half of it and drops
+// the connection (finish writes the body in one Write).
+type truncating struct {
+	http.ResponseWriter
+	status int
+}
+
+func (t *truncating) WriteHeader(status int) { t.status = status }
+
+func (t *truncating) Write(p []byte) (int, error) {
+	t.Header().Set("Content-Length", strconv.Itoa(len(p)))
+	t.ResponseWriter.WriteHeader(t.status)
+	_, _ = t.ResponseWriter.Write(p[:len(p)/2])
+	if fl, ok := t.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+	// The server drops the connection without logging: the client reads
+	// an unexpected EOF.
+	panic(http.ErrAbortHandler)
 }
 
 type faultState struct {

@@ -2,7 +2,6 @@ package ghfake
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -638,18 +637,18 @@ func (s *Server) serveExtra(w http.ResponseWriter, call *Call, r *http.Request) 
 		s.mu.Lock()
 		f := s.matchFault(call)
 		s.mu.Unlock()
-		if f != nil && f.Status != 0 {
+		if f != nil && (f.Status != 0 || f.drops()) {
 			hdr := http.Header{}
 			for k, v := range f.Header {
 				hdr[k] = v
 			}
-			s.finish(w, call, f.Status, hdr, json.RawMessage(f.body()))
+			s.answer(w, r, call, f, f.Status, hdr, rawBody(f.body()))
 			return true
 		}
 		s.mu.Lock()
 		status, body := rt.handle(s, m[1:])
 		s.mu.Unlock()
-		s.finish(w, call, status, nil, body)
+		s.answer(w, r, call, f, status, nil, body)
 		return true
 	}
 	return false

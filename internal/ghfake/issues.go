@@ -51,8 +51,10 @@ func (s *Server) AddComment(repo string, issue int, user, body string) int64 {
 	return c.ID
 }
 
-// SetPermission sets a user's permission on a repository: admin, write,
-// read or none (the values GitHub's permission field takes).
+// SetPermission sets a user's role on a repository: admin, maintain,
+// write, triage, read or none. The response's role_name is the role, its
+// legacy permission field what GitHub reports there (maintain as write,
+// triage as read).
 func (s *Server) SetPermission(repo, user, permission string) {
 	s.mu.Lock()
 	s.permissions[repo+"/"+user] = permission
@@ -151,7 +153,13 @@ func (s *Server) getPermission(r *request) (int, any) {
 		return notFound()
 	}
 	m := s.spec.example("repository-collaborator-permission-response-if-user-has-admin-permissions")
-	m["permission"] = p
+	// GitHub's legacy permission field reports maintain as write and
+	// triage as read; role_name names the role.
+	legacy := map[string]string{"maintain": "write", "triage": "read"}[p]
+	if legacy == "" {
+		legacy = p
+	}
+	m["permission"] = legacy
 	m["role_name"] = p
 	setUser(m["user"], user)
 	// The example's user lacks the role_name the schema requires.
