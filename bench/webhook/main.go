@@ -60,6 +60,14 @@ type options struct {
 	duration, timeout            time.Duration
 	concurrency, prs             int
 	installation                 int64
+	// count stops the sender after this many deliveries (0: when
+	// duration ends); the end-to-end benchmark sends each prepared body
+	// exactly once.
+	count int
+	// onResult, when set, is called (from the sending goroutines) with
+	// each delivery's sequence number, when its request was sent, and its
+	// outcome.
+	onResult func(seq int, out outcome)
 
 	serve, logLevel  string
 	workers, queue   int
@@ -81,6 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.prs, "prs", 16, "spread each example over this many pull request numbers (1..N), so that deliveries do not all coalesce into one key")
 	fs.Int64Var(&o.installation, "installation", 1, "installation.id given to examples that carry none")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout (GitHub gives up after 10s)")
+	fs.IntVar(&o.count, "count", 0, "stop after this many deliveries (0: when -duration ends)")
 	fs.StringVar(&o.serve, "serve", "", "instead of sending, serve POST /webhook on this address (e.g. 127.0.0.1:8080) with a no-op Evaluator until SIGINT/SIGTERM")
 	fs.StringVar(&o.logLevel, "log", "info", "with -serve: log level of the server's JSON logs on stderr (debug, info, warn, error)")
 	fs.IntVar(&o.workers, "workers", 0, "with -serve: webhook.Config.Workers (0: the default, 2*GOMAXPROCS)")
@@ -96,8 +105,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.serve != "" {
 		return serve(ctx, o, stdout, stderr)
 	}
-	if o.rate <= 0 || o.duration <= 0 || o.concurrency <= 0 || o.prs <= 0 {
-		return fmt.Errorf("-rate %v, -duration %v, -concurrency %d and -prs %d must be positive", o.rate, o.duration, o.concurrency, o.prs)
+	if o.rate <= 0 || o.duration <= 0 || o.concurrency <= 0 || o.prs <= 0 || o.count < 0 {
+		return fmt.Errorf("-rate %v, -duration %v, -concurrency %d and -prs %d must be positive, -count %d not negative", o.rate, o.duration, o.concurrency, o.prs, o.count)
 	}
 	reqs, err := loadDeliveries(o)
 	if err != nil {
@@ -242,11 +251,13 @@ type latency struct {
 type outcome struct {
 	status int // 0 on a transport error
 	err    error
+	start  time.Time // when the request was sent
 	took   time.Duration
 }
 
-// send paces o.rate deliveries a second for o.duration over at most
-// o.concurrency connections.
+// send paces o.rate deliveries a second for o.duration (or until o.count
+// were sent) over at most o.concurrency connections. Delivery seq sends
+// reqs[seq % len(reqs)].
 func send(ctx context.Context, o options, reqs []prepared) (result, error) {
 	runID := make([]byte, 6)
 	if _, err := rand.Read(runID); err != nil {
@@ -276,7 +287,11 @@ func send(ctx context.Context, o options, reqs []prepared) (result, error) {
 			defer wg.Done()
 			for t := range tasks {
 				p := reqs[t.seq%len(reqs)]
-				outs <- post(ctx, client, o.url, p, fmt.Sprintf("%s-%08d", prefix, t.seq))
+				out := post(ctx, client, o.url, p, fmt.Sprintf("%s-%08d", prefix, t.seq))
+				if o.onResult != nil {
+					o.onResult(t.seq, out)
+				}
+				outs <- out
 			}
 		}()
 	}
@@ -308,7 +323,7 @@ func send(ctx context.Context, o options, reqs []prepared) (result, error) {
 	var maxLag time.Duration
 	seq := 0
 loop:
-	for ; ; seq++ {
+	for ; o.count <= 0 || seq < o.count; seq++ {
 		due := start.Add(time.Duration(seq) * interval)
 		if !due.Before(end) || !time.Now().Before(end) {
 			break // a sender that fell behind stops on time too
@@ -359,11 +374,11 @@ func post(ctx context.Context, client *http.Client, url string, p prepared, id s
 	t0 := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		return outcome{err: err, took: time.Since(t0)}
+		return outcome{err: err, start: t0, took: time.Since(t0)}
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return outcome{status: resp.StatusCode, took: time.Since(t0)}
+	return outcome{status: resp.StatusCode, start: t0, took: time.Since(t0)}
 }
 
 func ms(d time.Duration) float64 { return round(float64(d)/float64(time.Millisecond), 3) }

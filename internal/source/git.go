@@ -4,15 +4,18 @@
 package source
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -56,7 +59,11 @@ func OpenGit(dir string) (*Git, error) {
 		// default reads every object whole into memory (and caches it)
 		// before anything can look at it, so a 200 MB blob would cost 200
 		// MB even when swarm-gate only asks for its size.
-		st := filesystem.NewStorageWithOptions(fs.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{LargeObjectThreshold: largeObject})
+		objects := cache.NewObjectLRUDefault()
+		st := &cachedStorage{
+			Storage: filesystem.NewStorageWithOptions(bufferedIdx{fs.Filesystem()}, objects, filesystem.Options{LargeObjectThreshold: largeObject}),
+			cache:   objects,
+		}
 		if w, werr := repo.Worktree(); werr == nil {
 			g.repo, err = git.Open(st, w.Filesystem)
 		} else {
@@ -68,6 +75,86 @@ func OpenGit(dir string) (*Git, error) {
 	}
 	return g, nil
 }
+
+// cachedStorage is go-git's filesystem storage answering object reads
+// from its object cache first. The storage itself opens the pack file (and
+// closes it again) before it looks in the cache, on every read: a snapshot
+// reading the same trees again for each file it opens, or a merge base
+// walk, would open the pack hundreds of times per evaluation. Objects are
+// immutable and the cache is keyed by their hash, so what a read returns
+// does not change. Big objects (over largeObject) are streamed, never
+// cached, and read from the storage each time as before.
+type cachedStorage struct {
+	*filesystem.Storage
+	cache cache.Object
+}
+
+// EncodedObject returns the cached object when it has type t (or t is
+// AnyObject), else what the storage returns.
+func (s *cachedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
+	return s.Storage.EncodedObject(t, h)
+}
+
+// EncodedObjectSize returns the cached object's size, else the size from
+// the storage's object header.
+func (s *cachedStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if o, ok := s.cache.Get(h); ok {
+		return o.Size(), nil
+	}
+	return s.Storage.EncodedObjectSize(h)
+}
+
+// bufferedIdx is a git directory's filesystem whose pack index files
+// (objects/pack/*.idx) are read through a buffer: go-git decodes an index
+// with one read call per field (its 256-entry fan-out table alone is 256
+// read system calls), and every repository opened decodes it again.
+type bufferedIdx struct{ billy.Filesystem }
+
+// Open opens name, buffered when it is a pack index.
+func (f bufferedIdx) Open(name string) (billy.File, error) {
+	file, err := f.Filesystem.Open(name)
+	if err != nil || !strings.HasSuffix(name, ".idx") {
+		return file, err
+	}
+	b := bufferedFile{File: file, r: bufio.NewReaderSize(file, 64<<10)}
+	if _, ok := file.(statter); ok {
+		// go-git checks the index's size when the file can say it.
+		return &bufferedStatFile{b}, nil
+	}
+	return &b, nil
+}
+
+// Capabilities are the wrapped filesystem's.
+func (f bufferedIdx) Capabilities() billy.Capability { return billy.Capabilities(f.Filesystem) }
+
+type statter interface {
+	Stat() (iofs.FileInfo, error)
+}
+
+// bufferedFile reads a billy.File through r; Seek drops what r buffered.
+type bufferedFile struct {
+	billy.File
+	r *bufio.Reader
+}
+
+func (b *bufferedFile) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *bufferedFile) Seek(offset int64, whence int) (int64, error) {
+	if whence == io.SeekCurrent {
+		offset -= int64(b.r.Buffered())
+	}
+	n, err := b.File.Seek(offset, whence)
+	b.r.Reset(b.File)
+	return n, err
+}
+
+// bufferedStatFile is a bufferedFile whose file can say its size.
+type bufferedStatFile struct{ bufferedFile }
+
+func (b *bufferedStatFile) Stat() (iofs.FileInfo, error) { return b.File.(statter).Stat() }
 
 // largeObject is the object size, in bytes, above which git objects are
 // streamed from disk instead of being read whole into memory (and kept in

@@ -47,7 +47,8 @@ func (e *gitCLIError) Unwrap() error { return e.err }
 func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 	return []string{
 		// gitDir is a shadow repository (see shadowGitDir): the real
-		// repository's objects without its config or info/attributes.
+		// repository's objects (gitEnv's GIT_OBJECT_DIRECTORY) without its
+		// config or info/attributes.
 		"--git-dir=" + gitDir,
 		// An empty work tree and index: git reads .gitattributes from the
 		// work tree (or the index), and a pull request's head checkout must
@@ -70,8 +71,9 @@ func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 
 // gitEnv is the environment for the git CLI: the caller's, without the
 // variables that would point git at another repository, index or object
-// store or change its diff output, and with an empty index.
-func gitEnv(emptyDir string) []string {
+// store or change its diff output, with an empty index and objects, the
+// real repository's object directory (see shadowGitDir).
+func gitEnv(emptyDir, objects string) []string {
 	drop := map[string]bool{
 		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_COMMON_DIR": true,
 		"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_NAMESPACE": true,
@@ -88,6 +90,7 @@ func gitEnv(emptyDir string) []string {
 	}
 	return append(env,
 		"GIT_INDEX_FILE="+filepath.Join(emptyDir, "index"), // does not exist: an empty index
+		"GIT_OBJECT_DIRECTORY="+objects,
 		// No system or user configuration and no system attributes: what a
 		// file's diff looks like must not depend on the runner's setup.
 		"GIT_CONFIG_NOSYSTEM=1",
@@ -109,14 +112,14 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	}
 	defer os.RemoveAll(emptyDir)
 
-	shadow, err := shadowGitDir(g.gitDir, emptyDir)
+	shadow, objects, err := shadowGitDir(g.gitDir, emptyDir)
 	if err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: []string{"(preparing)"}, err: err})
 	}
 	args := gitDiffArgs(shadow, emptyDir, from, to)
 	cmd := exec.CommandContext(ctx, gitPath, args...)
 	cmd.Dir = emptyDir
-	cmd.Env = gitEnv(emptyDir)
+	cmd.Env = gitEnv(emptyDir, objects)
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -139,9 +142,11 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := fillModes(cs, fromTree, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
-	sizes, err := batchSizes(ctx, gitPath, shadow, emptyDir, cs)
-	if err != nil {
-		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+	var sizes map[string]int64
+	if newBlobs(cs) > batchSizesFrom {
+		if sizes, err = batchSizes(ctx, gitPath, shadow, objects, emptyDir, cs); err != nil {
+			return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+		}
 	}
 	if err := fillSizesFrom(cs, sizes, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
@@ -152,10 +157,27 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	return cs, nil
 }
 
+// batchSizesFrom is the number of head blobs above which batchSizes asks
+// git for their sizes: below it, looking each one up in the head tree
+// (fillSizesFrom, a few microseconds a file) is cheaper than starting a
+// git process (milliseconds).
+const batchSizesFrom = 64
+
+// newBlobs counts the files whose head blob the diff names.
+func newBlobs(cs *changeset.ChangeSet) int {
+	n := 0
+	for i := range cs.Files {
+		if cs.Files[i].NewBlob != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // batchSizes asks one `git cat-file --batch-check` for the type and size
 // of every head blob the diff names (its "index" lines), instead of one
 // object lookup per file. It returns object name -> size for blobs.
-func batchSizes(ctx context.Context, gitPath, shadow, emptyDir string, cs *changeset.ChangeSet) (map[string]int64, error) {
+func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, cs *changeset.ChangeSet) (map[string]int64, error) {
 	var in bytes.Buffer
 	for i := range cs.Files {
 		if b := cs.Files[i].NewBlob; b != "" {
@@ -169,7 +191,7 @@ func batchSizes(ctx context.Context, gitPath, shadow, emptyDir string, cs *chang
 	args := []string{"--git-dir=" + shadow, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}
 	cmd := exec.CommandContext(ctx, gitPath, args...)
 	cmd.Dir = emptyDir
-	cmd.Env = gitEnv(emptyDir)
+	cmd.Env = gitEnv(emptyDir, objects)
 	cmd.Stdin = &in
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
@@ -192,14 +214,16 @@ func batchSizes(ctx context.Context, gitPath, shadow, emptyDir string, cs *chang
 	return sizes, nil
 }
 
-// shadowGitDir creates, inside tmp, a minimal git directory whose object
-// store borrows the real repository's objects (objects/info/alternates) and
-// that has nothing else: no config, no hooks, no info/attributes. The
-// repository's own .git/info/attributes or config (diff drivers,
-// core.attributesFile) could otherwise mark the pull request's files binary
-// and hide their added lines from the git engine, which go-git would not do.
-func shadowGitDir(gitDir, tmp string) (string, error) {
-	objects := filepath.Join(gitDir, "objects")
+// shadowGitDir creates, inside tmp, a minimal git directory (HEAD and an
+// empty refs folder, what git needs to accept it) and returns it with the
+// real repository's object directory, which the git CLI is pointed at with
+// GIT_OBJECT_DIRECTORY (gitEnv). The shadow has nothing else: no config,
+// no hooks, no info/attributes. The repository's own .git/info/attributes
+// or config (diff drivers, core.attributesFile) could otherwise mark the
+// pull request's files binary and hide their added lines from the git
+// engine, which go-git would not do.
+func shadowGitDir(gitDir, tmp string) (shadow, objects string, err error) {
+	objects = filepath.Join(gitDir, "objects")
 	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		// A linked worktree keeps its objects in the common directory.
 		dir := strings.TrimSpace(string(common))
@@ -208,23 +232,14 @@ func shadowGitDir(gitDir, tmp string) (string, error) {
 		}
 		objects = filepath.Join(dir, "objects")
 	}
-	shadow := filepath.Join(tmp, "shadow.git")
-	for _, d := range []string{"objects/info", "refs/heads"} {
-		if err := os.MkdirAll(filepath.Join(shadow, d), 0o700); err != nil {
-			return "", err
-		}
+	shadow = filepath.Join(tmp, "shadow.git")
+	if err := os.MkdirAll(filepath.Join(shadow, "refs"), 0o700); err != nil {
+		return "", "", err
 	}
-	files := map[string]string{
-		"HEAD":                    "ref: refs/heads/swarm-gate\n",
-		"config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = true\n",
-		"objects/info/alternates": objects + "\n",
+	if err := os.WriteFile(filepath.Join(shadow, "HEAD"), []byte("ref: refs/heads/swarm-gate\n"), 0o600); err != nil {
+		return "", "", err
 	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(shadow, name), []byte(content), 0o600); err != nil {
-			return "", err
-		}
-	}
-	return shadow, nil
+	return shadow, objects, nil
 }
 
 // limitedBuffer keeps the first max bytes written to it.

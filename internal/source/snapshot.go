@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -61,7 +62,7 @@ func (g *Git) Snapshot(commit plumbing.Hash) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening snapshot: %w", err)
 	}
-	return &snapshot{objects: g.repo.Storer, root: tree, commit: commit, mtime: c.Committer.When}, nil
+	return &snapshot{objects: g.repo.Storer, root: tree, commit: commit, mtime: c.Committer.When, trees: map[plumbing.Hash]*object.Tree{}}, nil
 }
 
 // snapshot is the fs.FS of one commit's tree.
@@ -70,6 +71,13 @@ type snapshot struct {
 	root    *object.Tree
 	commit  plumbing.Hash
 	mtime   time.Time
+	// trees are the directories' trees decoded so far, by hash: every
+	// lookup walks the path from the root, and the same directories (the
+	// .swarm folder, say) are on the path of many files. Guarded by
+	// treesMu, so that a caller breaking the one-goroutine rule gets no
+	// crash from it.
+	treesMu sync.Mutex
+	trees   map[plumbing.Hash]*object.Tree
 }
 
 var (
@@ -127,7 +135,7 @@ func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
 				return node{}, &fs.PathError{Op: op, Path: name, Err: ErrSubmodule}
 			}
 		case filemode.Dir:
-			t, err := object.GetTree(s.objects, entry.Hash)
+			t, err := s.tree(entry.Hash)
 			if err != nil {
 				return node{}, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("reading tree %s of commit %s: %w", short(entry.Hash), short(s.commit), err)}
 			}
@@ -135,6 +143,24 @@ func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
 		}
 	}
 	return n, nil
+}
+
+// tree returns the decoded tree h, decoding it once per snapshot.
+func (s *snapshot) tree(h plumbing.Hash) (*object.Tree, error) {
+	s.treesMu.Lock()
+	t, ok := s.trees[h]
+	s.treesMu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := object.GetTree(s.objects, h)
+	if err != nil {
+		return nil, err
+	}
+	s.treesMu.Lock()
+	s.trees[h] = t
+	s.treesMu.Unlock()
+	return t, nil
 }
 
 // info describes a node; it reads only the object header for the size.
