@@ -2,6 +2,8 @@ module github.com/swarm-gate/swarm-gate
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/bradleyfalzon/ghinstallation/v2 v2.11.0

@@ -313,7 +313,7 @@ func TestActionKilled(t *testing.T) {
 			cmd, out := r.start(r.args...)
 			waitFor(t, "the check runs to be created", func() bool { return len(r.fake.CallsTo("checks/create")) == 9 })
 			waitFor(t, "the state to be saved", func() bool { return readState(t, r.env["GITHUB_STATE"]) != "" })
-			time.Sleep(300 * time.Millisecond) // the first update is held by the fake
+			waitFor(t, "the first update to be held by the fake", func() bool { return r.fake.Seen("checks/update") >= 1 })
 			if err := cmd.Process.Signal(tc.signal); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -281,24 +282,47 @@ func TestAPIFailureMidway(t *testing.T) {
 	}
 }
 
+// onNthPatch holds the n-th PATCH request (a check run update) until its
+// context ends, as a GitHub that does not answer would, and closes sent
+// when it starts holding it; the other requests go through.
+type onNthPatch struct {
+	mu   sync.Mutex
+	seen int
+	n    int
+	sent chan struct{}
+}
+
+func (o *onNthPatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPatch {
+		o.mu.Lock()
+		o.seen++
+		hold := o.seen == o.n
+		o.mu.Unlock()
+		if hold {
+			close(o.sent)
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // TestKilledRunLeavesNoCheckInProgress: the job is cancelled while the
 // third check run is being reported; every run still in progress is
 // completed as failure before the action returns.
 func TestKilledRunLeavesNoCheckInProgress(t *testing.T) {
 	h := newHarness(t, "Codertocat/Hello-World")
 	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
-	h.fake.Fail(ghfake.Fault{Operation: "checks/update", Nth: 3, Latency: time.Minute})
+	third := make(chan struct{})
+	h.hc = &http.Client{Transport: &onNthPatch{n: 3, sent: third}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- h.run(ctx, nil) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(h.fake.CallsTo("checks/update")) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the action never reached the third update")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-third: // the third update is waiting for an answer
+	case <-time.After(30 * time.Second):
+		t.Fatal("the action never reached the third update")
 	}
-	time.Sleep(50 * time.Millisecond) // the third update is waiting in the fake
 	cancel()
 	var code int
 	select {

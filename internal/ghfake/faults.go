@@ -242,3 +242,18 @@ func (f *Fault) body() []byte {
 	raw, _ := json.Marshal(errorBody(msg, ""))
 	return raw
 }
+
+// Seen reports how many requests the faults of operation have matched so
+// far (the count of the first fault for it; 0 without one), counted when a
+// request arrives, before any latency: a test can wait for a held request
+// to have reached the fake.
+func (s *Server) Seen(operation string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.faults {
+		if f.Operation == operation {
+			return f.seen
+		}
+	}
+	return 0
+}

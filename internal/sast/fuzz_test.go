@@ -2,6 +2,8 @@ package sast
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +13,15 @@ import (
 )
 
 func FuzzParseBaseline(f *testing.F) {
+	// The corpus's baselines, read in place (none when ../shared is absent).
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", ".swarm", "evidence", "*", "sast-baseline.json"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatalf("reading seed %s: %v", p, err)
+		}
+		f.Add(data)
+	}
 	f.Add([]byte(baselineV11))
 	f.Add([]byte(`{"schema_version":"1.0.0","fingerprints":[]}`))
 	f.Add([]byte(`{"schema_version":"1.1.0","fingerprints":["a"],"reflow_keys":[]}`))

@@ -109,7 +109,9 @@ func checkPlanSize(v *jsjson.Value) error {
 	}
 	n := len(phases.Elems)
 	for _, ph := range phases.Elems {
-		n += len(ph.Get("tasks").Elems)
+		if tasks := ph.Get("tasks"); tasks != nil { // a phase without tasks: planhash.Compute says so
+			n += len(tasks.Elems)
+		}
 		if n > MaxPlanTasks {
 			return &planhash.FieldError{Field: "phases", Offset: phases.Offset,
 				Msg: fmt.Sprintf("more than %d tasks and phases; swarm-gate checks plans of at most that many (the plugin's have tens): split the work into several plans", MaxPlanTasks)}

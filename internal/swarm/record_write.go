@@ -285,7 +285,7 @@ func pluginPlan(data []byte) (*Plan, *jsjson.Value, error) {
 // missingWrittenFields lists the defaulted fields absent from a plan.
 func missingWrittenFields(plan *jsjson.Value) []string {
 	var out []string
-	for i, ph := range plan.Get("phases").Elems {
+	for i, ph := range arrayItems(plan.Get("phases")) {
 		p := "phases[" + strconv.Itoa(i) + "]"
 		for _, k := range []string{"status", "tasks"} {
 			if !ph.Has(k) {
@@ -324,7 +324,7 @@ func missingWrittenFields(plan *jsjson.Value) []string {
 func EmbeddedPlan(plan *jsjson.Value) *jsjson.Value {
 	out := pick(plan, []field{{key: "schema_version"}, {key: "title"}, {key: "swarm"}, {key: "current_phase"}})
 	phases := &jsjson.Value{Kind: jsjson.Array}
-	for _, ph := range plan.Get("phases").Elems {
+	for _, ph := range arrayItems(plan.Get("phases")) {
 		p := pick(ph, []field{{key: "id"}, {key: "name"}, {key: "status", def: str("pending")}})
 		tasks := &jsjson.Value{Kind: jsjson.Array}
 		for _, t := range arrayItems(ph.Get("tasks")) {
