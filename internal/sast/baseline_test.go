@@ -78,7 +78,7 @@ const baselineV11 = `{
       "severity": "critical",
       "message": "exec.Command with shell interpretation allows command injection",
       "location": {
-        "file": "/work/repo/app/main.go",
+        "file": "/srv/project/app/main.go",
         "line": 2,
         "column": 9
       },
@@ -89,7 +89,7 @@ const baselineV11 = `{
       "severity": "medium",
       "message": "pprof",
       "location": {
-        "file": "/work/repo/gone.go",
+        "file": "/srv/project/gone.go",
         "line": 4
       }
     }
@@ -116,7 +116,7 @@ func TestParseBaselineV11(t *testing.T) {
 	if b.SchemaVersion != SchemaReflow || b.Phase != 3 || len(b.Fingerprints) != 2 || len(b.ReflowKeys) != 2 || b.ReflowKeys[1] != "" {
 		t.Fatalf("%+v", b)
 	}
-	if s := b.Snapshot[0]; s.RuleID != "sast/go-shell-injection" || s.Severity != Critical || s.File != "/work/repo/app/main.go" || s.Line != 2 || s.Column != 9 || s.Remediation == "" {
+	if s := b.Snapshot[0]; s.RuleID != "sast/go-shell-injection" || s.Severity != Critical || s.File != "/srv/project/app/main.go" || s.Line != 2 || s.Column != 9 || s.Remediation == "" {
 		t.Errorf("snapshot[0] %+v", s)
 	}
 	if s := b.Snapshot[1]; s.Column != 0 || s.Line != 4 {
