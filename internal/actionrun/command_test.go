@@ -265,39 +265,15 @@ func (h *harness) editPlanOnHead() {
 // its SHA; the head branch is left as it is.
 func (h *harness) commitOnBase(files map[string]string) string {
 	h.t.Helper()
-	g, err := git.PlainOpen(h.workspace)
+	sha, err := demo.Commit(h.workspace, demo.BaseBranch, files, "policy", time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	wt, err := g.Worktree()
-	if err != nil {
+	if err := demo.Checkout(h.workspace, demo.HeadBranch); err != nil {
 		h.t.Fatal(err)
 	}
-	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(demo.BaseBranch), Force: true}); err != nil {
-		h.t.Fatal(err)
-	}
-	for p, content := range files {
-		full := filepath.Join(h.workspace, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			h.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-		if _, err := wt.Add(p); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC)}
-	sha, err := wt.Commit("policy", &git.CommitOptions{Author: sig, Committer: sig})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(demo.HeadBranch), Force: true}); err != nil {
-		h.t.Fatal(err)
-	}
-	h.base = sha.String()
-	return h.base
+	h.base = sha
+	return sha
 }
 
 // runOn returns the newest check run named name on commit sha.

@@ -21,9 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swarm-gate/swarm-gate/internal/app"
@@ -294,36 +291,12 @@ func demoRuns(head string) []run {
 // returns its SHA (h.head becomes it).
 func (h *harness) commitOnHead(files map[string]string) string {
 	h.t.Helper()
-	g, err := git.PlainOpen(h.dir)
+	sha, err := demo.Commit(h.dir, demo.HeadBranch, files, "more", time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	wt, err := g.Worktree()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(demo.HeadBranch), Force: true}); err != nil {
-		h.t.Fatal(err)
-	}
-	for p, content := range files {
-		full := filepath.Join(h.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			h.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-		if _, err := wt.Add(p); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)}
-	sha, err := wt.Commit("more", &git.CommitOptions{Author: sig, Committer: sig})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.head = sha.String()
-	return h.head
+	h.head = sha
+	return sha
 }
 
 // restCalls are the fake's REST calls, by operation, with the total.

@@ -91,3 +91,61 @@ func copyTree(dir, root string) error {
 		return os.WriteFile(dst, data, 0o644)
 	})
 }
+
+// Commit checks out branch in the repository at dir, writes files (path
+// relative to the repository, slash-separated, to content), commits them
+// with msg at time when (author and committer "t"), and returns the new
+// commit's SHA; the branch is left checked out. Tests use it to move the
+// demo's branches.
+func Commit(dir, branch string, files map[string]string, msg string, when time.Time) (string, error) {
+	g, err := git.PlainOpen(dir)
+	if err != nil {
+		return "", err
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		return "", err
+	}
+	if err := checkout(wt, branch); err != nil {
+		return "", err
+	}
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			return "", err
+		}
+		if _, err := wt.Add(p); err != nil {
+			return "", err
+		}
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
+	sha, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		return "", err
+	}
+	return sha.String(), nil
+}
+
+// Checkout checks out branch in the repository at dir, discarding changes
+// to the work tree.
+func Checkout(dir, branch string) error {
+	g, err := git.PlainOpen(dir)
+	if err != nil {
+		return err
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		return err
+	}
+	return checkout(wt, branch)
+}
+
+func checkout(wt *git.Worktree, branch string) error {
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(branch), Force: true}); err != nil {
+		return fmt.Errorf("checking out %s: %w", branch, err)
+	}
+	return nil
+}
