@@ -21,8 +21,8 @@ var version = "dev"
 const usage = `swarm-gate re-checks opencode-swarm's gates where it counts: in CI.
 
 Usage:
-  swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown]
-  swarm-gate demo [--format text|json|markdown] [--keep]
+  swarm-gate check --base REF [--head REF] [--repo DIR] [--phase N] [--format text|json|markdown|sarif]
+  swarm-gate demo [--format text|json|markdown|sarif] [--keep]
   swarm-gate action [--mode MODE] [--INPUT VALUE ...]    (the GitHub Action; reads the runner's environment)
   swarm-gate serve [--listen ADDR] [--app-id ID] ...      (the GitHub App server; see swarm-gate serve -h)
   swarm-gate phase-wrap [--phase N] [--dir DIR] [--format text|json]      (can phase N close? a folder on disk)
@@ -48,6 +48,10 @@ func main() {
 // run dispatches a command line and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()})))
+	if v := os.Getenv("SWARM_GATE_LOG"); v != "" && !validLogLevel(v) && (len(args) == 0 || args[0] != "serve") {
+		// serve refuses the value itself (exit 3); the others say so and go on.
+		fmt.Fprintf(stderr, "swarm-gate: SWARM_GATE_LOG=%q is not a log level (debug, info, warn or error); logging at warn\n", v)
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -94,6 +98,12 @@ func subcommandHint(args []string, hint string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stderr, hint)
 	return exitUsage
+}
+
+// validLogLevel reports whether v is a level logLevel reads.
+func validLogLevel(v string) bool {
+	var l slog.Level
+	return l.UnmarshalText([]byte(v)) == nil
 }
 
 func logLevel() slog.Level {

@@ -273,3 +273,16 @@ func TestBrokenArtifactSaysWhatToDo(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestUnknownLogLevelIsSaid: an unknown SWARM_GATE_LOG is not silently
+// ignored by the commands that go on (serve refuses it: TestServeSettings).
+func TestUnknownLogLevelIsSaid(t *testing.T) {
+	t.Setenv("SWARM_GATE_LOG", "verbose")
+	if _, _, stderr := runCLI(t, "plan", "hash", "--help"); !strings.Contains(stderr, `SWARM_GATE_LOG="verbose" is not a log level (debug, info, warn or error)`) {
+		t.Errorf("stderr %q does not name the bad level", stderr)
+	}
+	t.Setenv("SWARM_GATE_LOG", "debug")
+	if _, _, stderr := runCLI(t, "plan", "hash", "--help"); strings.Contains(stderr, "is not a log level") {
+		t.Errorf("a valid level was refused: %q", stderr)
+	}
+}
