@@ -167,7 +167,14 @@ func fileFromDiff(fd *diff.FileDiff) (File, bool, error) {
 	if err != nil {
 		return File{}, h.hasGitHeader, h.locate(err)
 	}
-	for _, hunk := range fd.Hunks {
+	var origEnd, newEnd int64 // where the previous hunk's ranges end
+	for i, hunk := range fd.Hunks {
+		// Hunks are in order and do not overlap (git never writes them
+		// otherwise); overlapping ones would number added lines twice.
+		if i > 0 && (int64(hunk.OrigStartLine) < origEnd || int64(hunk.NewStartLine) < newEnd) {
+			return File{}, h.hasGitHeader, fmt.Errorf("file %q: hunk %s overlaps or precedes the hunk before it", f.Path(), hunkHeader(hunk))
+		}
+		origEnd, newEnd = int64(hunk.OrigStartLine)+int64(hunk.OrigLines), int64(hunk.NewStartLine)+int64(hunk.NewLines)
 		added, err := addedLines(hunk)
 		if err != nil {
 			return File{}, h.hasGitHeader, fmt.Errorf("file %q: %w", f.Path(), err)

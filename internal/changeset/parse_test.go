@@ -333,3 +333,13 @@ func TestParseNewBlob(t *testing.T) {
 		t.Errorf("blobs %q, want %q", got, want)
 	}
 }
+
+// TestParseOverlappingHunks: hunks that overlap (git never writes them)
+// are an error, not added lines numbered twice (a fuzzing find).
+func TestParseOverlappingHunks(t *testing.T) {
+	in := "diff --git a/o b/o\n--- a/o\n+++ b/o\n@@ -2,3 +2,3 @@\n x\n-y\n+z\n x\n@@ -2,3 +2,3 @@\n x\n-y\n+z\n x\n"
+	cs, err := Parse(strings.NewReader(in))
+	if err == nil || cs != nil || !strings.Contains(err.Error(), `hunk @@ -2,3 +2,3 @@ overlaps or precedes the hunk before it`) {
+		t.Fatalf("Parse = %v, %v", cs, err)
+	}
+}
