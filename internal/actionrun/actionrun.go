@@ -25,6 +25,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 // Runner is one run of the action.
@@ -70,6 +71,19 @@ type Runner struct {
 	// reports "could not evaluate" with it, on every check run, instead of
 	// running the pipeline.
 	SourceError error
+	// Repo, when not nil, is the workspace's git repository, already open
+	// (the App's fetch opened it, at the path GITHUB_WORKSPACE gives):
+	// while Run runs it is shared (source.Git.Share), so that the runner
+	// and the pipeline read through it, with its object cache and open
+	// pack files, instead of each opening the workspace again. Nil: each
+	// opens the workspace itself, as in the Action. The caller closes it
+	// after Run returns.
+	Repo *source.Git
+	// NoReportFiles skips writing report.json and report.sarif into the
+	// workspace (the report-dir input is still checked); the report-json
+	// and sarif outputs are then empty. The GitHub App sets it: nobody
+	// reads its temporary workspace. The Action leaves it off.
+	NoReportFiles bool
 }
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns
@@ -140,6 +154,9 @@ func (r *Runner) Run(ctx context.Context) (code int) {
 	ses := &session{r: r, log: actions.NewLog(r.Stdout), logger: r.Logger}
 	if ses.logger == nil {
 		ses.logger = slog.Default()
+	}
+	if r.Repo != nil {
+		defer r.Repo.Share()()
 	}
 	defer func() {
 		if v := recover(); v != nil {

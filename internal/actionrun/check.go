@@ -65,9 +65,9 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 }
 
 // finish reports an evaluation everywhere: the check runs (gates first,
-// the aggregate last), the report files, the step outputs and summary, and
-// the log; the lines of note are added to the aggregate's summary. It
-// returns the exit code.
+// the aggregate last), the report files (unless Runner.NoReportFiles), the
+// step outputs and summary, and the log; the lines of note are added to
+// the aggregate's summary. It returns the exit code.
 //
 // When the checks could not be posted (no token, an API failure), the
 // conclusion output is failure whatever the gates said, and so is the exit
@@ -75,7 +75,10 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 // token is not such a failure (the fork poster posts the checks).
 func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet, what string, note []string) (int, error) {
 	agg, results := ses.post(ctx, rep, cs, note)
-	files := ses.writeReport(rep)
+	var files reportFiles
+	if !ses.r.NoReportFiles {
+		files = ses.writeReport(rep)
+	}
 	out := agg
 	if cs.status == noToken || cs.status == postError {
 		out.Outcome = gates.Error // the check could not be reported
@@ -141,6 +144,7 @@ func (ses *session) resolve(ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer g.Close()
 	h, err := g.ResolveCommit(ref)
 	if err != nil {
 		return "", err
@@ -154,6 +158,7 @@ func (ses *session) present(shas ...string) bool {
 	if err != nil {
 		return false
 	}
+	defer g.Close()
 	for _, sha := range shas {
 		if _, err := g.ResolveCommit(sha); err != nil || !fullSHA.MatchString(sha) {
 			return false

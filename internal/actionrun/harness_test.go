@@ -22,6 +22,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
 	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
+	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 // webhooksDir holds GitHub's example payloads, read in place.
@@ -43,6 +44,10 @@ type harness struct {
 	hc *http.Client
 	// srcErr is the Runner's SourceError (the App could not fetch).
 	srcErr error
+	// gitRepo and noReportFiles are the Runner's Repo and NoReportFiles (the
+	// App's settings).
+	gitRepo       *source.Git
+	noReportFiles bool
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -125,6 +130,8 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 		FinaliseTimeout: 5 * time.Second,
 		SourceError:     h.srcErr,
+		Repo:            h.gitRepo,
+		NoReportFiles:   h.noReportFiles,
 	}
 	return r.Run(ctx)
 }

@@ -278,7 +278,11 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 		}
 	}
 	if n > 0 {
-		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary and %s)", count(n, "finding"), path.Join(ses.s.ReportDir, ReportJSONName))
+		where := " and " + path.Join(ses.s.ReportDir, ReportJSONName)
+		if ses.r.NoReportFiles {
+			where = ""
+		}
+		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary%s)", count(n, "finding"), where)
 	}
 }
 

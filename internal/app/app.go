@@ -282,6 +282,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	workspace := filepath.Join(tmp, "repo")
 
 	srcErr := a.prepare(ctx, log, job, &need, repo, token, hc, clientOpts, workspace, &fetched)
+	defer fetched.close() // before the work directory is removed
 	if srcErr != nil {
 		// The runner needs a repository to open; it reports srcErr on
 		// every check run instead of evaluating.
@@ -316,6 +317,8 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		FinaliseTimeout: a.cfg.FinaliseTimeout,
 		DeferGateRuns:   true,
 		SourceError:     srcErr,
+		Repo:            fetched.Repo,
+		NoReportFiles:   true,
 	}
 	code := r.Run(ctx)
 	switch {

@@ -48,6 +48,23 @@ type fetchResult struct {
 	Mode     string
 	Depth    int // 0 for full and refs
 	Duration time.Duration
+	// Repo is the fetched repository, opened once for the whole
+	// evaluation (it keeps its pack files open): the check that the merge
+	// base is there read through it already, and the runner reads through
+	// it. nil when the fetch failed or the repository could not be opened
+	// (the runner then opens it itself and says why). Closed by close.
+	Repo *source.Git
+}
+
+// close closes Repo, if any; the repository's files must be closed before
+// the work directory is removed.
+func (r *fetchResult) close() error {
+	if r.Repo == nil {
+		return nil
+	}
+	err := r.Repo.Close()
+	r.Repo = nil
+	return err
 }
 
 // fetchCommits creates a git repository in dir (which must not exist, or be
@@ -100,12 +117,12 @@ func fetchBySHA(ctx context.Context, dir string, f fetchSpec, depth int) (fetchR
 		if err := fetch(ctx, repo, f, specs, d); err != nil {
 			return fetchResult{}, err
 		}
-		if ready(dir, f) {
+		if g, ok := ready(dir, f); ok {
 			mode := "shallow"
 			if d != depth {
 				mode = "deepened"
 			}
-			return fetchResult{Mode: mode, Depth: d}, nil
+			return fetchResult{Mode: mode, Depth: d, Repo: g}, nil
 		}
 	}
 	// go-git cannot unshallow a repository: start again, whole history.
@@ -115,7 +132,7 @@ func fetchBySHA(ctx context.Context, dir string, f fetchSpec, depth int) (fetchR
 	if err := fetch(ctx, repo, f, specs, 0); err != nil {
 		return fetchResult{}, err
 	}
-	return fetchResult{Mode: "full"}, nil
+	return fetchResult{Mode: "full", Repo: openFetched(dir)}, nil
 }
 
 func fetchByRefs(ctx context.Context, dir string, f fetchSpec) (fetchResult, error) {
@@ -135,7 +152,7 @@ func fetchByRefs(ctx context.Context, dir string, f fetchSpec) (fetchResult, err
 			return fetchResult{}, fmt.Errorf("fetching %s: commit %s is not in %s (a newer push may have replaced it; the delivery for that push evaluates the new head)", f.URL, sha[:12], strings.Join(f.Refs, ", "))
 		}
 	}
-	return fetchResult{Mode: "refs"}, nil
+	return fetchResult{Mode: "refs", Repo: openFetched(dir)}, nil
 }
 
 // wanted are the distinct commits to fetch, head first.
@@ -217,17 +234,34 @@ func depthNote(depth int) string {
 }
 
 // ready reports whether the pipeline will find the merge base of the base
-// and the head in dir.
-func ready(dir string, f fetchSpec) bool {
+// and the head in dir. When it will, it returns the repository opened
+// (openFetched; nil when it cannot be opened and there is no merge base to
+// find), which the caller must close; else it returns nil, having closed
+// it.
+func ready(dir string, f fetchSpec) (*source.Git, bool) {
+	g := openFetched(dir)
 	if f.Base == "" || f.Base == f.Head {
-		return true
+		return g, true
 	}
-	g, err := source.OpenGit(dir)
+	if g == nil {
+		return nil, false
+	}
+	if _, err := g.MergeBase(plumbing.NewHash(f.Base), plumbing.NewHash(f.Head)); err != nil {
+		_ = g.Close()
+		return nil, false
+	}
+	return g, true
+}
+
+// openFetched opens the fetched repository in dir keeping its pack files
+// open, or returns nil when it cannot be opened (the runner opens it again
+// and reports why).
+func openFetched(dir string) *source.Git {
+	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true})
 	if err != nil {
-		return false
+		return nil
 	}
-	_, err = g.MergeBase(plumbing.NewHash(f.Base), plumbing.NewHash(f.Head))
-	return err == nil
+	return g
 }
 
 // redact removes a secret from a message.

@@ -94,11 +94,31 @@ func TestFetchCommits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer func() {
+				if err := res.close(); err != nil {
+					t.Errorf("closing the fetched repository: %v", err)
+				}
+			}()
 			if res.Mode != tc.wantMode || res.Depth != tc.wantDepth {
 				t.Errorf("fetched %s at depth %d, want %s at depth %d", res.Mode, res.Depth, tc.wantMode, tc.wantDepth)
 			}
-			if !ready(dir, fetchSpec{Base: base, Head: head}) {
+			// The repository comes opened, the commits readable through it.
+			if res.Repo == nil {
+				t.Fatal("fetchCommits returned no opened repository")
+			}
+			for _, sha := range []string{base, head} {
+				if _, err := res.Repo.ResolveCommit(sha); err != nil {
+					t.Errorf("the opened repository: %v", err)
+				}
+			}
+			g, ok := ready(dir, fetchSpec{Base: base, Head: head})
+			if !ok {
 				t.Error("the merge base cannot be found in the fetched repository")
+			}
+			if g == nil {
+				t.Error("ready returned no opened repository")
+			} else if err := g.Close(); err != nil {
+				t.Error(err)
 			}
 			repo, err := git.PlainOpen(dir)
 			if err != nil {
@@ -135,7 +155,11 @@ func TestFetchErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fetchCommits(context.Background(), filepath.Join(t.TempDir(), "repo"), tc.spec)
+			res, err := fetchCommits(context.Background(), filepath.Join(t.TempDir(), "repo"), tc.spec)
+			if res.Repo != nil {
+				t.Errorf("a failed fetch returned an opened repository")
+				_ = res.close()
+			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to say %q", err, tc.want)
 			}

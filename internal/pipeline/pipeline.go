@@ -156,7 +156,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(opts.RepoDir, head, log), HeadFile: headFileReader(headFS), Overrides: opts.Overrides}
+		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), Overrides: opts.Overrides}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()

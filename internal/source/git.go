@@ -14,6 +14,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
@@ -36,12 +39,43 @@ type Git struct {
 	dir    string // as given to OpenGit
 	gitDir string // the repository's git directory ("" when not on disk)
 	repo   *git.Repository
+	// st is the storage this Git owns and Close closes; nil for a handle
+	// on a shared Git (Share) and for a repository not on disk.
+	st *cachedStorage
+	// shareKey is the key this Git is shared under ("" when it is not).
+	shareKey string
+}
+
+// OpenOptions change how OpenGitWith opens a repository.
+type OpenOptions struct {
+	// KeepFilesOpen keeps each pack file open from the first object read
+	// from it until Close, instead of opening the pack again (through
+	// go-billy, which lstats every element of its path) for every object
+	// read. The caller must then Close the Git, also after an error from
+	// its methods; a Git not closed holds one file descriptor per pack
+	// until it is garbage collected.
+	KeepFilesOpen bool
 }
 
 // OpenGit opens the git repository that contains dir (dir itself or one of
 // its parents, like git does). It returns an error saying "DIR is not a git
-// repository" when there is none.
+// repository" when there is none. It is OpenGitWith without options: the
+// Git holds no file open between calls, and Close is optional.
+//
+// While a Git opened at the same directory is shared (Git.Share), OpenGit
+// returns a handle on that Git instead of opening the repository again.
 func OpenGit(dir string) (*Git, error) {
+	return OpenGitWith(dir, OpenOptions{})
+}
+
+// OpenGitWith is OpenGit with options. The repository is opened for
+// reading: objects written to it after the open (by git or another Git)
+// may not be seen, as the lists of loose objects and of packs are read
+// once.
+func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
+	if g := sharedAt(dir); g != nil {
+		return g, nil
+	}
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("%s is not a git repository (nor is any of its parents)", dir)
@@ -58,11 +92,19 @@ func OpenGit(dir string) (*Git, error) {
 		// Reopen the same object store streaming big objects: go-git's
 		// default reads every object whole into memory (and caches it)
 		// before anything can look at it, so a 200 MB blob would cost 200
-		// MB even when swarm-gate only asks for its size.
+		// MB even when swarm-gate only asks for its size. ExclusiveAccess
+		// lists the loose objects and the packs once, instead of trying
+		// to open a loose object file (and stating each element of its
+		// path) before every read from a pack.
 		objects := cache.NewObjectLRUDefault()
 		st := &cachedStorage{
-			Storage: filesystem.NewStorageWithOptions(bufferedIdx{fs.Filesystem()}, objects, filesystem.Options{LargeObjectThreshold: largeObject}),
-			cache:   objects,
+			Storage: filesystem.NewStorageWithOptions(bufferedIdx{fs.Filesystem()}, objects, filesystem.Options{
+				LargeObjectThreshold: largeObject,
+				ExclusiveAccess:      true,
+				KeepDescriptors:      opts.KeepFilesOpen,
+			}),
+			cache: objects,
+			sizes: map[plumbing.Hash]int64{},
 		}
 		if w, werr := repo.Worktree(); werr == nil {
 			g.repo, err = git.Open(st, w.Filesystem)
@@ -70,10 +112,93 @@ func OpenGit(dir string) (*Git, error) {
 			g.repo, err = git.Open(st, nil) // bare
 		}
 		if err != nil {
+			_ = st.Close()
 			return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 		}
+		g.st = st
 	}
 	return g, nil
+}
+
+// Close releases the files the Git holds open (its pack files, with
+// KeepFilesOpen) and stops sharing it. The Git, and every handle on it
+// from Share, must not be used afterwards: object reads then fail with an
+// error wrapping fs.ErrClosed. Closing a
+// handle on a shared Git does nothing; closing twice is harmless. The
+// error is the first one closing a file gave.
+func (g *Git) Close() error {
+	g.unshare()
+	if g.st == nil {
+		return nil
+	}
+	st := g.st
+	g.st = nil
+	if err := st.Close(); err != nil {
+		return fmt.Errorf("closing git repository at %s: %w", g.dir, err)
+	}
+	return nil
+}
+
+// shared are the Gits being shared, by absolute, clean directory.
+var shared struct {
+	sync.Mutex
+	byDir map[string]*Git
+}
+
+// shareKey is the key of dir in shared ("" when it has no absolute path).
+func shareKey(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// Share makes OpenGit and OpenGitWith, given the directory g was opened
+// at (the same path, made absolute), return a handle on g instead of
+// opening the repository again, until stop is called or g is closed: so
+// that code which takes a directory (the pipeline) reads through g's
+// object cache and open pack files. A handle has its own Engine and
+// Logger; its Close does nothing. g and its handles together may be used
+// by one goroutine at a time. Sharing a second Git at the same directory
+// replaces the first; stop only ends g's sharing, and is idempotent.
+func (g *Git) Share() (stop func()) {
+	key := shareKey(g.dir)
+	if key == "" || g.st == nil {
+		return func() {}
+	}
+	shared.Lock()
+	if shared.byDir == nil {
+		shared.byDir = map[string]*Git{}
+	}
+	shared.byDir[key] = g
+	g.shareKey = key
+	shared.Unlock()
+	return g.unshare
+}
+
+// unshare ends g's sharing, if g is the Git shared at its key.
+func (g *Git) unshare() {
+	shared.Lock()
+	defer shared.Unlock()
+	if g.shareKey != "" && shared.byDir[g.shareKey] == g {
+		delete(shared.byDir, g.shareKey)
+	}
+	g.shareKey = ""
+}
+
+// sharedAt returns a handle on the Git shared at dir, or nil.
+func sharedAt(dir string) *Git {
+	shared.Lock()
+	defer shared.Unlock()
+	if len(shared.byDir) == 0 {
+		return nil
+	}
+	owner := shared.byDir[shareKey(dir)]
+	if owner == nil {
+		return nil
+	}
+	return &Git{dir: dir, gitDir: owner.gitDir, repo: owner.repo}
 }
 
 // cachedStorage is go-git's filesystem storage answering object reads
@@ -84,27 +209,74 @@ func OpenGit(dir string) (*Git, error) {
 // immutable and the cache is keyed by their hash, so what a read returns
 // does not change. Big objects (over largeObject) are streamed, never
 // cached, and read from the storage each time as before.
+//
+// Object sizes asked for are kept too (sizes, at most maxSizes of them):
+// a blob's size is asked for by Stat and by the change set without the
+// blob being read (and cached), and again for the same blob in the other
+// snapshot.
 type cachedStorage struct {
 	*filesystem.Storage
-	cache cache.Object
+	cache  cache.Object
+	closed atomic.Bool
+
+	sizesMu sync.Mutex
+	sizes   map[plumbing.Hash]int64
 }
+
+// Close closes the storage's open files; the objects cannot be read
+// afterwards (go-git's storage would open the packs again).
+func (s *cachedStorage) Close() error {
+	s.closed.Store(true)
+	return s.Storage.Close()
+}
+
+// errClosed is the error for reading object h from a closed storage.
+func errClosed(h plumbing.Hash) error {
+	return fmt.Errorf("reading object %s: the git repository was closed: %w", short(h), iofs.ErrClosed)
+}
+
+// maxSizes bounds the object sizes a cachedStorage keeps (some 50 bytes
+// each).
+const maxSizes = 1 << 16
 
 // EncodedObject returns the cached object when it has type t (or t is
 // AnyObject), else what the storage returns.
 func (s *cachedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if s.closed.Load() {
+		return nil, errClosed(h)
+	}
 	if o, ok := s.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
 		return o, nil
 	}
 	return s.Storage.EncodedObject(t, h)
 }
 
-// EncodedObjectSize returns the cached object's size, else the size from
-// the storage's object header.
+// EncodedObjectSize returns the object's size in bytes: the cached
+// object's, or one asked for before, else the size from the storage's
+// object header.
 func (s *cachedStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if s.closed.Load() {
+		return 0, errClosed(h)
+	}
 	if o, ok := s.cache.Get(h); ok {
 		return o.Size(), nil
 	}
-	return s.Storage.EncodedObjectSize(h)
+	s.sizesMu.Lock()
+	n, ok := s.sizes[h]
+	s.sizesMu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := s.Storage.EncodedObjectSize(h)
+	if err != nil {
+		return n, err
+	}
+	s.sizesMu.Lock()
+	if len(s.sizes) < maxSizes {
+		s.sizes[h] = n
+	}
+	s.sizesMu.Unlock()
+	return n, nil
 }
 
 // bufferedIdx is a git directory's filesystem whose pack index files
@@ -171,6 +343,14 @@ func (g *Git) ResolveCommit(ref string) (plumbing.Hash, error) {
 	if strings.TrimSpace(ref) == "" {
 		return plumbing.ZeroHash, fmt.Errorf("resolving commit: empty revision")
 	}
+	if fullSHA.MatchString(ref) {
+		// A full SHA names its object before any ref (as in git and
+		// go-git's ResolveRevision, which would still look for a ref so
+		// named: a file open per ref directory).
+		if _, err := g.repo.CommitObject(plumbing.NewHash(ref)); err == nil {
+			return plumbing.NewHash(ref), nil
+		}
+	}
 	h, err := g.repo.ResolveRevision(plumbing.Revision(ref))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -186,6 +366,9 @@ func (g *Git) ResolveCommit(ref string) (plumbing.Hash, error) {
 	}
 	return *h, nil
 }
+
+// fullSHA is a full SHA-1 object name, as git prints it.
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // hexRef is a commit SHA, full or abbreviated.
 var hexRef = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
@@ -270,6 +453,16 @@ func (g *Git) historyError(what string, err error) error {
 // short abbreviates a hash for messages.
 func short(h plumbing.Hash) string {
 	return h.String()[:7]
+}
+
+// CommitTime returns commit h's committer time. The error names the commit
+// when it is not in the repository or cannot be read.
+func (g *Git) CommitTime(h plumbing.Hash) (time.Time, error) {
+	c, err := g.repo.CommitObject(h)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading commit %s: %w", short(h), err)
+	}
+	return c.Committer.When, nil
 }
 
 // commitTree reads the tree of a commit.

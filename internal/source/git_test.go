@@ -237,3 +237,23 @@ func TestMergeBaseShallowClone(t *testing.T) {
 		t.Errorf("MergeBase after unshallowing = %s, want %s", got, fork)
 	}
 }
+
+func TestCommitTime(t *testing.T) {
+	r := newTestRepo(t)
+	first := r.commit(tree{"a.txt": {content: "one\n"}}, "first")
+	second := r.commit(tree{"a.txt": {content: "two\n"}}, "second")
+	g, err := OpenGit(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []plumbing.Hash{first, second} {
+		got, err := g.CommitTime(h)
+		if want := mustCommit(t, r, h).Committer.When; err != nil || !got.Equal(want) {
+			t.Errorf("CommitTime(%s) = %v, %v: want %v", h, got, err, want)
+		}
+	}
+	missing := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
+	if got, err := g.CommitTime(missing); err == nil || !got.IsZero() || !strings.Contains(err.Error(), "0123456") {
+		t.Errorf("CommitTime(a missing commit) = %v, %v: want the zero time and an error naming the commit", got, err)
+	}
+}

@@ -1,0 +1,116 @@
+package actionrun_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/source"
+)
+
+// TestNoReportFiles: with NoReportFiles (the App's setting) the runner
+// posts the same check runs and writes no report file; the report-json
+// and sarif outputs are empty. Without it (the Action) both files are
+// written, as TestPullRequestSynchronize checks in detail.
+func TestNoReportFiles(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		h := newHarness(t, "Codertocat/Hello-World")
+		h.noReportFiles = skip
+		h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+		if code := h.run(context.Background(), nil); code != 1 {
+			t.Fatalf("NoReportFiles %v: exit %d, want 1 (gates failed)\n%s\n%s", skip, code, h.log.String(), h.logs.String())
+		}
+		if got, want := h.runs(), demoRuns(h.head, "swarm-gate:pull_request:"+workflowKey); !reflect.DeepEqual(got, want) {
+			t.Errorf("NoReportFiles %v: check runs:\n got %v\nwant %v", skip, got, want)
+		}
+		out := h.outputs()
+		for _, name := range []string{"report.json", "report.sarif"} {
+			_, err := os.Stat(filepath.Join(h.workspace, "swarm-gate-report", name))
+			if skip && err == nil {
+				t.Errorf("NoReportFiles: %s was written", name)
+			}
+			if !skip && err != nil {
+				t.Errorf("without NoReportFiles: %v", err)
+			}
+		}
+		wantJSON, wantSARIF := "swarm-gate-report/report.json", "swarm-gate-report/report.sarif"
+		if skip {
+			wantJSON, wantSARIF = "", ""
+			if _, err := os.Stat(filepath.Join(h.workspace, "swarm-gate-report")); err == nil {
+				t.Errorf("NoReportFiles: the report directory was made")
+			}
+		}
+		if out["report-json"] != wantJSON || out["sarif"] != wantSARIF || out["conclusion"] != "failure" {
+			t.Errorf("NoReportFiles %v: outputs report-json %q, sarif %q, conclusion %q; want %q, %q, failure", skip, out["report-json"], out["sarif"], out["conclusion"], wantJSON, wantSARIF)
+		}
+	}
+}
+
+// openUnder counts this process's file descriptors open on files under
+// dir (Linux: /proc/self/fd); the test is skipped elsewhere.
+func openUnder(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot list open files: %v", err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(target, real+string(filepath.Separator)) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRunnerRepo: a Runner given the workspace's repository, opened with
+// its pack files kept open (as the App does), evaluates through it: the
+// same check runs, the pack read through the given Git (its descriptor is
+// open after Run, until the caller closes the Git), and nothing else left
+// open.
+func TestRunnerRepo(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the git CLI is not on PATH")
+	}
+	h := newHarness(t, "Codertocat/Hello-World")
+	cmd := exec.Command("git", "repack", "-a", "-d", "-q")
+	cmd.Dir = h.workspace
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git repack: %v\n%s", err, out)
+	}
+	cmd = exec.Command("git", "prune-packed")
+	cmd.Dir = h.workspace
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git prune-packed: %v\n%s", err, out)
+	}
+	g, err := source.OpenGitWith(h.workspace, source.OpenOptions{KeepFilesOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.gitRepo = g
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+	if code := h.run(context.Background(), nil); code != 1 {
+		t.Fatalf("exit %d, want 1 (gates failed)\n%s\n%s", code, h.log.String(), h.logs.String())
+	}
+	if got, want := h.runs(), demoRuns(h.head, "swarm-gate:pull_request:"+workflowKey); !reflect.DeepEqual(got, want) {
+		t.Errorf("check runs:\n got %v\nwant %v", got, want)
+	}
+	gitDir := filepath.Join(h.workspace, ".git")
+	if n := openUnder(t, gitDir); n != 1 {
+		t.Errorf("%d files open in .git after Run, want 1: the pack, read through the Runner's Repo", n)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := openUnder(t, gitDir); n != 0 {
+		t.Errorf("%d files open in .git after closing the Repo, want 0", n)
+	}
+}
