@@ -39,7 +39,10 @@ var (
 	e2eTimeout     = flag.Duration("e2e.timeout", 5*time.Minute, "how long to wait for the evaluations after the last delivery")
 	e2eOut         = flag.String("e2e.out", "", "append each scenario's result, one JSON object a line, to this file")
 	e2eConcurrency = flag.Int("e2e.concurrency", 64, "deliveries in flight at most")
-	e2eWorkDir     = flag.String("e2e.workdir", "", "where the App server makes its per-job repositories and temporary files "+
+	e2eSender      = flag.String("e2e.sender", "process", "where the deliveries are sent from: \"process\" (a process of their own, as GitHub sends them from its machines) or \"inproc\" (goroutines of the test process, beside the fake)")
+	e2eFakeNice    = flag.Int("e2e.fake-nice", 0, "the nice value of the test process (the fake GitHub's REST API and its git processes) while the deliveries are sent: "+
+		"positive gives the server and the sender the CPU first, as when GitHub runs elsewhere (0: all at one priority)")
+	e2eWorkDir = flag.String("e2e.workdir", "", "where the App server makes its per-job repositories and temporary files "+
 		"(SWARM_GATE_WORK_DIR and TMPDIR; default: a folder of the test's temporary directory), e.g. a tmpfs such as /dev/shm")
 )
 
@@ -164,6 +167,8 @@ type e2eResult struct {
 	Queue      int     `json:"queue_size"`
 	LatencyMS  float64 `json:"rest_latency_ms"`
 	WorkDir    string  `json:"work_dir,omitempty"` // -e2e.workdir
+	Sender     string  `json:"sender"`             // -e2e.sender: "process" or "inproc"
+	FakeNice   int     `json:"fake_nice"`          // -e2e.fake-nice while the deliveries were sent
 	Deliveries int     `json:"deliveries"`
 	// Intake is the load generator's result: sent, accepted (202),
 	// statuses, achieved deliveries/s, time to the response.
@@ -212,6 +217,9 @@ type e2eResult struct {
 	ServerChildCPUSeconds float64 `json:"server_children_cpu_s"`
 	FakeCPUSeconds        float64 `json:"fake_cpu_s"`
 	FakeGitCPUSeconds     float64 `json:"fake_git_cpu_s"`
+	// SenderCPUSeconds is the sender process's (-e2e.sender process; else
+	// the sending is in FakeCPUSeconds).
+	SenderCPUSeconds float64 `json:"sender_cpu_s"`
 	// SystemCPUSeconds is the whole machine's busy CPU time (/proc/stat):
 	// what it holds beyond the four above is other processes' work.
 	SystemCPUSeconds float64 `json:"system_cpu_s"`
@@ -240,6 +248,7 @@ type cpuPerEvaluation struct {
 	ServerChildren float64 `json:"server_children"`
 	Fake           float64 `json:"fake"`
 	FakeGit        float64 `json:"fake_git"`
+	Sender         float64 `json:"sender"`
 	Total          float64 `json:"total"`
 }
 
@@ -265,6 +274,17 @@ const (
 // returns its result, writing it to -e2e.out and the test log.
 func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	tb.Helper()
+	switch {
+	case *e2eSender != "process" && *e2eSender != "inproc":
+		tb.Fatalf("-e2e.sender %q: want process or inproc", *e2eSender)
+	case *e2eFakeNice != 0 && (*e2eSender != "process" || bin == "inproc"):
+		tb.Fatalf("-e2e.fake-nice needs the sender and the server in processes of their own (-e2e.sender process, -e2e.bin not inproc)")
+	case *e2eFakeNice < 0 || *e2eFakeNice > 19:
+		tb.Fatalf("-e2e.fake-nice %d: want 0 to 19", *e2eFakeNice)
+	case fakeNiceStuck:
+		tb.Fatalf("-e2e.fake-nice: an earlier scenario lowered this process's priority and it cannot raise it back (that needs CAP_SYS_NICE), " +
+			"so this scenario's server would start at the fake's priority: run one scenario per process (bench/webhook/e2e.sh does)")
+	}
 	if _, err := os.Stat(examples); errors.Is(err, fs.ErrNotExist) {
 		sharedtest.Skip(tb, "skipping: %s is not there (clone ../shared beside the repo)", examples)
 	}
@@ -389,14 +409,38 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	sys0 := systemBusy()
 	gitReq0, gitNanos0, api0 := obs.gitRequests.Load(), obs.gitNanos.Load(), obs.apiRequests.Load()
 	start := time.Now()
-	intake, err := send(ctx, options{url: srv.url + "/webhook", rate: sc.rate, duration: time.Duration(float64(len(dels))/sc.rate*float64(time.Second)) + time.Minute,
-		concurrency: *e2eConcurrency, timeout: 10 * time.Second, count: len(dels), onResult: func(seq int, out outcome) {
+	sendOpts := options{url: srv.url + "/webhook", rate: sc.rate, duration: time.Duration(float64(len(dels))/sc.rate*float64(time.Second)) + time.Minute,
+		concurrency: *e2eConcurrency, timeout: 10 * time.Second, count: len(dels)}
+	var intake result
+	var senderCPU time.Duration
+	if *e2eSender == "process" {
+		res.Sender = "process"
+		intake, sentAt, status, senderCPU = sendFromProcess(tb, sendOpts, prep, func() {
+			if *e2eFakeNice != 0 {
+				// The sender process and the server keep their priority.
+				if err := reniceProcess(*e2eFakeNice); err != nil {
+					tb.Fatalf("-e2e.fake-nice %d: %v", *e2eFakeNice, err)
+				}
+				res.FakeNice = *e2eFakeNice
+				tb.Cleanup(func() {
+					if err := reniceProcess(0); err != nil {
+						// Later scenarios' servers would inherit the fake's priority.
+						fakeNiceStuck = true
+					}
+				})
+			}
+			start = time.Now()
+		})
+	} else {
+		res.Sender = "inproc"
+		sendOpts.onResult = func(seq int, out outcome) {
 			sentMu.Lock()
 			sentAt[seq], status[seq] = out.start, out.status
 			sentMu.Unlock()
-		}}, prep)
-	if err != nil {
-		tb.Fatal(err)
+		}
+		if intake, err = send(ctx, sendOpts, prep); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	intake.URL, intake.Examples = "", len(prep)
 	res.Intake = intake
@@ -423,7 +467,9 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	self, kids := selfCPU()
 	res.SystemCPUSeconds = round((systemBusy() - sys0).Seconds(), 2)
 	res.FakeCPUSeconds = round((self - self0).Seconds(), 2)
-	res.FakeGitCPUSeconds = round((kids - kids0).Seconds(), 2)
+	// The sender process is a waited-for child too: its time is its own.
+	res.SenderCPUSeconds = round(senderCPU.Seconds(), 2)
+	res.FakeGitCPUSeconds = round((kids - kids0 - senderCPU).Seconds(), 2)
 	res.ServerPeakRSSKiB = peakRSSOf(srv.pid)
 	res.APIRequests = obs.apiRequests.Load() - api0
 	res.GitRequests = obs.gitRequests.Load() - gitReq0
@@ -484,8 +530,8 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	if n := float64(res.Evaluated); n > 0 {
 		per := func(sec float64) float64 { return round(sec*1000/n, 1) }
 		c := cpuPerEvaluation{Server: per(res.ServerCPUSeconds), ServerChildren: per(res.ServerChildCPUSeconds),
-			Fake: per(res.FakeCPUSeconds), FakeGit: per(res.FakeGitCPUSeconds)}
-		c.Total = round(c.Server+c.ServerChildren+c.Fake+c.FakeGit, 1)
+			Fake: per(res.FakeCPUSeconds), FakeGit: per(res.FakeGitCPUSeconds), Sender: per(res.SenderCPUSeconds)}
+		c.Total = round(c.Server+c.ServerChildren+c.Fake+c.FakeGit+c.Sender, 1)
 		res.CPUPerEvaluationMS = c
 		if c.Total > 0 {
 			res.CPUCapacityPerS = round(float64(res.CPUs)*1000/c.Total, 1)
