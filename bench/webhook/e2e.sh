@@ -35,7 +35,7 @@ work=${E2E_WORK:-$(mktemp -d /tmp/swarm-gate-e2e-bench.XXXXXX)}
 mkdir -p "$work"
 
 [ -d "$root/../shared/github" ] || { echo "no ../shared/github beside the repository: clone ../shared (GitHub's OpenAPI subset and example deliveries)" >&2; exit 2; }
-command -v git >/dev/null || { echo "git is missing: the fake GitHub serves the repositories with git http-backend" >&2; exit 2; }
+command -v git >/dev/null || { echo "git is missing: the fake GitHub serves the repositories with git upload-pack" >&2; exit 2; }
 
 bin=${E2E_BIN:-$work/swarm-gate}
 [ -n "${E2E_BIN:-}" ] || (cd "$root" && go build -o "$bin" ./cmd/swarm-gate)

@@ -366,7 +366,7 @@ const clockTicks = 100
 
 // selfCPU is the test process's CPU time (the fake, the load generator and
 // the observer; in process also the App server) and that of its waited-for
-// children (git http-backend and the git upload-pack it runs).
+// children (the git upload-pack and pack-objects processes that serve fetches).
 func selfCPU() (self, children time.Duration) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {

@@ -73,7 +73,7 @@ var e2eScenarios = []e2eScenario{
 // signed pull_request synchronize deliveries, sent at a fixed rate to
 // `swarm-gate serve` over loopback HTTP, each evaluated against
 // internal/ghfake (the REST API with a latency per call, App JWTs and
-// installation tokens, git's smart HTTP through git http-backend): the
+// installation tokens, git's smart HTTP through git upload-pack): the
 // installation token, a fetch of the base and head commits, the gates, the
 // check runs. It reports the deliveries accepted per second and the time
 // to the 202 (p50, p99), the time from each delivery to its head's
@@ -212,7 +212,7 @@ type e2eResult struct {
 	// CPU seconds during the measurement: the server process (in
 	// process: zero, all is in FakeCPUSeconds) and the git diff it runs;
 	// the test process (the fake's REST API, the load generator, the
-	// observer) and its git http-backend and upload-pack children.
+	// observer) and its git upload-pack and pack-objects children.
 	ServerCPUSeconds      float64 `json:"server_cpu_s"`
 	ServerChildCPUSeconds float64 `json:"server_children_cpu_s"`
 	FakeCPUSeconds        float64 `json:"fake_cpu_s"`
@@ -313,10 +313,7 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	}
 	fake.SetLatency(sc.latency)
 
-	obs, err := newObserver(fake.WebURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	obs := newObserver(fake.Handler())
 	front := httptest.NewServer(obs)
 	tb.Cleanup(front.Close)
 

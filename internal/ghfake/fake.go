@@ -86,6 +86,12 @@ func New(t testing.TB) *Server {
 	return s
 }
 
+// Handler is the fake's HTTP handler (the REST API under /api/v3 and the
+// git hosting), for serving it behind another server in the same process,
+// e.g. one that observes each response without a proxy's second hop. URLs
+// in responses still name WebURL; clients may be given the other server's.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+
 // Call is one request the fake received, for assertions.
 type Call struct {
 	Method string
@@ -223,11 +229,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		status, resp = s.handle(&request{Call: &call, header: hdr, route: rt})
 		s.mu.Unlock()
 		if status < 400 && status != http.StatusNoContent {
-			raw, _ := json.Marshal(resp)
+			// Encoded once: the bytes validated are the bytes sent.
+			raw, err := encodeJSON(resp)
+			if err != nil {
+				s.t.Errorf("ghfake bug: encoding the response: %v", err)
+			}
 			vh := hdr.Clone()
 			vh.Set("Content-Type", "application/json; charset=utf-8")
 			if err := validateResponse(r.Context(), r, rt, params, status, vh, raw); err != nil {
 				s.t.Errorf("ghfake bug: its %d response to %s %s does not match the OpenAPI description: %v", status, r.Method, call.Path, err)
+			}
+			if resp != nil && err == nil {
+				resp = rawBody(raw)
 			}
 		}
 	}
@@ -270,13 +283,21 @@ func (s *Server) finish(w http.ResponseWriter, call *Call, status int, hdr http.
 		_, _ = w.Write(raw)
 		return
 	}
+	raw, err := encodeJSON(resp)
+	if err != nil {
+		s.t.Errorf("ghfake bug: encoding the response: %v", err)
+	}
+	_, _ = w.Write(raw)
+}
+
+// encodeJSON is the JSON of a response body as the fake sends it: HTML
+// characters not escaped, ending in a newline.
+func encodeJSON(resp any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(resp); err != nil {
-		s.t.Errorf("ghfake bug: encoding the response: %v", err)
-	}
-	_, _ = w.Write(buf.Bytes())
+	err := enc.Encode(resp)
+	return buf.Bytes(), err
 }
 
 func authorized(h string) bool {

@@ -42,6 +42,12 @@ type route struct {
 	names    []string
 	literal  int // characters outside parameters: more specific templates are tried first
 	r        *routers.Route
+	// prefix and suffix are the template's text before its first and
+	// after its last parameter, middle the text between parameters: a
+	// path the expression matches starts and ends with them and holds
+	// each of middle, which find checks before running the expression.
+	prefix, suffix string
+	middle         []string
 }
 
 var (
@@ -107,7 +113,14 @@ func newRoute(doc *openapi3.T, tmpl string, item *openapi3.PathItem, method stri
 	var re strings.Builder
 	re.WriteString("^")
 	last := 0
-	for _, m := range paramRE.FindAllStringSubmatchIndex(tmpl, -1) {
+	params := paramRE.FindAllStringSubmatchIndex(tmpl, -1)
+	for i, m := range params {
+		switch {
+		case i == 0:
+			rt.prefix = tmpl[:m[0]]
+		case m[0] > last:
+			rt.middle = append(rt.middle, tmpl[last:m[0]])
+		}
 		re.WriteString(regexp.QuoteMeta(tmpl[last:m[0]]))
 		rt.literal += m[0] - last
 		name := tmpl[m[2]:m[3]]
@@ -120,6 +133,11 @@ func newRoute(doc *openapi3.T, tmpl string, item *openapi3.PathItem, method stri
 		last = m[1]
 	}
 	re.WriteString(regexp.QuoteMeta(tmpl[last:]))
+	if len(params) == 0 {
+		rt.prefix = tmpl
+	} else {
+		rt.suffix = tmpl[last:]
+	}
 	rt.literal += len(tmpl) - last
 	re.WriteString("$")
 	var err error
@@ -135,6 +153,9 @@ func newRoute(doc *openapi3.T, tmpl string, item *openapi3.PathItem, method stri
 // matches but not for this method.
 func (s *spec) find(method, escapedPath string) (rt *route, params map[string]string, pathOK bool) {
 	for _, r := range s.routes {
+		if !r.mayMatch(escapedPath) {
+			continue
+		}
 		m := r.re.FindStringSubmatch(escapedPath)
 		if m == nil {
 			continue
@@ -154,6 +175,20 @@ func (s *spec) find(method, escapedPath string) (rt *route, params map[string]st
 		return r, params, true
 	}
 	return nil, nil, pathOK
+}
+
+// mayMatch reports whether path has the route's literal text where the
+// route's expression needs it: false means the expression cannot match.
+func (r *route) mayMatch(path string) bool {
+	if !strings.HasPrefix(path, r.prefix) || !strings.HasSuffix(path, r.suffix) {
+		return false
+	}
+	for _, m := range r.middle {
+		if !strings.Contains(path, m) {
+			return false
+		}
+	}
+	return true
 }
 
 var validationOptions = &openapi3filter.Options{
@@ -206,13 +241,43 @@ func (s *spec) example(name string) map[string]any {
 	if list, ok := v.([]any); ok && len(list) > 0 {
 		v = list[0]
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		panic(err)
+	out, ok := copyJSON(v).(map[string]any)
+	if !ok {
+		panic(fmt.Sprintf("ghfake: example %s is a %T, not an object", name, v))
 	}
 	return out
+}
+
+// copyJSON returns a deep copy of a decoded JSON value (maps, slices,
+// strings, numbers, booleans, nil), the same value a JSON round trip
+// gives, without encoding it: examples are copied for every response.
+// Other types, which a JSON document does not decode to, do take the
+// round trip.
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = copyJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = copyJSON(e)
+		}
+		return out
+	case string, float64, bool, nil:
+		return v
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		var out any
+		if err := json.Unmarshal(raw, &out); err != nil {
+			panic(err)
+		}
+		return out
+	}
 }
