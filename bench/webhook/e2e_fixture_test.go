@@ -117,6 +117,14 @@ func pushAll(r *fixtureRepo, demoHead string, pushes int) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("git fast-import of the pull requests' commits: %v\n%s", err, out)
 	}
+	// Packed, as GitHub keeps its refs: the fake reads every loose ref
+	// file to tell whether its cached ref advertisement is still good.
+	pack := exec.Command("git", "pack-refs", "--all")
+	pack.Dir = r.dir
+	pack.Env = cmd.Env
+	if out, err := pack.CombinedOutput(); err != nil {
+		return fmt.Errorf("git pack-refs: %v\n%s", err, out)
+	}
 	raw, err := os.ReadFile(marksFile)
 	if err != nil {
 		return fmt.Errorf("reading git fast-import's marks: %w", err)

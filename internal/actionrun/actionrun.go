@@ -84,6 +84,10 @@ type Runner struct {
 	// and sarif outputs are then empty. The GitHub App sets it: nobody
 	// reads its temporary workspace. The Action leaves it off.
 	NoReportFiles bool
+	// Event is the event, already read (with its Name), for a caller that
+	// parsed GITHUB_EVENT_PATH's payload itself (the GitHub App); nil
+	// means read it from the Env. The run does not change it.
+	Event *actions.Event
 }
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns
@@ -232,7 +236,9 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 	if ses.s, err = r.settings(ses.workspace); err != nil {
 		return exitUsage, err
 	}
-	if ses.ev, err = r.Env.Event(); err != nil {
+	if r.Event != nil {
+		ses.ev = r.Event
+	} else if ses.ev, err = r.Env.Event(); err != nil {
 		return exitUsage, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	j := route(ses.ev, ses.s, ses.repo.String())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
@@ -112,5 +114,28 @@ func TestRunnerRepo(t *testing.T) {
 	}
 	if n := openUnder(t, gitDir); n != 0 {
 		t.Errorf("%d files open in .git after closing the Repo, want 0", n)
+	}
+}
+
+// TestRunnerEvent: a Runner given the parsed event (the App's) evaluates
+// it without reading GITHUB_EVENT_PATH, with the same check runs as when
+// it reads the file; without it, a missing event file is a usage error.
+func TestRunnerEvent(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+	ev, err := actions.NewEnv(actions.MapLookup(h.env)).Event()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env["GITHUB_EVENT_PATH"] = filepath.Join(t.TempDir(), "missing.json")
+	if code := h.run(context.Background(), nil); code != report.ExitUsage {
+		t.Fatalf("without Event and without the event file: exit %d, want %d (usage)\n%s", code, report.ExitUsage, h.log.String())
+	}
+	h.parsedEvent = ev
+	if code := h.run(context.Background(), nil); code != 1 {
+		t.Fatalf("with Event: exit %d, want 1 (gates failed)\n%s\n%s", code, h.log.String(), h.logs.String())
+	}
+	if got, want := h.runs(), demoRuns(h.head, "swarm-gate:pull_request:"+workflowKey); !reflect.DeepEqual(got, want) {
+		t.Errorf("with Event: check runs:\n got %v\nwant %v", got, want)
 	}
 }

@@ -48,6 +48,8 @@ type harness struct {
 	// App's settings).
 	gitRepo       *source.Git
 	noReportFiles bool
+	// parsedEvent is the Runner's Event (nil: it reads GITHUB_EVENT_PATH).
+	parsedEvent *actions.Event
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -132,6 +134,7 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		SourceError:     h.srcErr,
 		Repo:            h.gitRepo,
 		NoReportFiles:   h.noReportFiles,
+		Event:           h.parsedEvent,
 	}
 	return r.Run(ctx)
 }

@@ -217,6 +217,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	}
 	ev.Name = job.Event
 	payload := job.Payload
+	parsed := ev // what the runner may take instead of parsing event.json again
 	if job.Event == "check_suite" && ev.Action == "requested" {
 		// The Action re-evaluates on rerequested only: it has
 		// pull_request for new pushes. The App must act on requested too:
@@ -226,6 +227,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 			return fmt.Errorf("delivery %s: %w", job.Delivery, err)
 		}
 		ev.Action = "rerequested"
+		parsed = nil // the runner reads the rewritten payload
 	}
 	need := actionrun.Needs(ev, job.Repo)
 	if need.Skip != "" {
@@ -319,6 +321,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		SourceError:     srcErr,
 		Repo:            fetched.Repo,
 		NoReportFiles:   true,
+		Event:           parsed,
 	}
 	code := r.Run(ctx)
 	switch {
