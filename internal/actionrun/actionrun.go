@@ -88,6 +88,30 @@ type Runner struct {
 	// parsed GITHUB_EVENT_PATH's payload itself (the GitHub App); nil
 	// means read it from the Env. The run does not change it.
 	Event *actions.Event
+	// MergeBase, when its SHA is set, is the merge base of two commits
+	// as GitHub's compare API gave it, for a caller whose workspace holds
+	// the head's history down to it but not the base's (the GitHub App,
+	// when the base branch moved on far since the pull request branched;
+	// not an Action input). An evaluation of exactly those two commits
+	// measures the changes from it (pipeline.Options.MergeBase, which
+	// fails the evaluation when it is not an ancestor of the head);
+	// others find their merge base in the workspace as usual.
+	MergeBase KnownMergeBase
+}
+
+// KnownMergeBase is a merge base a trusted source gave: SHA is the merge
+// base of the commits Base and Head (all three full SHAs).
+type KnownMergeBase struct {
+	Base, Head, SHA string
+}
+
+// For returns the merge base to give the pipeline for evaluating base and
+// head: SHA when they are exactly Base and Head, else "".
+func (k KnownMergeBase) For(base, head string) string {
+	if k.SHA == "" || base != k.Base || head != k.Head {
+		return ""
+	}
+	return k.SHA
 }
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns

@@ -8,8 +8,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
@@ -137,5 +140,60 @@ func TestRunnerEvent(t *testing.T) {
 	}
 	if got, want := h.runs(), demoRuns(h.head, "swarm-gate:pull_request:"+workflowKey); !reflect.DeepEqual(got, want) {
 		t.Errorf("with Event: check runs:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestRunnerMergeBase: the merge base the App got from GitHub's compare
+// API is used for the commits it was given for: the true one gives the
+// usual check runs; one that is not an ancestor of the head fails every
+// check run as "could not evaluate", naming both SHAs, never a pass; one
+// given for other commits is not used.
+func TestRunnerMergeBase(t *testing.T) {
+	cases := []struct {
+		name     string
+		known    func(h *harness, other string) actionrun.KnownMergeBase
+		wantCode int
+		wantErr  bool
+	}{
+		{"the true merge base", func(h *harness, _ string) actionrun.KnownMergeBase {
+			return actionrun.KnownMergeBase{Base: h.base, Head: h.head, SHA: h.base}
+		}, 1, false},
+		{"a base-branch commit that is not an ancestor of the head", func(h *harness, other string) actionrun.KnownMergeBase {
+			return actionrun.KnownMergeBase{Base: h.base, Head: h.head, SHA: other}
+		}, 2, true},
+		{"given for other commits: not used", func(h *harness, other string) actionrun.KnownMergeBase {
+			return actionrun.KnownMergeBase{Base: other, Head: h.head, SHA: other}
+		}, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "Codertocat/Hello-World")
+			other, err := demo.Commit(h.workspace, demo.BaseBranch, map[string]string{"docs/later.md": "later\n"}, "later", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.mergeBase = tc.known(h, other)
+			h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+			if code := h.run(context.Background(), nil); code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.wantCode, h.log.String(), h.logs.String())
+			}
+			if !tc.wantErr {
+				if got, want := h.runs(), demoRuns(h.head, "swarm-gate:pull_request:"+workflowKey); !reflect.DeepEqual(got, want) {
+					t.Errorf("check runs:\n got %v\nwant %v", got, want)
+				}
+				return
+			}
+			for _, r := range h.runs() {
+				if r.Status != "completed" || r.Conclusion != "failure" {
+					t.Errorf("%s: %s/%s, want completed/failure (could not evaluate)", r.Name, r.Status, r.Conclusion)
+				}
+			}
+			agg := h.storedRun("swarm-gate")
+			for _, w := range []string{"merge base " + other, "head " + h.head, "not an ancestor"} {
+				if !strings.Contains(agg.Title+agg.Summary+agg.Text, w) {
+					t.Errorf("the aggregate check run does not say %q:\n%s\n%s\n%s", w, agg.Title, agg.Summary, agg.Text)
+				}
+			}
+		})
 	}
 }

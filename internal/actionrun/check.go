@@ -48,6 +48,7 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 	opts.RepoDir = ses.workspace
 	opts.Logger = ses.logger
 	opts.ConfigPath = ses.s.Config
+	opts.MergeBase = ses.r.MergeBase.For(opts.Base, opts.Head)
 	var rep *report.Report
 	err := ses.r.SourceError
 	if err == nil {

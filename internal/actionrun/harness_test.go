@@ -50,6 +50,9 @@ type harness struct {
 	noReportFiles bool
 	// parsedEvent is the Runner's Event (nil: it reads GITHUB_EVENT_PATH).
 	parsedEvent *actions.Event
+	// mergeBase is the Runner's MergeBase (the App's, from GitHub's
+	// compare API).
+	mergeBase actionrun.KnownMergeBase
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -135,6 +138,7 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		Repo:            h.gitRepo,
 		NoReportFiles:   h.noReportFiles,
 		Event:           h.parsedEvent,
+		MergeBase:       h.mergeBase,
 	}
 	return r.Run(ctx)
 }

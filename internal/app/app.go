@@ -322,6 +322,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		Repo:            fetched.Repo,
 		NoReportFiles:   true,
 		Event:           parsed,
+		MergeBase:       actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
 	}
 	code := r.Run(ctx)
 	switch {
@@ -347,11 +348,11 @@ func (a *App) prepare(ctx context.Context, log *slog.Logger, job webhook.Job, ne
 	if err != nil {
 		return err
 	}
+	c, err := ghapi.NewClient(a.apiRoot, token, hc, clientOpts...)
+	if err != nil {
+		return err
+	}
 	if need.Command {
-		c, err := ghapi.NewClient(a.apiRoot, token, hc, clientOpts...)
-		if err != nil {
-			return err
-		}
 		pr, err := c.PullRequest(ctx, repo, need.PR)
 		if err != nil {
 			return fmt.Errorf("reading pull request #%d, whose commits the command needs: %w", need.PR, err)
@@ -361,15 +362,20 @@ func (a *App) prepare(ctx context.Context, log *slog.Logger, job webhook.Job, ne
 			need.Refs = append(need.Refs, "refs/heads/"+pr.BaseRef)
 		}
 	}
-	res, err := fetchCommits(ctx, workspace, fetchSpec{URL: cloneURL, Token: token, Base: need.Base, Head: need.Head, Refs: need.Refs, Depth: a.cfg.FetchDepth})
+	base, head := need.Base, need.Head
+	compare := func(ctx context.Context) (*ghapi.Comparison, error) { return c.Compare(ctx, repo, base, head) }
+	res, err := fetchCommits(ctx, workspace, fetchSpec{URL: cloneURL, Token: token, Base: base, Head: head, Refs: need.Refs, Depth: a.cfg.FetchDepth, Compare: compare})
 	*fetched = res
 	a.m.fetchSeconds.Observe(res.Duration.Seconds())
+	if res.CompareErr != nil {
+		log.Warn("GitHub's compare API could not give the merge base: fetching deeper instead", "base", base, "head", head, "error", res.CompareErr.Error())
+	}
 	if err != nil {
 		a.m.fetches.WithLabelValues("failed").Inc()
 		return fmt.Errorf("swarm-gate could not fetch the commits to evaluate: %w", err)
 	}
 	a.m.fetches.WithLabelValues(res.Mode).Inc()
-	log.Debug("commits fetched", "mode", res.Mode, "depth", res.Depth, "seconds", res.Duration.Seconds())
+	log.Debug("commits fetched", "mode", res.Mode, "depth", res.Depth, "merge_base", res.MergeBase, "seconds", res.Duration.Seconds())
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
@@ -39,15 +40,31 @@ type fetchSpec struct {
 	Refs []string
 	// Depth is the first fetch's depth (0: DefaultFetchDepth).
 	Depth int
+	// Compare, when not nil, asks GitHub's compare API for the merge base
+	// of Base and Head (one REST call: ghapi.Client.Compare). It is called
+	// only when the first fetch does not reach the merge base.
+	Compare func(ctx context.Context) (*ghapi.Comparison, error)
 }
 
 // fetchResult says how the commits were fetched.
 type fetchResult struct {
-	// Mode is shallow (the first depth sufficed), deepened, full (the
-	// whole history of the two commits) or refs (by ref, not by SHA).
+	// Mode is shallow (the first depth sufficed), merge-base (GitHub's
+	// compare API gave the merge base, and the head's history was fetched
+	// down to it), deepened, full (the whole history of the two commits)
+	// or refs (by ref, not by SHA).
 	Mode     string
-	Depth    int // 0 for full and refs
+	Depth    int // the last fetch's; 0 for full and refs
 	Duration time.Duration
+	// MergeBase is the merge base GitHub's compare API gave, in mode
+	// merge-base only: a commit of the fetched head's history (checked),
+	// which the base's fetched history may not reach; the pipeline must
+	// measure the changes from it (pipeline.Options.MergeBase). "" in the
+	// other modes: the pipeline finds the merge base itself.
+	MergeBase string
+	// CompareErr is why GitHub's compare API could not be used when it was
+	// asked (the fetch then went on as without it: deeper, then whole);
+	// nil when it was not asked or it answered.
+	CompareErr error
 	// Repo is the fetched repository, opened once for the whole
 	// evaluation (it keeps its pack files open): the check that the merge
 	// base is there read through it already, and the runner reads through
@@ -75,6 +92,16 @@ func (r *fetchResult) close() error {
 // commits themselves are compared afterwards, so a pull request of any size
 // is judged (the pull request files API's 3,000-file cap does not apply).
 //
+// When the first fetch does not reach the merge base and f.Compare is
+// set, GitHub is asked for the merge base instead of going deeper (mode
+// merge-base): when it is not in the head's fetched history yet, the head
+// is fetched again at depth ahead_by+1 (at least Depth), with the merge
+// base itself, in one fetch. The merge base must then be the head or an
+// ancestor of it in the fetched history: else the fetch fails (a
+// *mergeBaseError naming the SHAs), whatever else could be fetched. When
+// the compare API fails, the fetch goes on as without it (CompareErr says
+// why).
+//
 // When the server does not serve commits by SHA (no
 // allow-reachable-sha1-in-want), or refuses one, the refs that carry them
 // are fetched (whole history) and the commits looked up there.
@@ -89,9 +116,11 @@ func fetchCommits(ctx context.Context, dir string, f fetchSpec) (fetchResult, er
 		depth = DefaultFetchDepth
 	}
 	res, err := fetchBySHA(ctx, dir, f, depth)
-	if err != nil && len(f.Refs) > 0 && ctx.Err() == nil && !noAccess(err) {
-		shaErr := err
+	var mbErr *mergeBaseError
+	if err != nil && len(f.Refs) > 0 && ctx.Err() == nil && !noAccess(err) && !errors.As(err, &mbErr) {
+		shaErr, compareErr := err, res.CompareErr
 		res, err = fetchByRefs(ctx, dir, f)
+		res.CompareErr = compareErr
 		if err != nil {
 			err = fmt.Errorf("%w; fetching the refs that carry them instead (%s) failed too: %v", shaErr, strings.Join(f.Refs, ", "), err)
 		}
@@ -113,27 +142,96 @@ func fetchBySHA(ctx context.Context, dir string, f fetchSpec, depth int) (fetchR
 	if err != nil {
 		return fetchResult{}, err
 	}
+	var compareErr error
 	for _, d := range []int{depth, depth * deepenFactor} {
 		if err := fetch(ctx, repo, f, specs, d); err != nil {
-			return fetchResult{}, err
+			return fetchResult{CompareErr: compareErr}, err
 		}
 		if g, ok := ready(dir, f); ok {
 			mode := "shallow"
 			if d != depth {
 				mode = "deepened"
 			}
-			return fetchResult{Mode: mode, Depth: d, Repo: g}, nil
+			return fetchResult{Mode: mode, Depth: d, Repo: g, CompareErr: compareErr}, nil
+		}
+		if d == depth && f.Compare != nil {
+			cmp, err := f.Compare(ctx)
+			if err == nil {
+				return fetchToMergeBase(ctx, dir, repo, f, cmp, depth)
+			}
+			compareErr = err
 		}
 	}
 	// go-git cannot unshallow a repository: start again, whole history.
 	if repo, err = initRepo(dir, f.URL); err != nil {
-		return fetchResult{}, err
+		return fetchResult{CompareErr: compareErr}, err
 	}
 	if err := fetch(ctx, repo, f, specs, 0); err != nil {
+		return fetchResult{CompareErr: compareErr}, err
+	}
+	return fetchResult{Mode: "full", Repo: openFetched(dir), CompareErr: compareErr}, nil
+}
+
+// fetchToMergeBase completes a first fetch at depth that did not reach the
+// merge base, with the merge base GitHub's compare API gave (cmp): when it
+// is not in the head's fetched history yet, the head and the merge base
+// are fetched at depth max(ahead_by+1, depth), which reaches it along the
+// head's shortest path to it (ahead_by commits at most). The merge base
+// must then be the head or one of its ancestors in the fetched history;
+// else the error is a *mergeBaseError.
+func fetchToMergeBase(ctx context.Context, dir string, repo *git.Repository, f fetchSpec, cmp *ghapi.Comparison, depth int) (fetchResult, error) {
+	mb := cmp.MergeBase
+	if !fullSHA.MatchString(mb) || cmp.AheadBy < 0 {
+		return fetchResult{}, &mergeBaseError{msg: fmt.Sprintf("GitHub's compare API gives %q as the merge base of base %s and head %s, %d commits behind the head: not a commit SHA and a count", mb, f.Base, f.Head, cmp.AheadBy)}
+	}
+	if g, ok, err := hasAncestor(dir, mb, f.Head); err != nil {
+		return fetchResult{}, err
+	} else if ok {
+		return fetchResult{Mode: "merge-base", Depth: depth, Repo: g, MergeBase: mb}, nil
+	}
+	d := max(cmp.AheadBy+1, depth)
+	specs := []config.RefSpec{config.RefSpec(fmt.Sprintf("%s:refs/swarm-gate/want0", f.Head))}
+	if mb != f.Head {
+		specs = append(specs, config.RefSpec(fmt.Sprintf("%s:refs/swarm-gate/merge-base", mb)))
+	}
+	if err := fetch(ctx, repo, f, specs, d); err != nil {
 		return fetchResult{}, err
 	}
-	return fetchResult{Mode: "full", Repo: openFetched(dir)}, nil
+	g, ok, err := hasAncestor(dir, mb, f.Head)
+	if err != nil {
+		return fetchResult{}, err
+	}
+	if !ok {
+		return fetchResult{}, &mergeBaseError{msg: fmt.Sprintf("GitHub's compare API gives %s as the merge base of base %s and head %s, %d commits behind the head, but it is not an ancestor of head %s in the head's history fetched from %s (depth %d): the changes cannot be measured from it; swarm-gate does not evaluate against a merge base it cannot check", mb, f.Base, f.Head, cmp.AheadBy, f.Head, f.URL, d)}
+	}
+	return fetchResult{Mode: "merge-base", Depth: d, Repo: g, MergeBase: mb}, nil
 }
+
+// hasAncestor reports whether commit mb is head or one of its ancestors
+// in the repository fetched into dir; when it is, it returns the
+// repository opened (openFetched), which the caller must close.
+func hasAncestor(dir, mb, head string) (*source.Git, bool, error) {
+	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true})
+	if err != nil {
+		return nil, false, fmt.Errorf("checking that %s is an ancestor of %s: %w", mb, head, err)
+	}
+	ok, err := g.IsAncestor(plumbing.NewHash(mb), plumbing.NewHash(head))
+	if err != nil || !ok {
+		_ = g.Close()
+		if err != nil {
+			return nil, false, fmt.Errorf("checking that %s is an ancestor of %s in the fetched repository: %w", mb, head, err)
+		}
+		return nil, false, nil
+	}
+	return g, true, nil
+}
+
+// mergeBaseError is a merge base from GitHub's compare API that the
+// fetched history contradicts: the evaluation fails closed on it (no other
+// fetch is tried).
+type mergeBaseError struct{ msg string }
+
+func (e *mergeBaseError) Error() string { return e.msg }
 
 func fetchByRefs(ctx context.Context, dir string, f fetchSpec) (fetchResult, error) {
 	repo, err := initRepo(dir, f.URL)

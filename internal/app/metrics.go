@@ -39,7 +39,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swarm_gate_fetches_total",
-			Help: "Fetches of an evaluation's commits, by how they ended: shallow, deepened, full, refs (the server would not serve the commits by SHA), failed.",
+			Help: "Fetches of an evaluation's commits, by how they ended: shallow, merge-base (GitHub's compare API gave the merge base the first fetch did not reach), deepened, full, refs (the server would not serve the commits by SHA), failed.",
 		}, []string{"mode"}),
 		fetchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "swarm_gate_fetch_duration_seconds",

@@ -62,6 +62,7 @@ func init() {
 		"git/create-tree":                         (*Server).createTree,
 		"git/create-blob":                         (*Server).createBlob,
 		"repos/get-branch":                        (*Server).getBranch,
+		"repos/compare-commits":                   (*Server).compareCommits,
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -56,6 +58,17 @@ type Options struct {
 	// request (internal/commands reads them back from its comments); the
 	// gates apply those bound to the head plan's structure hash.
 	Overrides []gates.Override
+	// MergeBase, when not "", is the merge base of Base and Head as a
+	// trusted source gave it (a full SHA: the GitHub App asks GitHub's
+	// compare API when its fetch of the base side does not reach down to
+	// the merge base). The change set is then measured from it instead of
+	// from the merge base found in the repository, which needs the history
+	// of both sides. It must be a commit of the repository and an
+	// ancestor of Head (or Head itself) in the history the repository
+	// holds: else Check fails with an error naming both SHAs. That it is
+	// also an ancestor of Base is not checked (the base side's history
+	// may not reach it): that is the source's word.
+	MergeBase string
 }
 
 // phaseLabel is DESIGN.md section 2's phase label, swarm:phase-<N>.
@@ -98,7 +111,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)
 	}
-	mb, err := repo.MergeBase(base, head)
+	mb, err := mergeBase(repo, opts.MergeBase, base, head)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +189,34 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r.Config = cfg.Source
 	return r, nil
 }
+
+// mergeBase is the given merge base, checked against the repository
+// (Options.MergeBase), or, when none is given, the one the repository's
+// history gives (source.Git.MergeBase).
+func mergeBase(repo *source.Git, given string, base, head plumbing.Hash) (plumbing.Hash, error) {
+	if given == "" {
+		return repo.MergeBase(base, head)
+	}
+	what := fmt.Sprintf("the merge base %s given for base %s and head %s", given, base, head)
+	if !fullSHA.MatchString(given) {
+		return plumbing.ZeroHash, fmt.Errorf("%s: not a full commit SHA (40 lowercase hex digits)", what)
+	}
+	mb := plumbing.NewHash(given)
+	if _, err := repo.CommitTime(mb); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s: it is not in the repository: %w", what, err)
+	}
+	ok, err := repo.IsAncestor(mb, head)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checking %s: %w", what, err)
+	}
+	if !ok {
+		return plumbing.ZeroHash, fmt.Errorf("%s: it is not an ancestor of head %s in the repository's history, so the pull request's changes cannot be measured from it; refusing to evaluate", what, head)
+	}
+	return mb, nil
+}
+
+// fullSHA is a full SHA-1 commit name.
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // phaseHints are what can name the pull request's phase, in the order
 // DESIGN.md section 2 tries them.
