@@ -13,6 +13,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/fdtest"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
@@ -55,27 +56,6 @@ func TestNoReportFiles(t *testing.T) {
 	}
 }
 
-// openUnder counts this process's file descriptors open on files under
-// dir (Linux: /proc/self/fd); the test is skipped elsewhere.
-func openUnder(t *testing.T, dir string) int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot list open files: %v", err)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(target, real+string(filepath.Separator)) {
-			n++
-		}
-	}
-	return n
-}
-
 // TestRunnerRepo: a Runner given the workspace's repository, opened with
 // its pack files kept open (as the App does), evaluates through it: the
 // same check runs, the pack read through the given Git (its descriptor is
@@ -109,13 +89,13 @@ func TestRunnerRepo(t *testing.T) {
 		t.Errorf("check runs:\n got %v\nwant %v", got, want)
 	}
 	gitDir := filepath.Join(h.workspace, ".git")
-	if n := openUnder(t, gitDir); n != 1 {
+	if n := fdtest.Under(t, gitDir); n != 1 {
 		t.Errorf("%d files open in .git after Run, want 1: the pack, read through the Runner's Repo", n)
 	}
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := openUnder(t, gitDir); n != 0 {
+	if n := fdtest.Under(t, gitDir); n != 0 {
 		t.Errorf("%d files open in .git after closing the Repo, want 0", n)
 	}
 }

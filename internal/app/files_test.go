@@ -3,36 +3,13 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/app"
+	"github.com/swarm-gate/swarm-gate/internal/fdtest"
 )
-
-// openFiles lists this process's file descriptors: all of them, and those
-// open on files under dir (removed ones included). Linux only (/proc); the
-// test is skipped elsewhere.
-func openFiles(t *testing.T, dir string) (all int, under []string) {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot list open files: %v", err)
-	}
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err != nil {
-			continue // the descriptor ReadDir itself used, closed since
-		}
-		all++
-		if strings.HasPrefix(target, dir+string(filepath.Separator)) {
-			under = append(under, target)
-		}
-	}
-	return all, under
-}
 
 // TestEvaluationsCloseFiles: every evaluation closes the files it opened
 // in its work directory (the fetched repository is opened once and keeps
@@ -54,7 +31,7 @@ func TestEvaluationsCloseFiles(t *testing.T) {
 		if err := a.Evaluate(context.Background(), h.job(fmt.Sprintf("d-files-%d", i))); err != nil {
 			t.Fatalf("evaluation %d: %v", i, err)
 		}
-		all, under := openFiles(t, work)
+		all, under := fdtest.Open(t, work)
 		if len(under) > 0 {
 			t.Fatalf("after evaluation %d, %d files under the work directory are still open: %v", i, len(under), under)
 		}

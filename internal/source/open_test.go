@@ -5,33 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-)
 
-// openFilesUnder counts this process's file descriptors open on files
-// under dir (Linux: /proc/self/fd); the test is skipped elsewhere.
-func openFilesUnder(t *testing.T, dir string) int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot list open files: %v", err)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err == nil && strings.HasPrefix(target, real+string(filepath.Separator)) {
-			n++
-		}
-	}
-	return n
-}
+	"github.com/swarm-gate/swarm-gate/internal/fdtest"
+)
 
 // readHead reads every file of head's snapshot.
 func readHead(t *testing.T, g *Git, head plumbing.Hash) {
@@ -57,7 +36,7 @@ func TestKeepFilesOpen(t *testing.T) {
 
 	plain := r.open()
 	readHead(t, plain, head)
-	if n := openFilesUnder(t, gitDir); n != 0 {
+	if n := fdtest.Under(t, gitDir); n != 0 {
 		t.Errorf("without KeepFilesOpen, %d files are open in .git after the reads, want 0", n)
 	}
 	if err := plain.Close(); err != nil {
@@ -69,13 +48,13 @@ func TestKeepFilesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	readHead(t, g, head)
-	if n := openFilesUnder(t, gitDir); n != 1 {
+	if n := fdtest.Under(t, gitDir); n != 1 {
 		t.Errorf("with KeepFilesOpen, %d files are open in .git after the reads, want 1 (the pack)", n)
 	}
 	if err := g.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if n := openFilesUnder(t, gitDir); n != 0 {
+	if n := fdtest.Under(t, gitDir); n != 0 {
 		t.Errorf("%d files are still open in .git after Close, want 0", n)
 	}
 	if err := g.Close(); err != nil {
@@ -84,7 +63,7 @@ func TestKeepFilesOpen(t *testing.T) {
 	if _, err := g.repo.Storer.EncodedObject(plumbing.AnyObject, head); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("reading after Close: %v, want fs.ErrClosed", err)
 	}
-	if n := openFilesUnder(t, gitDir); n != 0 {
+	if n := fdtest.Under(t, gitDir); n != 0 {
 		t.Errorf("a read after Close left %d files open in .git", n)
 	}
 }
