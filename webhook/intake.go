@@ -265,7 +265,7 @@ func validDelivery(id string) bool {
 
 func (s *Server) duplicate(w http.ResponseWriter, ev, delivery, event string) {
 	s.log.Info("webhook delivery is a duplicate: not queued again", "delivery", delivery, "event", event)
-	s.answer(w, ev, outcomeDuplicate, http.StatusOK, "duplicate delivery "+delivery+": already queued, not queued again")
+	s.answer(w, ev, outcomeDuplicate, http.StatusOK, "duplicate delivery "+delivery+": already received, not queued again")
 }
 
 // unavailable answers 503 with Retry-After.

@@ -27,7 +27,13 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-scenarios=${E2E_SCENARIOS:-burst paced coalesce}
+scenarios=${E2E_SCENARIOS-burst paced coalesce}
+[ -n "${scenarios// /}" ] || { echo "E2E_SCENARIOS is empty: name burst, paced or coalesce, or unset it for all three" >&2; exit 2; }
+fake_nice=${E2E_FAKE_NICE:-0}
+case $fake_nice in
+[0-9] | 1[0-9]) ;;
+*) echo "E2E_FAKE_NICE=$fake_nice: want a nice value from 0 to 19" >&2; exit 2 ;;
+esac
 for sc in $scenarios; do
 	case $sc in burst | paced | coalesce) ;; *) echo "E2E_SCENARIOS: unknown scenario $sc (want burst, paced or coalesce)" >&2; exit 2 ;; esac
 done
@@ -49,7 +55,7 @@ for sc in $scenarios; do
 	# scenario cannot raise it back for the next without privileges.
 	# shellcheck disable=SC2086 # E2E_ARGS is a list of flags
 	(cd "$root/bench/webhook" && "$work/webhook.test" -test.run '^$' -test.bench "AppEndToEnd/^${sc}\$" -test.benchtime 1x \
-		-test.timeout 30m -e2e.bin "$bin" -e2e.out "$work/results.jsonl" -e2e.fake-nice "${E2E_FAKE_NICE:-0}" "${workdir_flag[@]}" ${E2E_ARGS:-}) |
+		-test.timeout 30m -e2e.bin "$bin" -e2e.out "$work/results.jsonl" -e2e.fake-nice "$fake_nice" "${workdir_flag[@]}" ${E2E_ARGS:-}) |
 		grep -v '^ *e2e_test.go:[0-9]*: {"scenario"' | tee -a "$work/bench.txt"
 done
 echo "## results (one JSON object per scenario)"
