@@ -224,14 +224,85 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	} else {
 		bad("SWARM_GATE_LOG", "%q is not a log level: use debug, info, warn or error", get("SWARM_GATE_LOG"))
 	}
-	if cfg.listen == "" {
-		bad("SWARM_GATE_LISTEN", "empty: give an address such as :8080")
+	if why := checkListen(cfg.listen); why != "" {
+		bad("SWARM_GATE_LISTEN", "%s", why)
+	}
+	if why := checkWorkDir(cfg.workDir); why != "" {
+		bad("SWARM_GATE_WORK_DIR", "%s", why)
 	}
 	if len(errs) > 0 {
 		fmt.Fprintf(stderr, "swarm-gate serve: cannot start:\n  %s\n", strings.Join(errs, "\n  "))
 		return nil, exitUsage
 	}
 	return cfg, 0
+}
+
+// listenExamples ends the messages about SWARM_GATE_LISTEN.
+const listenExamples = "give HOST:PORT or :PORT, such as :8080, 127.0.0.1:8080 or [::1]:8080"
+
+// checkListen checks the syntax of SWARM_GATE_LISTEN: HOST:PORT, the host
+// possibly empty (every interface), an IPv6 host in brackets, the port a
+// number from 0 to 65535 (0: any free port). It returns what is wrong, or
+// "". Whether the address can be bound is known only by binding it.
+func checkListen(addr string) string {
+	if addr == "" {
+		return "empty: " + listenExamples
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		why := "not an address"
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			why = strings.TrimSuffix(ae.Err, " in address")
+		}
+		return fmt.Sprintf("%q is not HOST:PORT (%s): %s", addr, why, listenExamples)
+	}
+	if port == "" {
+		return fmt.Sprintf("%q has no port: %s", addr, listenExamples)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Sprintf("%q: the port %q is not a number from 0 to 65535: %s", addr, port, listenExamples)
+	}
+	if strings.ContainsAny(host, " \t/[]") {
+		return fmt.Sprintf("%q: the host %q is not a host name or an IP address: %s", addr, host, listenExamples)
+	}
+	return ""
+}
+
+// checkWorkDir checks SWARM_GATE_WORK_DIR ("" is the system's temporary
+// directory, $TMPDIR or /tmp): it must be a directory in which a directory
+// can be made, as each evaluation makes its clone there. It returns what
+// is wrong, or "".
+func checkWorkDir(dir string) string {
+	what, fix := fmt.Sprintf("%q", dir), "give a writable directory"
+	if dir == "" {
+		dir = os.TempDir()
+		what = fmt.Sprintf("not set, and the system's temporary directory %q (TMPDIR)", dir)
+		fix = "set TMPDIR or SWARM_GATE_WORK_DIR to a writable directory"
+	}
+	plain := func(err error) error {
+		if u := errors.Unwrap(err); u != nil {
+			return u
+		}
+		return err
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("%s does not exist: %s; each evaluation makes its temporary clone there", what, fix)
+	case err != nil:
+		return fmt.Sprintf("%s cannot be read (%v): %s", what, plain(err), fix)
+	case !info.IsDir():
+		return fmt.Sprintf("%s is a file, not a directory: %s", what, fix)
+	}
+	probe, err := os.MkdirTemp(dir, ".swarm-gate-probe-*")
+	if err != nil {
+		return fmt.Sprintf("%s is not writable (%v): %s; each evaluation makes its temporary clone there", what, plain(err), fix)
+	}
+	if err := os.Remove(probe); err != nil {
+		return fmt.Sprintf("%s: a directory made there cannot be removed (%v): %s", what, plain(err), fix)
+	}
+	return ""
 }
 
 // serve runs the App until ctx is cancelled (SIGTERM, SIGINT), then stops:
@@ -249,20 +320,24 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	// The address first: taken or not local, the server stops before
+	// asking GitHub anything or starting a worker.
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fail(report.ExitError, "SWARM_GATE_LISTEN (--listen) %q: cannot listen there: %v", cfg.listen, listenError(err))
+	}
 	ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	slug, err := a.Identify(ictx)
 	cancel()
 	if err != nil {
+		ln.Close()
 		return fail(report.ExitError, "checking the App's credentials: %v", err)
 	}
 	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
 		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout})
 	if err != nil {
+		ln.Close()
 		return fail(exitUsage, "%v", err)
-	}
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fail(report.ExitError, "listening on SWARM_GATE_LISTEN %q: %v", cfg.listen, err)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -305,6 +380,16 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	}
 	log.Info("stopped", "exit_code", code)
 	return code
+}
+
+// listenError is why net.Listen failed, without the "listen tcp ADDR:"
+// prefix that repeats the address: "bind: address already in use".
+func listenError(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
 }
 
 // abandonTimeout bounds marking each dropped job's check run failed at

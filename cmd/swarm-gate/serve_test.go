@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
@@ -11,13 +13,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,6 +61,48 @@ func keyPEM() string {
 // prints the key or the secret.
 func TestServeSettings(t *testing.T) {
 	secret := "s3cret-" + strings.Repeat("x", 8)
+	ok := map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}
+	with := func(kv ...string) map[string]string {
+		env := map[string]string{}
+		for k, v := range ok {
+			env[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+		return env
+	}
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "file")
+	if err := os.WriteFile(regular, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	publicKey := filepath.Join(dir, "public.pem")
+	pub, err := x509.MarshalPKIXPublicKey(&serveKey().PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(publicKey, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec1, err := x509.MarshalECPrivateKey(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecKey := filepath.Join(dir, "ec.pem")
+	if err := os.WriteFile(ecKey, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecPKCS8 := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}))
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -69,13 +116,40 @@ func TestServeSettings(t *testing.T) {
 		{"app id not a number", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_PRIVATE_KEY": keyPEM()}, []string{"--app-id", "my-app"},
 			`SWARM_GATE_APP_ID (--app-id): "my-app" is not a positive number`},
 		{"no private key", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, nil,
-			"no private key: set SWARM_GATE_PRIVATE_KEY_PATH"},
+			"\n  SWARM_GATE_PRIVATE_KEY_PATH (--private-key-path) and SWARM_GATE_PRIVATE_KEY: neither is set: set SWARM_GATE_PRIVATE_KEY_PATH to the .pem file"},
 		{"both private keys", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM(),
-			"SWARM_GATE_PRIVATE_KEY_PATH": "/nonexistent/key.pem"}, nil, "both SWARM_GATE_PRIVATE_KEY_PATH and SWARM_GATE_PRIVATE_KEY are set"},
+			"SWARM_GATE_PRIVATE_KEY_PATH": "/nonexistent/key.pem"}, nil, "\n  SWARM_GATE_PRIVATE_KEY_PATH (--private-key-path) and SWARM_GATE_PRIVATE_KEY: both are set: set only one"},
 		{"private key not PEM", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": "not-a-key-" + secret}, nil,
-			"the App's private key from SWARM_GATE_PRIVATE_KEY is not a PEM-encoded RSA private key"},
+			"\n  SWARM_GATE_PRIVATE_KEY: not a PEM-encoded RSA private key"},
 		{"private key file missing", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, []string{"--private-key-path", "missing.pem"},
-			"reading the App's private key from SWARM_GATE_PRIVATE_KEY_PATH (missing.pem)"},
+			"\n  SWARM_GATE_PRIVATE_KEY_PATH (missing.pem): cannot read the App's private key: no such file or directory"},
+		{"private key file is a public key", with("SWARM_GATE_PRIVATE_KEY", ""), []string{"--private-key-path", publicKey},
+			"\n  SWARM_GATE_PRIVATE_KEY_PATH (" + publicKey + "): a PEM public key, not the App's private key"},
+		{"private key file is an EC key", with("SWARM_GATE_PRIVATE_KEY", "", "SWARM_GATE_PRIVATE_KEY_PATH", ecKey), nil,
+			"\n  SWARM_GATE_PRIVATE_KEY_PATH (" + ecKey + "): an EC private key; a GitHub App's key is RSA (download a new one from the App's settings"},
+		{"private key is a PKCS#8 EC key", with("SWARM_GATE_PRIVATE_KEY", ecPKCS8), nil,
+			"\n  SWARM_GATE_PRIVATE_KEY: an EC private key; a GitHub App's key is RSA"},
+		{"private key is a file name", with("SWARM_GATE_PRIVATE_KEY", "/etc/swarm-gate/app.pem"), nil,
+			"\n  SWARM_GATE_PRIVATE_KEY: not a PEM-encoded RSA private key; it looks like a file name: give the file's path in SWARM_GATE_PRIVATE_KEY_PATH"},
+		{"listen: no port", with("SWARM_GATE_LISTEN", "nonsense"), nil,
+			`SWARM_GATE_LISTEN (--listen): "nonsense" is not HOST:PORT (missing port): give HOST:PORT or :PORT`},
+		{"listen: port out of range", with(), []string{"--listen", ":99999"},
+			`SWARM_GATE_LISTEN (--listen): ":99999": the port "99999" is not a number from 0 to 65535`},
+		{"listen: too many colons", with("SWARM_GATE_LISTEN", "host:port:extra"), nil,
+			`SWARM_GATE_LISTEN (--listen): "host:port:extra" is not HOST:PORT (too many colons)`},
+		{"listen: port by name", with(), []string{"--listen", "localhost:http"},
+			`SWARM_GATE_LISTEN (--listen): "localhost:http": the port "http" is not a number from 0 to 65535`},
+		{"listen: a path in the host", with("SWARM_GATE_LISTEN", "localhost/webhook:8080"), nil,
+			`SWARM_GATE_LISTEN (--listen): "localhost/webhook:8080": the host "localhost/webhook" is not a host name or an IP address`},
+		{"listen: empty flag", with(), []string{"--listen="}, `SWARM_GATE_LISTEN (--listen): empty: give HOST:PORT or :PORT`},
+		{"work dir missing", with("SWARM_GATE_WORK_DIR", missing), nil,
+			"SWARM_GATE_WORK_DIR (--work-dir): \"" + missing + "\" does not exist: give a writable directory"},
+		{"work dir is a file", with(), []string{"--work-dir", regular},
+			"SWARM_GATE_WORK_DIR (--work-dir): \"" + regular + "\" is a file, not a directory"},
+		{"work dir unset, TMPDIR missing", with("TMPDIR", missing), nil,
+			"SWARM_GATE_WORK_DIR (--work-dir): not set, and the system's temporary directory \"" + missing + "\" (TMPDIR) does not exist: set TMPDIR or SWARM_GATE_WORK_DIR to a writable directory"},
+		{"work dir unset, TMPDIR a file", with("TMPDIR", regular), nil,
+			"SWARM_GATE_WORK_DIR (--work-dir): not set, and the system's temporary directory \"" + regular + "\" (TMPDIR) is a file, not a directory"},
 		{"bad API URL", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()},
 			[]string{"--github-api-url", "https://github.com/"}, "SWARM_GATE_GITHUB_API_URL \"https://github.com/\": that is the web site, not the API"},
 		{"bad duration", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_JOB_TIMEOUT": "ten minutes"}, nil,
@@ -104,9 +178,120 @@ func TestServeSettings(t *testing.T) {
 			if n := strings.Count(stderr, tc.want); n != 1 {
 				t.Errorf("stderr says %q %d times, want once:\n%s", tc.want, n, stderr)
 			}
-			for _, s := range []string{secret, "PRIVATE KEY-----"} {
+			for _, s := range []string{secret, "PRIVATE KEY-----", "PUBLIC KEY-----"} {
 				if strings.Contains(stdout+stderr, s) {
 					t.Errorf("the output shows a secret (%q)", s)
+				}
+			}
+			// The Go libraries' own words stay out of the messages.
+			for _, s := range []string{"asn1", "x509", "ParseECPrivateKey", "structure error", "open /", "stat /", "mkdir /"} {
+				if strings.Contains(stderr, s) {
+					t.Errorf("stderr shows a library's message (%q):\n%s", s, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestServeSettingsAccepted: the settings checks let good values through:
+// addresses with and without a host, IPv6 in brackets, port 0; a PKCS#8
+// RSA key as well as GitHub's PKCS#1 one; a work directory that exists.
+func TestServeSettingsAccepted(t *testing.T) {
+	der, err := x509.MarshalPKCS8PrivateKey(serveKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8 := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	for _, tc := range []struct {
+		name, key string
+		args      []string
+	}{
+		{"PKCS#1 key, default address", keyPEM(), nil},
+		{"PKCS#8 key", pkcs8, []string{"--listen", "127.0.0.1:0"}},
+		{"IPv6 address", keyPEM(), []string{"--listen", "[::1]:8080"}},
+		{"host name and highest port", keyPEM(), []string{"--listen", "localhost:65535", "--work-dir", t.TempDir()}},
+		{"port only", keyPEM(), []string{"--listen", ":0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearServeEnv(t)
+			t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "s")
+			t.Setenv("SWARM_GATE_APP_ID", "1")
+			t.Setenv("SWARM_GATE_PRIVATE_KEY", tc.key)
+			var stderr bytes.Buffer
+			cfg, code := serveFlags(tc.args, &bytes.Buffer{}, &stderr)
+			if cfg == nil {
+				t.Fatalf("serveFlags refused (exit %d):\n%s", code, stderr.String())
+			}
+			if !cfg.privateKey.Equal(serveKey()) {
+				t.Error("the key read is not the key given")
+			}
+		})
+	}
+}
+
+// TestServeWorkDirNotWritable: a work directory in which nothing can be
+// made is refused at start-up, exit 3.
+func TestServeWorkDirNotWritable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+	if probe, err := os.MkdirTemp(dir, "probe-*"); err == nil {
+		os.Remove(probe)
+		t.Skip("this user can write in a directory of mode 0500 (root): no unwritable directory to test with")
+	}
+	clearServeEnv(t)
+	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "s")
+	t.Setenv("SWARM_GATE_APP_ID", "1")
+	t.Setenv("SWARM_GATE_PRIVATE_KEY", keyPEM())
+	code, _, stderr := runCLI(t, "serve", "--work-dir", dir)
+	if want := "SWARM_GATE_WORK_DIR (--work-dir): \"" + dir + "\" is not writable (permission denied)"; code != exitUsage || strings.Count(stderr, want) != 1 {
+		t.Errorf("exit %d, want %d, with %q once:\n%s", code, exitUsage, want, stderr)
+	}
+}
+
+// TestServeListenFails: an address that parses but cannot be bound (taken,
+// or not one of this machine's) stops serve with exit code 2, naming the
+// setting, before it asks GitHub anything (and so before any worker
+// starts).
+func TestServeListenFails(t *testing.T) {
+	var calls atomic.Int32
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "not now", http.StatusInternalServerError)
+	}))
+	defer gh.Close()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, tc := range []struct{ name, addr, why string }{
+		{"address taken", taken.Addr().String(), "address already in use"},
+		{"address not local", "192.0.2.1:0", "cannot assign requested address"}, // TEST-NET-1
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls.Store(0)
+			clearServeEnv(t)
+			t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "s")
+			t.Setenv("SWARM_GATE_APP_ID", "1")
+			t.Setenv("SWARM_GATE_PRIVATE_KEY", keyPEM())
+			t.Setenv("SWARM_GATE_GITHUB_API_URL", gh.URL)
+			code, _, stderr := runCLI(t, "serve", "--listen", tc.addr, "--work-dir", t.TempDir())
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			want := `SWARM_GATE_LISTEN (--listen) \"` + tc.addr + `\": cannot listen there: bind: ` + tc.why
+			if n := strings.Count(stderr, want); n != 1 {
+				t.Errorf("stderr says %s %d times, want once:\n%s", want, n, stderr)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Errorf("GitHub was called %d times before the address was bound", n)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+				if !json.Valid([]byte(line)) {
+					t.Errorf("stderr line is not a JSON log record: %s", line)
 				}
 			}
 		})
@@ -121,17 +306,21 @@ func TestServeSettingsOnePass(t *testing.T) {
 	t.Setenv("SWARM_GATE_WEBHOOK_SECRET", "   ")
 	t.Setenv("SWARM_GATE_PRIVATE_KEY", "not a key")
 	t.Setenv("SWARM_GATE_LOG", "loud")
-	code, _, stderr := runCLI(t, "serve", "--app-id", "zero", "--github-api-url", "https://github.com/", "--workers", "-2")
+	missing := filepath.Join(t.TempDir(), "missing")
+	code, _, stderr := runCLI(t, "serve", "--app-id", "zero", "--github-api-url", "https://github.com/", "--workers", "-2",
+		"--listen", "host:port:extra", "--work-dir", missing)
 	if code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
 	for _, want := range []string{
 		"SWARM_GATE_WEBHOOK_SECRET: only white space",
 		`SWARM_GATE_APP_ID (--app-id): "zero" is not a positive number`,
-		"the App's private key from SWARM_GATE_PRIVATE_KEY is not a PEM-encoded RSA private key",
+		"SWARM_GATE_PRIVATE_KEY: not a PEM-encoded RSA private key",
 		`SWARM_GATE_GITHUB_API_URL "https://github.com/": that is the web site, not the API`,
 		`SWARM_GATE_WORKERS (--workers): "-2" is not a whole number >= 0`,
 		`SWARM_GATE_LOG: "loud" is not a log level`,
+		`SWARM_GATE_LISTEN (--listen): "host:port:extra" is not HOST:PORT`,
+		`SWARM_GATE_WORK_DIR (--work-dir): "` + missing + `" does not exist`,
 	} {
 		if n := strings.Count(stderr, want); n != 1 {
 			t.Errorf("stderr says %q %d times, want once:\n%s", want, n, stderr)

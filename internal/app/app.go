@@ -124,7 +124,7 @@ func New(cfg Config) (*App, error) {
 		return nil, fmt.Errorf("SWARM_GATE_APP_ID %d: want the GitHub App's id, a positive number (App settings > About > App ID)", cfg.AppID)
 	}
 	if cfg.PrivateKey == nil {
-		return nil, errors.New("no private key: set SWARM_GATE_PRIVATE_KEY_PATH or SWARM_GATE_PRIVATE_KEY")
+		return nil, errors.New("SWARM_GATE_PRIVATE_KEY_PATH and SWARM_GATE_PRIVATE_KEY: neither is set: set one to the App's private key")
 	}
 	api, web, err := apiRoots(cfg.APIURL)
 	if err != nil {

@@ -2,7 +2,11 @@ package app
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +18,6 @@ import (
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
-	jwt "github.com/golang-jwt/jwt/v4"
 	"github.com/google/go-github/v62/github"
 
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
@@ -24,18 +27,25 @@ import (
 // file path (SWARM_GATE_PRIVATE_KEY_PATH) and a value
 // (SWARM_GATE_PRIVATE_KEY, the PEM text itself; "\n" escapes are turned
 // into newlines, as some secret stores keep one line). The key is checked
-// to be an RSA private key. Errors name the setting, never the key.
+// to be an RSA private key, PKCS#1 ("RSA PRIVATE KEY", what GitHub gives)
+// or PKCS#8 ("PRIVATE KEY"). Errors start with the setting, say in plain
+// words what was given instead, and never quote the key nor the parsers'
+// messages.
 func LoadPrivateKey(path, value string) (*rsa.PrivateKey, error) {
 	var pemBytes []byte
 	var from string
 	switch {
 	case path != "" && value != "":
-		return nil, errors.New("both SWARM_GATE_PRIVATE_KEY_PATH and SWARM_GATE_PRIVATE_KEY are set: set only one")
+		return nil, errors.New("SWARM_GATE_PRIVATE_KEY_PATH (--private-key-path) and SWARM_GATE_PRIVATE_KEY: both are set: set only one")
 	case path != "":
 		from = "SWARM_GATE_PRIVATE_KEY_PATH (" + path + ")"
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("reading the App's private key from %s: %w", from, errors.Unwrap(err))
+			why := err
+			if u := errors.Unwrap(err); u != nil {
+				why = u
+			}
+			return nil, fmt.Errorf("%s: cannot read the App's private key: %v", from, why)
 		}
 		pemBytes = b
 	case value != "":
@@ -45,14 +55,77 @@ func LoadPrivateKey(path, value string) (*rsa.PrivateKey, error) {
 		}
 		pemBytes = []byte(value)
 	default:
-		return nil, errors.New("no private key: set SWARM_GATE_PRIVATE_KEY_PATH to the .pem file GitHub generated for the App (App settings > Private keys), or SWARM_GATE_PRIVATE_KEY to its contents")
+		return nil, errors.New("SWARM_GATE_PRIVATE_KEY_PATH (--private-key-path) and SWARM_GATE_PRIVATE_KEY: neither is set: set SWARM_GATE_PRIVATE_KEY_PATH to the .pem file GitHub generated for the App (App settings > Private keys), or SWARM_GATE_PRIVATE_KEY to its contents")
 	}
-	key, err := jwt.ParseRSAPrivateKeyFromPEM(pemBytes)
-	if err != nil {
-		// jwt's errors do not quote the key; still, say only what is wrong.
-		return nil, fmt.Errorf("the App's private key from %s is not a PEM-encoded RSA private key (%v): use the .pem file GitHub generated for the App", from, err)
+	key, why := parseRSAPrivateKey(pemBytes, from == "SWARM_GATE_PRIVATE_KEY")
+	if why != "" {
+		return nil, fmt.Errorf("%s: %s", from, why)
 	}
 	return key, nil
+}
+
+// newKeyHint ends the messages about a key of the wrong kind.
+const newKeyHint = "a GitHub App's key is RSA (download a new one from the App's settings, Private keys)"
+
+// parseRSAPrivateKey reads the first PEM block of b as an RSA private key.
+// Otherwise it returns why not, in words that hold nothing of b but the
+// block's type.
+func parseRSAPrivateKey(b []byte, isValue bool) (*rsa.PrivateKey, string) {
+	block, _ := pem.Decode(b)
+	if block == nil {
+		text := strings.TrimSpace(string(b))
+		switch {
+		case text == "":
+			return nil, "empty: not a PEM-encoded RSA private key"
+		case strings.HasPrefix(text, "ssh-rsa ") || strings.HasPrefix(text, "ssh-ed25519 ") || strings.HasPrefix(text, "ecdsa-sha2-"):
+			return nil, "an SSH public key, not the App's private key: " + newKeyHint
+		case isValue && !strings.Contains(text, "\n") && (strings.HasPrefix(text, "/") || strings.HasSuffix(text, ".pem")):
+			return nil, "not a PEM-encoded RSA private key; it looks like a file name: give the file's path in SWARM_GATE_PRIVATE_KEY_PATH instead, or its contents here"
+		}
+		return nil, "not a PEM-encoded RSA private key (no \"BEGIN RSA PRIVATE KEY\" line): use the .pem file GitHub generated for the App"
+	}
+	if strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") || block.Type == "ENCRYPTED PRIVATE KEY" {
+		return nil, "an encrypted private key: give the App's key as GitHub generated it, not encrypted"
+	}
+	damaged := "a PEM block \"" + block.Type + "\" whose contents are not a valid RSA private key (damaged or cut short?): use the .pem file GitHub generated for the App"
+	switch block.Type {
+	case "RSA PRIVATE KEY", "PRIVATE KEY":
+		// Either parser for either type, as the JWT library did.
+		if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+			return k, ""
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			if _, ecErr := x509.ParseECPrivateKey(block.Bytes); ecErr == nil {
+				return nil, "an EC private key; " + newKeyHint
+			}
+			return nil, damaged
+		}
+		switch k := k.(type) {
+		case *rsa.PrivateKey:
+			return k, ""
+		case *ecdsa.PrivateKey:
+			return nil, "an EC private key; " + newKeyHint
+		case ed25519.PrivateKey:
+			return nil, "an Ed25519 private key; " + newKeyHint
+		}
+		return nil, "a private key of another kind than RSA; " + newKeyHint
+	case "EC PRIVATE KEY":
+		return nil, "an EC private key; " + newKeyHint
+	case "OPENSSH PRIVATE KEY":
+		return nil, "an OpenSSH private key, not the App's private key: " + newKeyHint
+	case "DSA PRIVATE KEY":
+		return nil, "a DSA private key; " + newKeyHint
+	case "PUBLIC KEY", "RSA PUBLIC KEY", "EC PUBLIC KEY", "SSH2 PUBLIC KEY":
+		return nil, "a PEM public key, not the App's private key: use the .pem file GitHub generated for the App (App settings > Private keys)"
+	case "CERTIFICATE", "TRUSTED CERTIFICATE", "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST":
+		return nil, "a certificate, not the App's private key: use the .pem file GitHub generated for the App (App settings > Private keys)"
+	}
+	t := block.Type
+	if len(t) > 40 || strings.ContainsFunc(t, func(r rune) bool { return r < ' ' || r > '~' }) {
+		return nil, "a PEM block of an unknown type, not an RSA private key: use the .pem file GitHub generated for the App"
+	}
+	return nil, "a PEM block \"" + t + "\", not an RSA private key: use the .pem file GitHub generated for the App"
 }
 
 // CheckAPIURL checks SWARM_GATE_GITHUB_API_URL as New does ("" is
