@@ -65,8 +65,12 @@ func TestGeneratorAgainstServer(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("output is not the result JSON: %v\n%s", err, out.String())
 	}
-	if res.Sent == 0 || res.Accepted != res.Sent || res.Errors != 0 || res.Statuses["202"] != res.Sent {
-		t.Errorf("sent %d, accepted %d, statuses %v, errors %d (%s): want every delivery accepted", res.Sent, res.Accepted, res.Statuses, res.Errors, res.FirstError)
+	// A push's second delivery (check_suite after pull_request, same head)
+	// is answered 200 "already queued for this commit" when it arrives
+	// while the first still waits: how many do depends on timing.
+	if res.Sent == 0 || res.Accepted == 0 || res.Errors != 0 || res.Statuses["202"] != res.Accepted ||
+		res.Statuses["202"]+res.Statuses["200"] != res.Sent {
+		t.Errorf("sent %d, accepted %d, statuses %v, errors %d (%s): want every delivery accepted (202) or answered 200 as the same commit's", res.Sent, res.Accepted, res.Statuses, res.Errors, res.FirstError)
 	}
 	if n := evaluated.Load(); n == 0 || n > int64(res.Sent) {
 		t.Errorf("%d evaluations for %d deliveries", n, res.Sent)
