@@ -29,7 +29,7 @@ var actionInputs = []struct{ name, usage string }{
 }
 
 func runAction(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("action", stderr)
+	fs := newFlagSet("action", args, stdout, stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: swarm-gate action [--mode MODE] [--INPUT VALUE ...]
 

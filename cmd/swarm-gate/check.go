@@ -54,14 +54,26 @@ func parseExit(err error) int {
 	return exitUsage
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet is a subcommand's flag set. Its usage and errors go to
+// stderr, except when args ask for help (-h, -help, --help before any
+// "--"): the usage then goes to stdout, as asked for (exit code 0).
+func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("swarm-gate "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			fs.SetOutput(stdout)
+			break
+		}
+	}
 	return fs
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", stderr)
+	fs := newFlagSet("check", args, stdout, stderr)
 	var cf checkFlags
 	cf.register(fs)
 	opts := pipeline.Options{}

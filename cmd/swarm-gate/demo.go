@@ -11,7 +11,7 @@ import (
 )
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("demo", stderr)
+	fs := newFlagSet("demo", args, stdout, stderr)
 	var cf checkFlags
 	cf.register(fs)
 	keep := fs.Bool("keep", false, "keep the demo repository and print its path, to run swarm-gate check on it yourself")

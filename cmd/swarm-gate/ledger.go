@@ -16,13 +16,13 @@ import (
 // plan.json against it, reporting every mismatch with its seq, then says
 // where the plan stands against its newest plan-critic approval.
 func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("ledger verify", stderr)
+	fs := newFlagSet("ledger verify", args, stdout, stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: swarm-gate ledger verify [DIR]")
-		fmt.Fprintln(stderr, "Re-hashes every plan embedded in .swarm/plan-ledger.jsonl, replays the ledger (spec section 3.7),")
-		fmt.Fprintln(stderr, "checks .swarm/plan.json against the last plan_hash_after, and says where plan.json stands against")
-		fmt.Fprintln(stderr, "its newest plan-critic approval. DIR holds .swarm/, or is the .swarm folder (default .).")
-		fmt.Fprintln(stderr, "Exit code: 0 verified, 1 mismatch or unexplained event, 2 a file cannot be read, 3 usage error.")
+		fmt.Fprintln(fs.Output(), "usage: swarm-gate ledger verify [DIR]")
+		fmt.Fprintln(fs.Output(), "Re-hashes every plan embedded in .swarm/plan-ledger.jsonl, replays the ledger (spec section 3.7),")
+		fmt.Fprintln(fs.Output(), "checks .swarm/plan.json against the last plan_hash_after, and says where plan.json stands against")
+		fmt.Fprintln(fs.Output(), "its newest plan-critic approval. DIR holds .swarm/, or is the .swarm folder (default .).")
+		fmt.Fprintln(fs.Output(), "Exit code: 0 verified, 1 mismatch or unexplained event, 2 a file cannot be read, 3 usage error.")
 	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)

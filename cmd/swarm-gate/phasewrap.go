@@ -63,7 +63,7 @@ func (c *checklistGate) Evaluate(ctx context.Context, in *gates.Input) gates.Res
 }
 
 func runPhaseWrap(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("phase-wrap", stderr)
+	fs := newFlagSet("phase-wrap", args, stdout, stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: swarm-gate phase-wrap [--phase N] [--dir DIR] [--at TIME] [--format text|json]
        swarm-gate phase-wrap --base REF [--head REF] [--repo DIR] [--head-branch NAME] [--phase N] [--format text|json]

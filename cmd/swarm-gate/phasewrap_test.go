@@ -131,8 +131,8 @@ func TestPhaseWrapUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d with %q", c.args, code, stderr, c.code, c.msg)
 		}
 	}
-	if code, _, stderr := runCLI(t, "phase-wrap", "-h"); code != 0 || !strings.Contains(stderr, "Can plan phase N close?") {
-		t.Errorf("-h: exit %d %q", code, stderr)
+	if code, stdout, _ := runCLI(t, "phase-wrap", "-h"); code != 0 || !strings.Contains(stdout, "Can plan phase N close?") {
+		t.Errorf("-h: exit %d %q", code, stdout)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // runPlanHash prints the plan id and both digests of a plan.json file read
 // from disk.
 func runPlanHash(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan hash", stderr)
+	fs := newFlagSet("plan hash", args, stdout, stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	canonical := fs.String("canonical", "", "also print the exact JSON text that is hashed: ledger or structure")
 	if err := fs.Parse(args); err != nil {

@@ -70,6 +70,13 @@ func (b boolSetting) Set(s string) error { *b.v = s; return nil }
 func (b boolSetting) IsBoolFlag() bool   { return true }
 
 // serveUsage is `swarm-gate serve -h`.
+// maxWorkers and maxQueueSize bound SWARM_GATE_WORKERS and
+// SWARM_GATE_QUEUE_SIZE.
+const (
+	maxWorkers   = 4096
+	maxQueueSize = 100_000
+)
+
 const serveUsage = `usage: swarm-gate serve [flags]
 
 Runs the GitHub App: verifies and queues GitHub's webhook deliveries at
@@ -119,7 +126,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // serveFlags reads the settings: environment, then flags. On error or -h it
 // returns nil and the exit code.
 func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
-	fs := newFlagSet("serve", stderr)
+	fs := newFlagSet("serve", args, stdout, stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)
 		fs.PrintDefaults()
@@ -186,15 +193,23 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	if err := app.CheckAPIURL(cfg.apiURL); err != nil {
 		errs = append(errs, err.Error())
 	}
+	// The upper bounds catch a typo (an extra zero or three) before it
+	// costs memory: every worker may hold a clone, a git process and a
+	// delivery's payload, every queued job its payload.
 	ints := []struct {
-		env string
-		dst *int
-		min int
-	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0}, {"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1}}
+		env      string
+		dst      *int
+		min, max int
+	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0, maxWorkers}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0, maxQueueSize},
+		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}}
 	for _, it := range ints {
 		n, err := strconv.Atoi(get(it.env))
-		if err != nil || n < it.min {
+		switch {
+		case err != nil || n < it.min:
 			bad(it.env, "%q is not a whole number >= %d", get(it.env), it.min)
+			continue
+		case it.max > 0 && n > it.max:
+			bad(it.env, "%d is more than %d", n, it.max)
 			continue
 		}
 		*it.dst = n

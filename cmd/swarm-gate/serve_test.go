@@ -162,6 +162,8 @@ func TestServeSettings(t *testing.T) {
 			"SWARM_GATE_WEBHOOK_SECRET: only white space: the server refuses to start"},
 		{"unknown log level", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM(), "SWARM_GATE_LOG": "verbose"}, nil,
 			`SWARM_GATE_LOG: "verbose" is not a log level: use debug, info, warn or error`},
+		{"workers: an extra zero or three", with("SWARM_GATE_WORKERS", "100000"), nil, "SWARM_GATE_WORKERS (--workers): 100000 is more than 4096"},
+		{"queue size over the bound", with(), []string{"--queue-size", "1000001"}, "SWARM_GATE_QUEUE_SIZE (--queue-size): 1000001 is more than 100000"},
 		{"negative shutdown delay", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, []string{"--shutdown-delay", "-1s"},
 			`SWARM_GATE_SHUTDOWN_DELAY (--shutdown-delay): "-1s" is not a non-negative duration`},
 	}
