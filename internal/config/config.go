@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
@@ -74,6 +75,14 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return c, nil
+		}
+		if line, col, r, ok := firstControlChar(data); ok && strings.Contains(err.Error(), "control characters are not allowed") {
+			escape := fmt.Sprintf(`\x%02X`, r)
+			if r > 0xFF {
+				escape = fmt.Sprintf(`\u%04X`, r)
+			}
+			return nil, &swarm.ArtifactError{Path: name, Line: line,
+				Err: fmt.Errorf("control character U+%04X at column %d: YAML does not allow it in a file (remove it, or write it as the escape \"%s\" inside double quotes)", r, col, escape)}
 		}
 		return nil, yamlErr(name, err)
 	}
@@ -362,6 +371,29 @@ func tagName(tag string) string {
 
 // yamlErr turns a yaml syntax error ("yaml: line 3: ...") into an
 // ArtifactError with the line.
+// firstControlChar finds the first character YAML does not allow in a
+// stream (YAML 1.2 section 5.1: C0 controls other than tab, line feed and
+// carriage return, DEL, C1 controls other than NEL, the surrogates, U+FFFE
+// and U+FFFF; a byte order mark is allowed only first): its 1-based line,
+// its 1-based column in characters, and the character.
+func firstControlChar(data []byte) (line, col int, r rune, ok bool) {
+	line, col = 1, 0
+	for i, c := range string(data) {
+		col++
+		switch {
+		case c == '\n':
+			line, col = line+1, 0
+		case c == '\t' || c == '\r' || c == 0x85:
+		case c == utf8.RuneError:
+			// Invalid UTF-8 is another error (the decoder's own).
+		case c == 0xFEFF && i == 0:
+		case c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xFEFF || c == 0xFFFE || c == 0xFFFF:
+			return line, col, c, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
 func yamlErr(name string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var line int

@@ -63,6 +63,10 @@ func TestParseErrors(t *testing.T) {
 		{"tab indentation", "plan_freeze:\n\tapproval: any\n", 2, ""},
 		{"two documents", "version: 1\n---\nversion: 1\n", 2, "a second YAML document"},
 		{"alias to a list", "a: &x [1]\nplan_freeze: *x\n", 0, ""},
+		{"control character in a value", "version: 1\nplaceholders:\n  patterns: [\"a\x01b\"]\n", 3, `control character U+0001 at column 16: YAML does not allow it in a file (remove it, or write it as the escape "\x01" inside double quotes)`},
+		{"DEL as a key", "# policy\nversion: 1\n\x7f: 1\n", 3, "control character U+007F at column 1"},
+		{"C1 control after non-ASCII text", "version: 1\n# é\u0085 ok, then\u0080\n", 2, "control character U+0080 at column 14"},
+		{"noncharacter", "version: 1\nphase_branch: \"a\uFFFEb\"\n", 2, `control character U+FFFE at column 17: YAML does not allow it in a file (remove it, or write it as the escape "\uFFFE" inside double quotes)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
