@@ -17,19 +17,21 @@ import (
 // commandAPI is what the comment commands need beyond API: the Git Data
 // API for the durable approval record, team memberships for
 // commands.teams, the head's check runs for `/swarm help`, and one comment
-// by id to re-verify an override marker. *ghapi.Client implements it.
+// by id and the marked head's check suites (when GitHub first saw it) to
+// re-verify an override marker. *ghapi.Client implements it.
 type commandAPI interface {
 	commands.GitData
 	commands.Teams
 	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
 	IssueComment(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.Comment, error)
+	FirstCheckSuite(ctx context.Context, repo ghapi.Repo, sha string) (time.Time, error)
 }
 
 var _ commandAPI = (*ghapi.Client)(nil)
 
 // errNoCommandAPI is why a command needs what an API without commandAPI
 // cannot do.
-var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs, comments by id or git data")
+var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs, check suites, comments by id or git data")
 
 // commandAPI returns the session's API as a commandAPI, or nil.
 func (ses *session) commandAPI() commandAPI {
@@ -164,10 +166,11 @@ func (ses *session) pullRequest(ctx context.Context, number int) (*ghapi.PullReq
 
 // overrides reads back the human overrides recorded on the target's pull
 // request and keeps those that still hold (commands.VerifyOverrides: the
-// command comment, its author's permission now, and the marker's head in
-// the checkout); none when there is no pull request or they cannot be
-// read or verified (the gates then fail closed where an override would
-// have been needed). Each marker ignored gets a notice saying why.
+// command comment, its author's permission now, the marker's head in the
+// checkout, and when GitHub first saw that head); none when there is no
+// pull request or they cannot be read or verified (the gates then fail
+// closed where an override would have been needed). Each marker ignored
+// gets a notice saying why.
 func (ses *session) overrides(ctx context.Context, t target) []gates.Override {
 	number := max(t.PR, t.QueuedPR)
 	if number == 0 {
@@ -221,7 +224,7 @@ func (ses *session) evidence(ctx context.Context, number int, t target) (*eviden
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
-	return &evidence{ses: ses, capi: capi, hist: hist}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
+	return &evidence{ses: ses, capi: capi, hist: hist, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
 }
 
 // evidence implements commands.Evidence for one evaluation.
@@ -229,6 +232,12 @@ type evidence struct {
 	ses  *session
 	capi commandAPI
 	hist *pipeline.History
+	seen map[string]firstSeen // FirstSeen's reads, by SHA
+}
+
+type firstSeen struct {
+	at  time.Time
+	err error
 }
 
 func (e *evidence) CommandComment(ctx context.Context, id int64) (*commands.SourceComment, error) {
@@ -253,6 +262,17 @@ func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
 		return nil, err
 	}
 	return &commands.MarkedCommit{InHistory: mc.InHistory, StructureHash: mc.StructureHash, PlanErr: mc.PlanErr, SpecStaleness: mc.SpecStaleness, CommitTime: mc.CommitTime}, nil
+}
+
+// FirstSeen reads the earliest created_at of sha's check suites, once per
+// SHA.
+func (e *evidence) FirstSeen(ctx context.Context, sha string) (time.Time, error) {
+	r, ok := e.seen[sha]
+	if !ok {
+		r.at, r.err = e.capi.FirstCheckSuite(ctx, e.ses.repo, sha)
+		e.seen[sha] = r
+	}
+	return r.at, r.err
 }
 
 func toComments(list []*ghapi.Comment) []commands.Comment {

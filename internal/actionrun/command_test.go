@@ -231,6 +231,24 @@ func TestCommandReactions(t *testing.T) {
 // changed since the critic approved it".
 func (h *harness) editPlanOnHead() {
 	h.t.Helper()
+	h.editPlan("with quoting of commas", "with quoting of commas and tabs")
+}
+
+// editPlan commits to the head branch a structural plan edit (planEdit)
+// and returns the edited plan's structure hash.
+func (h *harness) editPlan(from, to string) string {
+	h.t.Helper()
+	files, structure := h.planEdit(from, to)
+	h.commitOnHead(files)
+	return structure
+}
+
+// planEdit is a structural plan edit of the head's plan, from to to in
+// plan.json, saved as the plugin saves it: the files to commit (plan.json
+// and the ledger with a snapshot embedding the edited plan) and the edited
+// plan's structure hash.
+func (h *harness) planEdit(from, to string) (map[string]string, string) {
+	h.t.Helper()
 	plan, err := os.ReadFile(filepath.Join(h.workspace, ".swarm", "plan.json"))
 	if err != nil {
 		h.t.Fatal(err)
@@ -243,7 +261,7 @@ func (h *harness) editPlanOnHead() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	edited := bytes.Replace(plan, []byte("with quoting of commas"), []byte("with quoting of commas and tabs"), 1)
+	edited := bytes.Replace(plan, []byte(from), []byte(to), 1)
 	p, err := swarm.ParsePlan(swarm.PlanPath, edited)
 	if err != nil || p.Digests.Structure == old.Digests.Structure {
 		h.t.Fatalf("the fixture edit: %v", err)
@@ -258,7 +276,7 @@ func (h *harness) editPlanOnHead() {
 	snap = jsjson.Append(snap, swarm.EmbeddedPlan(p.Value))
 	snap = append(snap, fmt.Sprintf(`,"payload_hash":"%s"},"seq":%d,"timestamp":"2026-11-03T08:00:00.000Z","plan_hash_before":"%s","plan_hash_after":"%s","schema_version":"1.1.0"}`+"\n",
 		p.Digests.Ledger, l.Last().Seq+1, old.Digests.Ledger, p.Digests.Ledger)...)
-	h.commitOnHead(map[string]string{".swarm/plan.json": string(edited), ".swarm/plan-ledger.jsonl": string(ledger) + string(snap)})
+	return map[string]string{".swarm/plan.json": string(edited), ".swarm/plan-ledger.jsonl": string(ledger) + string(snap)}, p.Digests.Structure
 }
 
 // commitOnBase adds a commit to the demo's base branch (main) and returns
@@ -727,8 +745,9 @@ func (h *harness) runBot(botLogin string, inputs map[string]string) int {
 	return r.Run(context.Background())
 }
 
-// commitAt adds a commit to the head branch with the given committer time
-// (a push made after a comment) and points pull request #7 at it.
+// commitAt adds a commit to the head branch with the given committer time,
+// pushed then (GitHub's first check suite on it is created at when: a push
+// made after a comment), and points pull request #7 at it.
 func (h *harness) commitAt(files map[string]string, when time.Time) string {
 	h.t.Helper()
 	g, err := git.PlainOpen(h.workspace)
@@ -757,6 +776,7 @@ func (h *harness) commitAt(files map[string]string, when time.Time) string {
 		h.t.Fatal(err)
 	}
 	h.head = sha.String()
+	h.fake.Pushed(h.repo, h.head, when)
 	h.fake.ImportGit(h.repo, h.workspace)
 	h.commandPR()
 	return h.head
@@ -882,6 +902,62 @@ func TestCommandForgedMarkers(t *testing.T) {
 			}
 			if !strings.Contains(h.log.String(), "::notice::swarm-gate: ignored the override recorded in comment ") || !strings.Contains(h.log.String(), tc.want) {
 				t.Errorf("log lacks the notice %q:\n%s", tc.want, h.log.String())
+			}
+		})
+	}
+}
+
+// TestCommandForgedMarkerOnALaterPush is the backdated-commit forgery: a
+// workflow posting as swarm-gate's identity binds maint's genuine approval
+// comment to a plan pushed after it, in a commit whose committer time
+// (chosen by whoever commits) is before the comment. The committer time
+// cannot tell; GitHub's first check suite on the commit can: the marker
+// is ignored, saying when GitHub first saw the head. The same marker on
+// the same commit pushed before the comment holds (its later swarm-gate
+// suite does not count: the earliest suite does).
+func TestCommandForgedMarkerOnALaterPush(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // the push, relative to the comment
+		holds bool
+	}{
+		{"pushed before the comment", -30 * time.Minute, true},
+		{"pushed after the comment, committer time backdated", 30 * time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := approvalSetup(t)
+			// maint's approval, an hour ago, of the plan then at the head.
+			at := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
+			src := h.fake.AddCommentAt(h.repo, 7, "maint", "/swarm approve-plan-critic lost verdict", at)
+			// A plan the comment never saw, committed "two hours ago",
+			// pushed tc.after the comment.
+			files, structure := h.planEdit("Wire an `export` command", "Wire an `export --all` command")
+			h.commitAt(files, at.Add(-time.Hour))
+			pushed := at.Add(tc.after)
+			h.fake.Pushed(h.repo, h.head, pushed)
+			h.markerComment(commands.Record{Command: commands.ApprovePlanCritic, Actor: "maint", Reason: "lost verdict", RecordedAt: at.Format(time.RFC3339),
+				HeadSHA: h.head, StructureHash: structure, CommentID: src, CommentURL: fmt.Sprintf("https://github.com/Codertocat/Hello-World/pull/7#issuecomment-%d", src)})
+			h.synchronize()
+			if n := len(h.fake.CheckSuites(h.repo, h.head)); n != 2 {
+				t.Errorf("%d check suites on the head, want 2 (GitHub Actions' on the push, swarm-gate's with its runs)", n)
+			}
+			if n := len(h.fake.CallsTo("checks/list-suites-for-ref")); n != 1 {
+				t.Errorf("%d check suite listings, want 1 (one marker head)", n)
+			}
+			pf := h.runOn("swarm/plan-freeze", h.head)
+			if tc.holds {
+				if pf == nil || pf.Conclusion != "success" || !strings.Contains(pf.Title, "human override: @maint") {
+					t.Fatalf("plan-freeze %+v\n%s", pf, h.log.String())
+				}
+				return
+			}
+			if pf == nil || pf.Conclusion != "failure" || strings.Contains(pf.Summary, "Human override") {
+				t.Errorf("plan-freeze %+v, want failure without the override", pf)
+			}
+			want := fmt.Sprintf("its head %s was first seen by GitHub at %s, after comment %d was posted (%s), so the comment did not see it",
+				h.head[:12], pushed.UTC().Format(time.RFC3339), src, at.UTC().Format(time.RFC3339))
+			if !strings.Contains(h.log.String(), "::notice::swarm-gate: ignored the override recorded in comment ") || !strings.Contains(h.log.String(), want) {
+				t.Errorf("log lacks the notice %q:\n%s", want, h.log.String())
 			}
 		})
 	}

@@ -13,6 +13,7 @@ package actionrun_test
 //	pull request checks/update                            the Finaliser completes what it can as failure; what it cannot, the post step does; exit 2
 //	pull request issues/list-comments                     evaluated without overrides (a warning); the verdict stands
 //	override     issues/list-comments                     evaluated without the override: the gate it covered fails (exit 1)
+//	override     checks/list-suites-for-ref               the override is ignored (when GitHub first saw its head is unknown): the gate it covered fails (exit 1)
 //	demo         checks/update (with annotations)         as above; annotations never posted twice
 //	re-run       checks/list-annotations                  the reused runs are completed as failure; exit 2
 //	merge group  pulls/get                                the phase comes from the plan (a warning)
@@ -307,6 +308,15 @@ var actionSites = []actionSite{
 		return actionWant{code: 1, runs: map[string]string{"swarm-gate": "failure", "swarm/plan-freeze": "failure"},
 			log: "::warning::swarm-gate: reading the human overrides recorded on pull request #7"}
 	}},
+	{scenario: overrideScenario, op: "checks/list-suites-for-ref", want: func(f actionFault) actionWant {
+		if f.recovers {
+			return same(overrideScenario)
+		}
+		// Fail closed: the marker's head cannot be dated, so the
+		// override does not hold and plan-freeze fails.
+		return actionWant{code: 1, runs: map[string]string{"swarm-gate": "failure", "swarm/plan-freeze": "failure"},
+			log: "swarm-gate cannot tell when GitHub first saw its head"}
+	}},
 	{scenario: demoScenario, op: "checks/update", want: func(f actionFault) actionWant {
 		if f.recovers || strings.HasPrefix(f.name, "502 once on an update with annotations") {
 			return same(demoScenario)
@@ -450,6 +460,9 @@ func newHarnessFrom(t *testing.T, d demoRepo) *harness {
 	if err := os.CopyFS(h.workspace, os.DirFS(d.dir)); err != nil {
 		t.Fatal(err)
 	}
+	// Both branches were pushed now, before any comment (as newHarness).
+	h.fake.Pushed(repo, h.base, time.Now())
+	h.fake.Pushed(repo, h.head, time.Now())
 	files := t.TempDir()
 	touch := func(name string) string {
 		p := filepath.Join(files, name)

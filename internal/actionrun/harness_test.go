@@ -64,6 +64,10 @@ func newHarness(t *testing.T, repo string) *harness {
 	if h.base, h.head, err = demo.Build(h.workspace); err != nil {
 		t.Fatal(err)
 	}
+	// Both branches were pushed now, before any comment: GitHub created
+	// their first check suites.
+	h.fake.Pushed(repo, h.base, time.Now())
+	h.fake.Pushed(repo, h.head, time.Now())
 	files := t.TempDir()
 	touch := func(name string) string {
 		p := filepath.Join(files, name)
@@ -210,13 +214,15 @@ func (h *harness) summary() string {
 	return string(data)
 }
 
-// commitOnHead adds a commit to the demo's head branch and returns its SHA.
+// commitOnHead adds a commit to the demo's head branch, pushed now (GitHub
+// creates its first check suite), and returns its SHA.
 func (h *harness) commitOnHead(files map[string]string) string {
 	h.t.Helper()
 	sha, err := demo.Commit(h.workspace, demo.HeadBranch, files, "more", time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.fake.Pushed(h.repo, sha, time.Now())
 	h.head = sha
 	return sha
 }

@@ -78,6 +78,10 @@ func newHarness(t *testing.T) *harness {
 	h.fake.RegisterApp(appID, appSlug, &appKey().PublicKey)
 	h.fake.AddInstallation(appID, installationID)
 	h.fake.ServeGit(testRepo, h.dir)
+	// Both branches were pushed now, before any comment: GitHub created
+	// their first check suites.
+	h.fake.Pushed(testRepo, h.base, time.Now())
+	h.fake.Pushed(testRepo, h.head, time.Now())
 	h.secret = []byte("webhook secret " + t.Name())
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -287,14 +291,16 @@ func demoRuns(head string) []run {
 	}
 }
 
-// commitOnHead adds a commit to the served repository's head branch and
-// returns its SHA (h.head becomes it).
+// commitOnHead adds a commit to the served repository's head branch,
+// pushed now (GitHub creates its first check suite), and returns its SHA
+// (h.head becomes it).
 func (h *harness) commitOnHead(files map[string]string) string {
 	h.t.Helper()
 	sha, err := demo.Commit(h.dir, demo.HeadBranch, files, "more", time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.fake.Pushed(testRepo, sha, time.Now())
 	h.head = sha
 	return sha
 }

@@ -39,13 +39,19 @@ type MarkedCommit struct {
 
 // Evidence is what VerifyOverrides reads to re-check a marker: the command
 // comment (one API read per comment), the author's permission and team
-// memberships now (VerifyOverrides reads each once per actor), and the
-// marker's head commit in the checkout.
+// memberships now (VerifyOverrides reads each once per actor), the
+// marker's head commit in the checkout, and when GitHub first saw that
+// commit (one API read per head).
 type Evidence interface {
 	CommandComment(ctx context.Context, id int64) (*SourceComment, error)
 	Permission(ctx context.Context, login string) (ghapi.Permission, error)
 	Teams(ctx context.Context, teams []string, login string) []TeamCheck
 	Commit(sha string) (*MarkedCommit, error)
+	// FirstSeen is when GitHub first saw commit sha: the earliest
+	// created_at of its check suites, which GitHub sets when the commit
+	// is pushed and nobody can backdate; the zero time when it has no
+	// check suite.
+	FirstSeen(ctx context.Context, sha string) (time.Time, error)
 }
 
 // Pull is the pull request the overrides are read back on: its number, its
@@ -62,8 +68,13 @@ type Pull struct {
 //
 //   - its head SHA is the evaluated head or one of its ancestors, the plan
 //     there has the marker's structure hash and (acknowledge-spec-drift)
-//     its spec staleness key, and that commit's committer time is not
-//     after the command comment's created_at;
+//     its spec staleness key, and that commit was there when the command
+//     comment was posted: neither its committer time nor the time GitHub
+//     first saw it (Evidence.FirstSeen, the earliest created_at of its
+//     check suites) is after the comment's created_at. The committer time
+//     is the committer's claim, so it only catches a careless forgery;
+//     the check suite's time is GitHub's own, and a head with no check
+//     suite, or whose suites cannot be read, fails closed;
 //   - the command comment it names exists, is on this pull request, was
 //     written by the marker's actor, was never edited (updated_at equals
 //     created_at), and parses to the same command and reason;
@@ -71,11 +82,13 @@ type Pull struct {
 //     a bot, not the pull request's author unless allowed).
 //
 // Checks on the checkout come first, so a forged marker costs no API
-// call; each command comment is read once, and each actor's permission
-// and teams once. A command comment recorded twice counts once (its first
+// call; then the command comment (read once per comment) and what can be
+// checked against it without another call; then when GitHub first saw the
+// head (read once per head) and the actor's permission and teams (once
+// per actor). A command comment recorded twice counts once (its first
 // marker that holds).
 func VerifyOverrides(ctx context.Context, markers []Marker, pr Pull, ev Evidence) ([]gates.Override, []string) {
-	v := &verifier{pr: pr, ev: ev, comments: map[int64]sourceRead{}, auth: map[string]authRead{}}
+	v := &verifier{pr: pr, ev: ev, comments: map[int64]sourceRead{}, auth: map[string]authRead{}, seen: map[string]seenRead{}}
 	var out []gates.Override
 	var notes []string
 	done := map[int64]bool{}
@@ -101,6 +114,12 @@ type verifier struct {
 	ev       Evidence
 	comments map[int64]sourceRead
 	auth     map[string]authRead
+	seen     map[string]seenRead
+}
+
+type seenRead struct {
+	at  time.Time
+	err error
 }
 
 type sourceRead struct {
@@ -152,6 +171,9 @@ func (v *verifier) verify(ctx context.Context, rec Record) (*gates.Override, str
 	case cmd.Name != rec.Command || cmd.Reason != rec.Reason:
 		return nil, fmt.Sprintf("comment %d holds `/swarm %s` with another reason than the marker records", rec.CommentID, cmd.Name)
 	}
+	if why := v.pushedBefore(ctx, rec, src); why != "" {
+		return nil, why
+	}
 	if d := Authorize(v.request(ctx, rec.Command, Actor{Login: src.Author, Type: src.AuthorType})); !d.Allowed {
 		return nil, "its author may not record it now: " + d.Reason
 	}
@@ -161,6 +183,29 @@ func (v *verifier) verify(ctx context.Context, rec Record) (*gates.Override, str
 	}
 	return &gates.Override{Command: rec.Command, Actor: src.Author, Reason: rec.Reason, RecordedAt: stamp(src.CreatedAt),
 		HeadSHA: rec.HeadSHA, StructureHash: rec.StructureHash, SpecStaleness: rec.SpecStaleness, URL: url}, ""
+}
+
+// pushedBefore says why, going by when GitHub first saw the marker's
+// head, the command comment cannot have seen that head ("" when GitHub
+// saw it no later than the comment was posted). The committer time,
+// checked before, is the committer's claim; this time is GitHub's. It
+// reads the head's check suites once per head, and fails closed.
+func (v *verifier) pushedBefore(ctx context.Context, rec Record, src *SourceComment) string {
+	head := shortSHA(rec.HeadSHA)
+	r, ok := v.seen[rec.HeadSHA]
+	if !ok {
+		r.at, r.err = v.ev.FirstSeen(ctx, rec.HeadSHA)
+		v.seen[rec.HeadSHA] = r
+	}
+	switch {
+	case r.err != nil:
+		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw its head %s: %s", head, ghapi.Brief(r.err))
+	case r.at.IsZero():
+		return fmt.Sprintf("GitHub holds no check suite for its head %s, so swarm-gate cannot tell when it was pushed", head)
+	case r.at.After(src.CreatedAt):
+		return fmt.Sprintf("its head %s was first seen by GitHub at %s, after comment %d was posted (%s), so the comment did not see it", head, stamp(r.at), rec.CommentID, stamp(src.CreatedAt))
+	}
+	return ""
 }
 
 // comment reads the command comment once.

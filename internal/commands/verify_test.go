@@ -23,8 +23,11 @@ type fakeEvidence struct {
 	perms       map[string]ghapi.Permission
 	teams       map[string]string // login -> active team
 	commits     map[string]*MarkedCommit
+	pushed      map[string]time.Time // SHA -> its first check suite's created_at
+	pushedErr   error
 	commentRead map[int64]int
 	permRead    map[string]int
+	seenRead    map[string]int
 }
 
 func (f *fakeEvidence) CommandComment(_ context.Context, id int64) (*SourceComment, error) {
@@ -67,6 +70,14 @@ func (f *fakeEvidence) Commit(sha string) (*MarkedCommit, error) {
 	return &MarkedCommit{}, nil
 }
 
+func (f *fakeEvidence) FirstSeen(_ context.Context, sha string) (time.Time, error) {
+	f.seenRead[sha]++
+	if f.pushedErr != nil {
+		return time.Time{}, f.pushedErr
+	}
+	return f.pushed[sha], nil
+}
+
 const (
 	headA     = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	headB     = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -76,12 +87,15 @@ const (
 
 var (
 	commitAt  = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	pushedAt  = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 	commentAt = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 )
 
 // evidence is pull request #7: maint's approval (comment 70) and
 // acknowledgment (comment 71) on head A, a comment by someone else (72),
-// and maint's help request (73); maint has write permission.
+// and maint's help request (73); maint has write permission. Head A was
+// committed at 9:00 and pushed (its first check suite) at 9:30, before the
+// comments (10:00).
 func evidence() *fakeEvidence {
 	src := func(id int64, author, body string) *SourceComment {
 		return &SourceComment{Comment: Comment{ID: id, Author: author, Body: body, HTMLURL: fmt.Sprintf("https://github.com/o/r/pull/7#issuecomment-%d", id),
@@ -96,8 +110,10 @@ func evidence() *fakeEvidence {
 		},
 		perms:       map[string]ghapi.Permission{"maint": ghapi.PermissionWrite, "octo": ghapi.PermissionWrite, "author": ghapi.PermissionAdmin},
 		commits:     map[string]*MarkedCommit{headA: {InHistory: true, StructureHash: structure, SpecStaleness: staleKey, CommitTime: commitAt}},
+		pushed:      map[string]time.Time{headA: pushedAt},
 		commentRead: map[int64]int{},
 		permRead:    map[string]int{},
+		seenRead:    map[string]int{},
 	}
 }
 
@@ -141,6 +157,16 @@ func TestVerifyOverrides(t *testing.T) {
 		{"in the policy's teams", approval(), func(f *fakeEvidence) { f.teams = map[string]string{"maint": "o/core"} }, gates.CommandsConfig{Teams: []string{"o/core"}}, ""},
 		{"the actor opened the pull request", with(func(r *Record) { r.Actor = "author" }), func(f *fakeEvidence) { f.comments[70].Author = "author" }, gates.CommandsConfig{}, "@author opened this pull request"},
 		{"the head is newer than the comment", approval(), func(f *fakeEvidence) { f.commits[headA].CommitTime = commentAt.Add(time.Minute) }, gates.CommandsConfig{}, "its head aaaaaaaaaaaa was committed at 2026-03-01T10:01:00Z, after comment 70 was posted (2026-03-01T10:00:00Z)"},
+		{"the head was pushed the second the comment was posted", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt }, gates.CommandsConfig{}, ""},
+		{"forged: a head pushed after the comment, its committer time backdated", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt.Add(time.Hour) }, gates.CommandsConfig{},
+			"its head aaaaaaaaaaaa was first seen by GitHub at 2026-03-01T11:00:00Z, after comment 70 was posted (2026-03-01T10:00:00Z), so the comment did not see it"},
+		{"forged acknowledgment: a head pushed after the comment", acknowledgment(), func(f *fakeEvidence) { f.pushed[headA] = commentAt.Add(time.Second) }, gates.CommandsConfig{},
+			"its head aaaaaaaaaaaa was first seen by GitHub at 2026-03-01T10:00:01Z, after comment 71 was posted (2026-03-01T10:00:00Z)"},
+		{"the head has no check suite", approval(), func(f *fakeEvidence) { delete(f.pushed, headA) }, gates.CommandsConfig{},
+			"GitHub holds no check suite for its head aaaaaaaaaaaa, so swarm-gate cannot tell when it was pushed"},
+		{"the head's check suites cannot be read", approval(), func(f *fakeEvidence) {
+			f.pushedErr = errors.New("listing the check suites of o/r@aaaaaaaaaaaa: 502 Bad Gateway")
+		}, gates.CommandsConfig{}, "swarm-gate cannot tell when GitHub first saw its head aaaaaaaaaaaa: listing the check suites of o/r@aaaaaaaaaaaa: 502 Bad Gateway"},
 		{"the command comment cannot be read", approval(), func(f *fakeEvidence) { f.commentErr = errors.New("500") }, gates.CommandsConfig{}, "swarm-gate could not read the command comment 70: 500"},
 		{"acknowledgment of other drift", func() Record { r := acknowledgment(); r.SpecStaleness = "spec:1111:3333"; return r }(), nil, gates.CommandsConfig{}, "the spec drift at its head aaaaaaaaaaaa is not the drift the marker says was acknowledged"},
 		{"acknowledgment without its drift (an older swarm-gate)", func() Record { r := acknowledgment(); r.SpecStaleness = ""; return r }(), nil, gates.CommandsConfig{}, "is not the drift the marker says was acknowledged"},
@@ -204,5 +230,43 @@ func TestVerifyOverridesBounded(t *testing.T) {
 	}
 	if f.permRead["maint"] != 1 || len(f.permRead) != 1 {
 		t.Errorf("permission reads %v, want one per actor", f.permRead)
+	}
+	if f.seenRead[headA] != 1 || len(f.seenRead) != 1 {
+		t.Errorf("check suite reads %v, want one per head", f.seenRead)
+	}
+}
+
+// TestVerifyOverridesFirstSeenLast: when GitHub first saw the head is read
+// only for a marker that passed every check made without it, so a forged
+// marker that fails a cheaper check costs no check suite read.
+func TestVerifyOverridesFirstSeenLast(t *testing.T) {
+	with := func(edit func(r *Record)) Record { r := approval(); edit(&r); return r }
+	cases := []struct {
+		name  string
+		rec   Record
+		setup func(f *fakeEvidence)
+	}{
+		{"a head not in the pull request", with(func(r *Record) { r.HeadSHA = headB }), nil},
+		{"a plan the comment never saw", with(func(r *Record) { r.StructureHash = strings.Repeat("6", 64) }), nil},
+		{"a comment that does not exist", with(func(r *Record) { r.CommentID = 999 }), nil},
+		{"another author's comment", with(func(r *Record) { r.CommentID = 72 }), nil},
+		{"another reason", with(func(r *Record) { r.Reason = "approve everything" }), nil},
+		{"an edited comment", approval(), func(f *fakeEvidence) { f.comments[70].UpdatedAt = commentAt.Add(time.Second) }},
+		{"a committer time after the comment", approval(), func(f *fakeEvidence) { f.commits[headA].CommitTime = commentAt.Add(time.Minute) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := evidence()
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			got, notes := VerifyOverrides(context.Background(), []Marker{{Comment: Comment{ID: 100}, Record: tc.rec}}, Pull{Number: 7, Author: "author"}, f)
+			if len(got) != 0 || len(notes) != 1 {
+				t.Fatalf("got %+v, notes %q; want it ignored", got, notes)
+			}
+			if len(f.seenRead) != 0 {
+				t.Errorf("check suite reads %v for a marker that fails without them", f.seenRead)
+			}
+		})
 	}
 }

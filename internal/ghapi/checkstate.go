@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -38,4 +39,37 @@ func (c *Client) CheckRunsOnRef(ctx context.Context, repo Repo, sha string) ([]*
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// FirstCheckSuite is when GitHub first saw a commit: the earliest
+// created_at of its check suites (checks/list-suites-for-ref, every page).
+// GitHub creates check suites when a commit is pushed, and nobody can
+// create one in the past, so this is a time the pusher does not choose (an
+// upper bound of the push time, unlike the committer time). It is the zero
+// time, with no error, when the commit has no check suite; suites without
+// a created_at are skipped.
+func (c *Client) FirstCheckSuite(ctx context.Context, repo Repo, sha string) (time.Time, error) {
+	opts := &github.ListCheckSuiteOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	var first time.Time
+	for {
+		page, resp, err := c.gh.Checks.ListCheckSuitesForRef(ctx, repo.Owner, repo.Name, sha, opts)
+		if err != nil {
+			return time.Time{}, apiError(fmt.Sprintf("listing the check suites of %s@%s", repo, shortRef(sha)), err)
+		}
+		if page != nil {
+			for _, s := range page.CheckSuites {
+				at := s.GetCreatedAt().Time
+				if at.IsZero() {
+					continue
+				}
+				if first.IsZero() || at.Before(first) {
+					first = at
+				}
+			}
+		}
+		if nextPage(resp) == 0 {
+			return first, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }

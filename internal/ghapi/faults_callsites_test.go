@@ -17,6 +17,7 @@ package ghapi_test
 //	checks/get                              update, CheckRun          read-back after an ambiguous update; post step as above; post step: exit 2
 //	checks/list-annotations                 Complete                  a re-run reusing a run with annotations        as checks/update
 //	checks/list-for-ref (latest)            CheckRunsOnRef            /swarm help                                    help says the state could not be read
+//	checks/list-suites-for-ref              FirstCheckSuite           overrides: when GitHub first saw a marker's head  the marker is ignored (fail closed)
 //	issues/list-comments                    ListComments              overrides (every PR evaluation), /swarm record evaluate without overrides (fail closed); a record is refused
 //	issues/create-comment                   CreateComment             /swarm replies                                 never posted twice; exit 2
 //	issues/update-comment                   UpdateComment             (none yet)                                     error
@@ -276,6 +277,17 @@ var callSites = []callSite{
 			start(t, c)
 			return func(ctx context.Context, c *ghapi.Client) error {
 				_, err := c.CheckRunsOnRef(ctx, repo, headSHA)
+				return err
+			}
+		}},
+	{name: "FirstCheckSuite: dating an override marker's head", op: "checks/list-suites-for-ref", class: read,
+		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
+			s.Pushed(repo.String(), headSHA, time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC))
+			return func(ctx context.Context, c *ghapi.Client) error {
+				at, err := c.FirstCheckSuite(ctx, repo, headSHA)
+				if err == nil && !at.Equal(time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)) {
+					return fmt.Errorf("first seen at %v", at)
+				}
 				return err
 			}
 		}},

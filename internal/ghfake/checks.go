@@ -74,14 +74,6 @@ func (s *Server) AddCheckRun(repo string, cr CheckRun) int64 {
 	return cr.ID
 }
 
-func (s *Server) suite(repo, sha string) int64 {
-	k := repo + "@" + sha
-	if s.suites[k] == 0 {
-		s.suites[k] = s.newID()
-	}
-	return s.suites[k]
-}
-
 func (s *Server) findRun(r *request) *CheckRun {
 	id := r.int64Param("check_run_id")
 	for _, cr := range s.checkRuns[r.repo()] {

@@ -42,11 +42,18 @@ func (s *Server) Comments(repo string, issue int) []Comment {
 }
 
 // AddComment stores a comment written by user (as if a person had posted
-// it) and returns its id.
+// it now) and returns its id.
 func (s *Server) AddComment(repo string, issue int, user, body string) int64 {
+	return s.AddCommentAt(repo, issue, user, body, now())
+}
+
+// AddCommentAt stores a comment written by user as posted at time at
+// (created_at and updated_at, to the second) and returns its id.
+func (s *Server) AddCommentAt(repo string, issue int, user, body string, at time.Time) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &Comment{ID: s.newID(), Repo: repo, Issue: issue, Body: body, User: user, CreatedAt: now(), UpdatedAt: now()}
+	at = at.UTC().Truncate(time.Second)
+	c := &Comment{ID: s.newID(), Repo: repo, Issue: issue, Body: body, User: user, CreatedAt: at, UpdatedAt: at}
 	s.comments[repo] = append(s.comments[repo], c)
 	return c.ID
 }

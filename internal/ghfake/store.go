@@ -10,10 +10,11 @@ import (
 
 // store is the fake's in-memory GitHub, guarded by Server.mu.
 type store struct {
-	checkRuns   map[string][]*CheckRun // repo "owner/name" -> runs, oldest first
-	suites      map[string]int64       // repo + "@" + head SHA -> check suite id
-	comments    map[string][]*Comment  // repo -> comments, oldest first
-	permissions map[string]string      // repo + "/" + user -> permission
+	checkRuns   map[string][]*CheckRun   // repo "owner/name" -> runs, oldest first
+	suites      map[string][]*CheckSuite // repo + "@" + head SHA -> check suites, oldest first
+	nextSuiteID int64                    // the last id of a suite a test added (suites.go)
+	comments    map[string][]*Comment    // repo -> comments, oldest first
+	permissions map[string]string        // repo + "/" + user -> permission
 	pulls       map[string]*PullRequest
 	files       map[string]map[string]string // repo + "@" + ref -> path -> content
 }
@@ -21,7 +22,7 @@ type store struct {
 func newStore() store {
 	return store{
 		checkRuns:   map[string][]*CheckRun{},
-		suites:      map[string]int64{},
+		suites:      map[string][]*CheckSuite{},
 		comments:    map[string][]*Comment{},
 		permissions: map[string]string{},
 		pulls:       map[string]*PullRequest{},
@@ -41,6 +42,7 @@ func init() {
 		"checks/update":                           (*Server).updateCheckRun,
 		"checks/get":                              (*Server).getCheckRun,
 		"checks/list-for-ref":                     (*Server).listCheckRunsForRef,
+		"checks/list-suites-for-ref":              (*Server).listSuitesForRef,
 		"checks/list-annotations":                 (*Server).listAnnotations,
 		"issues/create-comment":                   (*Server).createComment,
 		"issues/list-comments":                    (*Server).listComments,
