@@ -261,7 +261,7 @@ func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &commands.MarkedCommit{InHistory: mc.InHistory, StructureHash: mc.StructureHash, PlanErr: mc.PlanErr, SpecStaleness: mc.SpecStaleness, CommitTime: mc.CommitTime}, nil
+	return &commands.MarkedCommit{InHistory: mc.InHistory, StructureHash: mc.StructureHash, PlanErr: mc.PlanErr, SpecStaleness: mc.SpecStaleness}, nil
 }
 
 // FirstSeen reads the earliest created_at of sha's check suites, once per
@@ -439,11 +439,12 @@ func recheckText(actor, head string, code int, err error) string {
 	return fmt.Sprintf("swarm-gate re-evaluated head %s for @%s (`/swarm recheck`): %s.", mdtext.Code(short(head)), actor, verdict)
 }
 
-// record records the override: for /swarm approve-plan-critic, first the
-// plugin's own record committed to the pull request's branch
-// (commands.CommitApproval) when it can push there; then, always, swarm-gate's
-// marker comment, which says what was committed or why nothing was (once
-// per command comment); then it evaluates the pull request's head: the new
+// record records the override, once GitHub is known to have seen the head
+// it binds to by the time of the comment (seenBefore): for /swarm
+// approve-plan-critic, first the plugin's own record committed to the pull
+// request's branch (commands.CommitApproval) when it can push there; then,
+// always, swarm-gate's marker comment, which says what was committed or
+// why nothing was (once per command comment); then it evaluates the pull request's head: the new
 // commit when there is one (a push made with a workflow's GITHUB_TOKEN
 // starts no workflow run, so nothing else would check it).
 func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (int, error) {
@@ -456,11 +457,8 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the event gives no valid time for comment %d (created_at %q), so swarm-gate cannot tell which head it saw", c.commentID, ev.Comment.CreatedAt))
 	}
-	if b.HeadTime.After(commented) {
-		// The person wrote the command before this head existed: the
-		// approval would bind to a plan they did not see.
-		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request changed after your comment (head %s at %s); check the new plan and comment again",
-			short(b.HeadSHA), b.HeadTime.UTC().Format(time.RFC3339)))
+	if why := c.seenBefore(ctx, b.HeadSHA, commented); why != "" {
+		return c.refuse(ctx, cmd.Text, why)
 	}
 	if cmd.Name == commands.AcknowledgeSpecDrift {
 		switch {
@@ -508,6 +506,34 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 		return ses.check(ctx, ses.newHead(t, committed))
 	}
 	return ses.check(ctx, t)
+}
+
+// seenBefore says why the command comment, posted at commented, cannot be
+// shown to have seen head ("" when it can): the rule VerifyOverrides
+// applies to the marker later. GitHub must have first seen the head (the
+// earliest created_at of its check suites, a time the pusher does not
+// choose) no later than the comment; a head with no check suite yet, or
+// whose suites cannot be read, is refused (fail closed). The committer
+// time is not consulted: the pusher chooses it, and a fast clock would
+// only refuse honest commands.
+func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Time) string {
+	capi := c.ses.commandAPI()
+	if capi == nil {
+		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw head %s: %v", short(head), errNoCommandAPI)
+	}
+	first, err := capi.FirstCheckSuite(ctx, c.ses.repo, head)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("swarm-gate could not read when GitHub first saw head %s: %s; comment again", short(head), ghapi.Brief(err))
+	case first.IsZero():
+		return fmt.Sprintf("GitHub has no check suite for head %s yet, so swarm-gate cannot tell whether it was there when you commented; wait for its checks to start and comment again", short(head))
+	case first.After(commented):
+		// The person wrote the command before this head reached GitHub:
+		// the approval would bind to a plan they did not see.
+		return fmt.Sprintf("GitHub had not registered head %s when you commented (its first check suite is from %s, after your comment at %s), so swarm-gate cannot tell that you saw it; check the plan at that head and comment again",
+			short(head), first.UTC().Format(time.RFC3339), commented.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // commitApproval commits the plugin's approval record to the pull

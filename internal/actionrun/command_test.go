@@ -750,6 +750,14 @@ func (h *harness) runBot(botLogin string, inputs map[string]string) int {
 // made after a comment), and points pull request #7 at it.
 func (h *harness) commitAt(files map[string]string, when time.Time) string {
 	h.t.Helper()
+	return h.commitPushed(files, when, when)
+}
+
+// commitPushed is commitAt with the push (GitHub's first check suite on
+// the commit) at pushed, which may differ from the committer time; the
+// zero time is a commit GitHub holds no check suite for yet.
+func (h *harness) commitPushed(files map[string]string, when, pushed time.Time) string {
+	h.t.Helper()
 	g, err := git.PlainOpen(h.workspace)
 	if err != nil {
 		h.t.Fatal(err)
@@ -776,7 +784,9 @@ func (h *harness) commitAt(files map[string]string, when time.Time) string {
 		h.t.Fatal(err)
 	}
 	h.head = sha.String()
-	h.fake.Pushed(h.repo, h.head, when)
+	if !pushed.IsZero() {
+		h.fake.Pushed(h.repo, h.head, pushed)
+	}
 	h.fake.ImportGit(h.repo, h.workspace)
 	h.commandPR()
 	return h.head
@@ -914,27 +924,29 @@ func TestCommandForgedMarkers(t *testing.T) {
 // cannot tell; GitHub's first check suite on the commit can: the marker
 // is ignored, saying when GitHub first saw the head. The same marker on
 // the same commit pushed before the comment holds (its later swarm-gate
-// suite does not count: the earliest suite does).
+// suite does not count: the earliest suite does), whatever its committer
+// time says (a fast committer clock).
 func TestCommandForgedMarkerOnALaterPush(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		after time.Duration // the push, relative to the comment
-		holds bool
+		name      string
+		committed time.Duration // the committer time, relative to the comment
+		after     time.Duration // the push, relative to the comment
+		holds     bool
 	}{
-		{"pushed before the comment", -30 * time.Minute, true},
-		{"pushed after the comment, committer time backdated", 30 * time.Minute, false},
+		{"pushed before the comment", -time.Hour, -30 * time.Minute, true},
+		{"fast committer clock: committed after the comment, pushed before", time.Hour, -30 * time.Minute, true},
+		{"pushed after the comment, committer time backdated", -time.Hour, 30 * time.Minute, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := approvalSetup(t)
 			// maint's approval, an hour ago, of the plan then at the head.
 			at := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
 			src := h.fake.AddCommentAt(h.repo, 7, "maint", "/swarm approve-plan-critic lost verdict", at)
-			// A plan the comment never saw, committed "two hours ago",
-			// pushed tc.after the comment.
+			// A plan committed tc.committed and pushed tc.after the
+			// comment (one the comment never saw when pushed after it).
 			files, structure := h.planEdit("Wire an `export` command", "Wire an `export --all` command")
-			h.commitAt(files, at.Add(-time.Hour))
 			pushed := at.Add(tc.after)
-			h.fake.Pushed(h.repo, h.head, pushed)
+			h.commitPushed(files, at.Add(tc.committed), pushed)
 			h.markerComment(commands.Record{Command: commands.ApprovePlanCritic, Actor: "maint", Reason: "lost verdict", RecordedAt: at.Format(time.RFC3339),
 				HeadSHA: h.head, StructureHash: structure, CommentID: src, CommentURL: fmt.Sprintf("https://github.com/Codertocat/Hello-World/pull/7#issuecomment-%d", src)})
 			h.synchronize()
@@ -972,20 +984,76 @@ func ghapiClient(h *harness) *ghapi.Client {
 	return c
 }
 
-// TestCommandHeadChangedAfterTheComment is review item 4: a push between
-// the comment and its handling is refused, saying so; nothing is recorded.
-func TestCommandHeadChangedAfterTheComment(t *testing.T) {
-	h := approvalSetup(t)
-	comment := h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
-	pushed := h.commitAt(map[string]string{"README.md": "pushed after the comment\n"}, comment.CreatedAt.Add(2*time.Minute))
-	h.run(context.Background(), nil)
-	cs := h.replies()
-	want := fmt.Sprintf("the pull request changed after your comment (head %s at %s); check the new plan and comment again", pushed[:12], comment.CreatedAt.Add(2*time.Minute).UTC().Format(time.RFC3339))
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, want) || strings.Contains(cs[0].Body, "swarm-gate:override") {
-		t.Fatalf("replies %+v, want a refusal %q", cs, want)
-	}
-	if n := len(h.fake.CallsTo("git/create-commit")); n != 0 {
-		t.Errorf("%d commits created", n)
+// TestCommandHeadSeenBeforeTheComment is review item 4 under the rule
+// VerifyOverrides applies later: the command binds to the pull request's
+// head only if GitHub first saw that head (its earliest check suite) no
+// later than the comment was posted. A head first seen after the comment,
+// one with no check suite yet, or one whose suites cannot be read is
+// refused with a reply saying what to do: no marker, no commit to the
+// branch, no evaluation. The committer time, which the pusher chooses, is
+// not consulted: a backdated one does not help a later push, and a fast
+// committer clock does not refuse a head GitHub saw in time.
+func TestCommandHeadSeenBeforeTheComment(t *testing.T) {
+	const noSuite = time.Duration(1 << 62) // no check suite on the head
+	for _, tc := range []struct {
+		name              string
+		committed, pushed time.Duration // relative to the comment
+		fault             *ghfake.Fault // on checks/list-suites-for-ref
+		// want is "" when the approval is recorded, else the refusal:
+		// %[1]s the head, %[2]s when GitHub first saw it, %[3]s the comment.
+		want string
+	}{
+		{name: "first seen before the comment", committed: -time.Hour, pushed: -30 * time.Minute},
+		{name: "first seen the second the comment was posted", committed: -time.Hour, pushed: 0},
+		{name: "fast committer clock: committed after the comment, first seen before", committed: time.Hour, pushed: -time.Minute},
+		{name: "first seen after the comment, committer time backdated", committed: -time.Hour, pushed: 2 * time.Minute,
+			want: "swarm-gate refused this command: GitHub had not registered head %[1]s when you commented (its first check suite is from %[2]s, after your comment at %[3]s), so swarm-gate cannot tell that you saw it; check the plan at that head and comment again"},
+		{name: "no check suite yet", committed: -time.Hour, pushed: noSuite,
+			want: "swarm-gate refused this command: GitHub has no check suite for head %[1]s yet, so swarm-gate cannot tell whether it was there when you commented; wait for its checks to start and comment again"},
+		{name: "the check suites cannot be read", committed: -time.Hour, pushed: -30 * time.Minute,
+			fault: &ghfake.Fault{Operation: "checks/list-suites-for-ref", Status: http.StatusForbidden, Times: -1, Body: `{"message":"Resource not accessible by integration"}`},
+			want:  "swarm-gate refused this command: swarm-gate could not read when GitHub first saw head %[1]s: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := approvalSetup(t)
+			comment := h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
+			var pushed time.Time
+			if tc.pushed != noSuite {
+				pushed = comment.CreatedAt.Add(tc.pushed)
+			}
+			head := h.commitPushed(map[string]string{"README.md": "one more commit\n"}, comment.CreatedAt.Add(tc.committed), pushed)
+			if tc.fault != nil {
+				h.fake.Fail(*tc.fault)
+			}
+			h.run(context.Background(), nil)
+			cs := h.replies()
+			if len(cs) != 1 {
+				t.Fatalf("replies %+v, want one\n%s", cs, h.log.String())
+			}
+			commits := len(h.fake.CallsTo("git/create-commit"))
+			if tc.want == "" {
+				if !strings.Contains(cs[0].Body, "<!-- swarm-gate:override {") || !strings.Contains(cs[0].Body, `"head_sha":"`+head+`"`) {
+					t.Fatalf("reply, want the marker on %s:\n%s\n%s", head, cs[0].Body, h.log.String())
+				}
+				if commits != 1 || h.fake.Branch(h.repo, demo.HeadBranch) == head {
+					t.Errorf("%d commits created, branch at %s: want the plugin's record committed", commits, h.fake.Branch(h.repo, demo.HeadBranch))
+				}
+				return
+			}
+			want := fmt.Sprintf(tc.want, head[:12], pushed.UTC().Format(time.RFC3339), comment.CreatedAt.UTC().Format(time.RFC3339))
+			if !strings.Contains(cs[0].Body, want) || strings.Contains(cs[0].Body, "swarm-gate:override") {
+				t.Fatalf("reply:\n%s\nwant a refusal holding %q", cs[0].Body, want)
+			}
+			if tc.fault != nil && (!strings.Contains(cs[0].Body, "Resource not accessible by integration") || !strings.Contains(cs[0].Body, "; comment again")) {
+				t.Errorf("reply does not name the error and what to do:\n%s", cs[0].Body)
+			}
+			if commits != 0 || h.fake.Branch(h.repo, demo.HeadBranch) != head {
+				t.Errorf("%d commits created, branch at %s: want nothing committed", commits, h.fake.Branch(h.repo, demo.HeadBranch))
+			}
+			if n := len(h.fake.CallsTo("checks/create")); n != 0 {
+				t.Errorf("%d check runs created after a refusal", n)
+			}
+		})
 	}
 }
 

@@ -23,6 +23,7 @@ package actionrun_test
 //	/swarm help  reactions, pulls/get, issues/list-comments, checks/list-for-ref, issues/create-comment
 //	                                                      a warning; a refusal reply; a reply without the state; exit 2 when no reply can be posted
 //	/swarm recheck repos/get-collaborator-permission-level refused (fail closed): no evaluation
+//	/swarm approve checks/list-suites-for-ref             refused (fail closed: when GitHub first saw the head is unknown): no record, no evaluation
 //	/swarm approve git/get-ref (a deleted branch), git/create-commit, git/update-ref
 //	                                                      not committed: the reply says why and is the record; the head is evaluated with it
 //
@@ -401,6 +402,14 @@ var actionSites = []actionSite{
 			return same(recheckScenario)
 		}
 		return actionWant{code: 0, runs: map[string]string{}, reply: "could not read @maint's permission on the repository, so it refuses (fail closed)"}
+	}},
+	{scenario: approveScenario, op: "checks/list-suites-for-ref", want: func(f actionFault) actionWant {
+		if f.recovers {
+			return same(approveScenario)
+		}
+		// Fail closed: when GitHub first saw the head is unknown, so the
+		// command is refused: no record, no commit, no evaluation.
+		return actionWant{code: 0, runs: map[string]string{}, reply: "swarm-gate refused this command: swarm-gate could not read when GitHub first saw head "}
 	}},
 	{scenario: approveScenario, op: "git/get-ref", want: approveWant},
 	{scenario: approveScenario, op: "git/create-commit", want: approveWant},

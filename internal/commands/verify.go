@@ -33,8 +33,6 @@ type MarkedCommit struct {
 	// SpecStaleness is gates.SpecStalenessKey of the commit's
 	// .swarm/spec-staleness.json ("" when there is none).
 	SpecStaleness string
-	// CommitTime is the commit's committer time.
-	CommitTime time.Time
 }
 
 // Evidence is what VerifyOverrides reads to re-check a marker: the command
@@ -69,12 +67,12 @@ type Pull struct {
 //   - its head SHA is the evaluated head or one of its ancestors, the plan
 //     there has the marker's structure hash and (acknowledge-spec-drift)
 //     its spec staleness key, and that commit was there when the command
-//     comment was posted: neither its committer time nor the time GitHub
-//     first saw it (Evidence.FirstSeen, the earliest created_at of its
-//     check suites) is after the comment's created_at. The committer time
-//     is the committer's claim, so it only catches a careless forgery;
-//     the check suite's time is GitHub's own, and a head with no check
-//     suite, or whose suites cannot be read, fails closed;
+//     comment was posted: the time GitHub first saw it (Evidence.FirstSeen,
+//     the earliest created_at of its check suites) is not after the
+//     comment's created_at. That time is GitHub's own; a head with no
+//     check suite, or whose suites cannot be read, fails closed. The
+//     committer time is not consulted: the committer chooses it, so it
+//     could only refuse an honest commit made with a fast clock;
 //   - the command comment it names exists, is on this pull request, was
 //     written by the marker's actor, was never edited (updated_at equals
 //     created_at), and parses to the same command and reason;
@@ -161,8 +159,6 @@ func (v *verifier) verify(ctx context.Context, rec Record) (*gates.Override, str
 		return nil, fmt.Sprintf("comment %d was written by @%s, not by @%s as the marker says", rec.CommentID, src.Author, rec.Actor)
 	case !src.UpdatedAt.Equal(src.CreatedAt):
 		return nil, fmt.Sprintf("comment %d was edited after it was posted (updated %s, created %s), so swarm-gate cannot tell what was approved; comment again", rec.CommentID, stamp(src.UpdatedAt), stamp(src.CreatedAt))
-	case mc.CommitTime.After(src.CreatedAt):
-		return nil, fmt.Sprintf("its head %s was committed at %s, after comment %d was posted (%s), so the comment did not see it", head, stamp(mc.CommitTime), rec.CommentID, stamp(src.CreatedAt))
 	}
 	cmd, err := Parse(src.Body)
 	switch {
@@ -187,9 +183,9 @@ func (v *verifier) verify(ctx context.Context, rec Record) (*gates.Override, str
 
 // pushedBefore says why, going by when GitHub first saw the marker's
 // head, the command comment cannot have seen that head ("" when GitHub
-// saw it no later than the comment was posted). The committer time,
-// checked before, is the committer's claim; this time is GitHub's. It
-// reads the head's check suites once per head, and fails closed.
+// saw it no later than the comment was posted). This time is GitHub's,
+// unlike the committer time, which the committer chooses. It reads the
+// head's check suites once per head, and fails closed.
 func (v *verifier) pushedBefore(ctx context.Context, rec Record, src *SourceComment) string {
 	head := shortSHA(rec.HeadSHA)
 	r, ok := v.seen[rec.HeadSHA]

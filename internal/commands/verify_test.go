@@ -86,7 +86,6 @@ const (
 )
 
 var (
-	commitAt  = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	pushedAt  = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 	commentAt = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 )
@@ -94,8 +93,7 @@ var (
 // evidence is pull request #7: maint's approval (comment 70) and
 // acknowledgment (comment 71) on head A, a comment by someone else (72),
 // and maint's help request (73); maint has write permission. Head A was
-// committed at 9:00 and pushed (its first check suite) at 9:30, before the
-// comments (10:00).
+// pushed (its first check suite) at 9:30, before the comments (10:00).
 func evidence() *fakeEvidence {
 	src := func(id int64, author, body string) *SourceComment {
 		return &SourceComment{Comment: Comment{ID: id, Author: author, Body: body, HTMLURL: fmt.Sprintf("https://github.com/o/r/pull/7#issuecomment-%d", id),
@@ -109,7 +107,7 @@ func evidence() *fakeEvidence {
 			73: src(73, "maint", "/swarm help"),
 		},
 		perms:       map[string]ghapi.Permission{"maint": ghapi.PermissionWrite, "octo": ghapi.PermissionWrite, "author": ghapi.PermissionAdmin},
-		commits:     map[string]*MarkedCommit{headA: {InHistory: true, StructureHash: structure, SpecStaleness: staleKey, CommitTime: commitAt}},
+		commits:     map[string]*MarkedCommit{headA: {InHistory: true, StructureHash: structure, SpecStaleness: staleKey}},
 		pushed:      map[string]time.Time{headA: pushedAt},
 		commentRead: map[int64]int{},
 		permRead:    map[string]int{},
@@ -156,7 +154,6 @@ func TestVerifyOverrides(t *testing.T) {
 		{"no longer in the policy's teams", approval(), nil, gates.CommandsConfig{Teams: []string{"o/core"}}, "needs an active membership of one of the teams o/core"},
 		{"in the policy's teams", approval(), func(f *fakeEvidence) { f.teams = map[string]string{"maint": "o/core"} }, gates.CommandsConfig{Teams: []string{"o/core"}}, ""},
 		{"the actor opened the pull request", with(func(r *Record) { r.Actor = "author" }), func(f *fakeEvidence) { f.comments[70].Author = "author" }, gates.CommandsConfig{}, "@author opened this pull request"},
-		{"the head is newer than the comment", approval(), func(f *fakeEvidence) { f.commits[headA].CommitTime = commentAt.Add(time.Minute) }, gates.CommandsConfig{}, "its head aaaaaaaaaaaa was committed at 2026-03-01T10:01:00Z, after comment 70 was posted (2026-03-01T10:00:00Z)"},
 		{"the head was pushed the second the comment was posted", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt }, gates.CommandsConfig{}, ""},
 		{"forged: a head pushed after the comment, its committer time backdated", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt.Add(time.Hour) }, gates.CommandsConfig{},
 			"its head aaaaaaaaaaaa was first seen by GitHub at 2026-03-01T11:00:00Z, after comment 70 was posted (2026-03-01T10:00:00Z), so the comment did not see it"},
@@ -252,7 +249,6 @@ func TestVerifyOverridesFirstSeenLast(t *testing.T) {
 		{"another author's comment", with(func(r *Record) { r.CommentID = 72 }), nil},
 		{"another reason", with(func(r *Record) { r.Reason = "approve everything" }), nil},
 		{"an edited comment", approval(), func(f *fakeEvidence) { f.comments[70].UpdatedAt = commentAt.Add(time.Second) }},
-		{"a committer time after the comment", approval(), func(f *fakeEvidence) { f.commits[headA].CommitTime = commentAt.Add(time.Minute) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
