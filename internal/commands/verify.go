@@ -113,7 +113,30 @@ type verifier struct {
 	comments map[int64]sourceRead
 	auth     map[string]authRead
 	seen     map[string]seenRead
+	// reads counts the comment and check-suite reads made so far, against
+	// MaxMarkerReads.
+	reads int
 }
+
+// MaxMarkerReads bounds the API reads (command comments and check-suite
+// listings, each read once) that VerifyOverrides makes for the markers of
+// one pull request: markers are unsigned, so whoever can post as the bot
+// could otherwise post thousands, each naming another comment or commit,
+// and spend the token's rate limit. Markers that would need a read beyond
+// it are ignored with a note, oldest markers first checked.
+const MaxMarkerReads = 50
+
+// budget reports whether one more API read may be made, and counts it.
+func (v *verifier) budget() bool {
+	if v.reads >= MaxMarkerReads {
+		return false
+	}
+	v.reads++
+	return true
+}
+
+// overBudget is the note for a marker left unchecked by budget.
+var overBudget = fmt.Sprintf("not checked: the pull request has more override markers than swarm-gate checks in one evaluation (%d API reads); remove the extra ones", MaxMarkerReads)
 
 type seenRead struct {
 	at  time.Time
@@ -190,6 +213,9 @@ func (v *verifier) pushedBefore(ctx context.Context, rec Record, src *SourceComm
 	head := shortSHA(rec.HeadSHA)
 	r, ok := v.seen[rec.HeadSHA]
 	if !ok {
+		if !v.budget() {
+			return overBudget
+		}
 		r.at, r.err = v.ev.FirstSeen(ctx, rec.HeadSHA)
 		v.seen[rec.HeadSHA] = r
 	}
@@ -208,6 +234,9 @@ func (v *verifier) pushedBefore(ctx context.Context, rec Record, src *SourceComm
 func (v *verifier) comment(ctx context.Context, id int64) (*SourceComment, string) {
 	r, ok := v.comments[id]
 	if !ok {
+		if !v.budget() {
+			return nil, overBudget
+		}
 		r.c, r.err = v.ev.CommandComment(ctx, id)
 		v.comments[id] = r
 	}

@@ -266,3 +266,39 @@ func TestVerifyOverridesFirstSeenLast(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyOverridesReadBudget: markers are unsigned, so a pull request
+// may carry any number of forged ones, each naming another comment or
+// commit; VerifyOverrides makes at most MaxMarkerReads comment and check
+// suite reads in all, checks the oldest markers first, and ignores the
+// rest with a note saying why.
+func TestVerifyOverridesReadBudget(t *testing.T) {
+	f := evidence()
+	markers := []Marker{{Comment: Comment{ID: 100}, Record: approval()}} // genuine: 1 comment read, 1 check suite read
+	for i := range 2 * MaxMarkerReads {
+		forged := approval()
+		forged.CommentID = int64(5000 + i) // no such comment: one read each
+		markers = append(markers, Marker{Comment: Comment{ID: int64(200 + i)}, Record: forged})
+	}
+	got, notes := VerifyOverrides(context.Background(), markers, Pull{Number: 7, Author: "author"}, f)
+	if len(got) != 1 || got[0].Command != ApprovePlanCritic {
+		t.Fatalf("got %+v: want the genuine approval, checked first", got)
+	}
+	reads := len(f.seenRead)
+	for _, n := range f.commentRead {
+		reads += n
+	}
+	if reads != MaxMarkerReads {
+		t.Errorf("%d comment and check suite reads, want the budget, %d", reads, MaxMarkerReads)
+	}
+	unchecked := 0
+	for _, n := range notes {
+		if strings.Contains(n, "not checked: the pull request has more override markers") {
+			unchecked++
+		}
+	}
+	// 2 reads went to the genuine marker; each forged one checked cost one.
+	if want := 2*MaxMarkerReads - (MaxMarkerReads - 2); len(notes) != 2*MaxMarkerReads || unchecked != want {
+		t.Errorf("%d notes, %d of them for markers left unchecked: want %d and %d", len(notes), unchecked, 2*MaxMarkerReads, want)
+	}
+}
