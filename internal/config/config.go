@@ -70,6 +70,11 @@ func Load(fsys fs.FS, where string) (*gates.Config, error) {
 func Parse(name string, data []byte) (*gates.Config, error) {
 	c := gates.DefaultConfig()
 	c.Source = name
+	if enc := utf16Or32(data); enc != "" {
+		// The YAML library would decode it, but every line number (and
+		// every other tool) expects UTF-8.
+		return nil, &swarm.ArtifactError{Path: name, Line: 1, Err: fmt.Errorf("the file is %s (it starts with that byte order mark); save it as UTF-8", enc)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -371,6 +376,23 @@ func tagName(tag string) string {
 
 // yamlErr turns a yaml syntax error ("yaml: line 3: ...") into an
 // ArtifactError with the line.
+// utf16Or32 names the encoding whose byte order mark data starts with,
+// UTF-16 or UTF-32 in either byte order; "" for anything else (UTF-8, with
+// or without its mark).
+func utf16Or32(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0x00, 0x00, 0xFE, 0xFF}):
+		return "UTF-32 (big-endian)"
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE, 0x00, 0x00}):
+		return "UTF-32 (little-endian)"
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return "UTF-16 (big-endian)"
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return "UTF-16 (little-endian)"
+	}
+	return ""
+}
+
 // firstControlChar finds the first character YAML does not allow in a
 // stream (YAML 1.2 section 5.1: C0 controls other than tab, line feed and
 // carriage return, DEL, C1 controls other than NEL, the surrogates, U+FFFE

@@ -66,6 +66,9 @@ func TestParseErrors(t *testing.T) {
 		{"control character in a value", "version: 1\nplaceholders:\n  patterns: [\"a\x01b\"]\n", 3, `control character U+0001 at column 16: YAML does not allow it in a file (remove it, or write it as the escape "\x01" inside double quotes)`},
 		{"DEL as a key", "# policy\nversion: 1\n\x7f: 1\n", 3, "control character U+007F at column 1"},
 		{"C1 control after non-ASCII text", "version: 1\n# é\u0085 ok, then\u0080\n", 2, "control character U+0080 at column 14"},
+		{"UTF-16 big-endian", "\xfe\xff\x00v\x00:\x00 \x001\x00\n", 1, "the file is UTF-16 (big-endian) (it starts with that byte order mark); save it as UTF-8"},
+		{"UTF-16 little-endian", "\xff\xfev\x00:\x00 \x001\x00\n\x00", 1, "the file is UTF-16 (little-endian)"},
+		{"UTF-32 little-endian", "\xff\xfe\x00\x00v\x00\x00\x00", 1, "the file is UTF-32 (little-endian)"},
 		{"noncharacter", "version: 1\nphase_branch: \"a\uFFFEb\"\n", 2, `control character U+FFFE at column 17: YAML does not allow it in a file (remove it, or write it as the escape "\uFFFE" inside double quotes)`},
 	}
 	for _, tt := range tests {

@@ -35,8 +35,12 @@ func FuzzParseConfig(f *testing.F) {
 			if !errors.As(err, &ae) || ae.Path != Path {
 				t.Fatalf("error %T %v does not name the file", err, err)
 			}
-			// YAML ends a line at LF, CRLF or a lone CR.
+			// YAML ends a line at LF, CRLF or a lone CR, and (the YAML
+			// library, as YAML 1.1) at NEL, LS and PS too.
 			norm := bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+			for _, brk := range []string{"\u0085", "\u2028", "\u2029"} {
+				norm = bytes.ReplaceAll(norm, []byte(brk), []byte("\n"))
+			}
 			if lines := bytes.Count(norm, []byte("\n")) + 1; ae.Line < 0 || ae.Line > lines {
 				t.Fatalf("error at line %d of a %d-line file: %v", ae.Line, lines, err)
 			}
