@@ -61,7 +61,7 @@ func TestReadSARIFScannerLogs(t *testing.T) {
 				File:    "internal/export/writer.go", Line: 63, Column: 8, Engine: "CodeQL", PartialFingerprint: "primaryLocationStartColumnFingerprint:6"},
 			// Outside the checkout: kept absolute, so it cannot fingerprint stably.
 			{RuleID: "go/log-injection", Severity: High, Message: "This log entry depends on a [user-provided value](1).",
-				File: "/ci/runner/go/pkg/mod/github.com/acme/logx@v1.2.0/logx.go", Line: 88, Column: 3, Engine: "CodeQL"},
+				File: "/ci/build/go/pkg/mod/github.com/acme/logx@v1.2.0/logx.go", Line: 88, Column: 3, Engine: "CodeQL"},
 		}},
 		{"two-runs.sarif", []Finding{
 			{RuleID: "G101", Severity: High, Message: "Potential hardcoded credentials", File: "config/secrets.go", Line: 9, Column: 2, Engine: "gosec"},
