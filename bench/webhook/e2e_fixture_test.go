@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // fixture is the pull requests the end-to-end benchmark evaluates: small
@@ -195,47 +196,33 @@ func synchronizeBody(tb testing.TB, template map[string]any, webURL string, pr *
 	if push > 0 {
 		before = pr.heads[push-1]
 	}
-	setPath(p, "number", pr.number)
-	setPath(p, "before", before)
-	setPath(p, "after", pr.heads[push])
-	setPath(p, "installation", map[string]any{"id": r.installation, "node_id": fmt.Sprintf("bench-installation-%d", r.installation)})
+	sharedtest.SetPath(p, "number", pr.number)
+	sharedtest.SetPath(p, "before", before)
+	sharedtest.SetPath(p, "after", pr.heads[push])
+	sharedtest.SetPath(p, "installation", map[string]any{"id": r.installation, "node_id": fmt.Sprintf("bench-installation-%d", r.installation)})
 	for _, repoPath := range []string{"repository", "pull_request.head.repo", "pull_request.base.repo"} {
-		setPath(p, repoPath+".full_name", r.name)
-		setPath(p, repoPath+".name", name)
-		setPath(p, repoPath+".owner.login", owner)
-		setPath(p, repoPath+".clone_url", webURL+"/"+r.name+".git")
-		setPath(p, repoPath+".html_url", webURL+"/"+r.name)
+		sharedtest.SetPath(p, repoPath+".full_name", r.name)
+		sharedtest.SetPath(p, repoPath+".name", name)
+		sharedtest.SetPath(p, repoPath+".owner.login", owner)
+		sharedtest.SetPath(p, repoPath+".clone_url", webURL+"/"+r.name+".git")
+		sharedtest.SetPath(p, repoPath+".html_url", webURL+"/"+r.name)
 	}
-	setPath(p, "pull_request.number", pr.number)
-	setPath(p, "pull_request.html_url", fmt.Sprintf("%s/%s/pull/%d", webURL, r.name, pr.number))
-	setPath(p, "pull_request.head.sha", pr.heads[push])
-	setPath(p, "pull_request.head.ref", pr.branch)
-	setPath(p, "pull_request.head.label", owner+":"+pr.branch)
-	setPath(p, "pull_request.base.sha", r.base)
-	setPath(p, "pull_request.base.ref", demo.BaseBranch)
-	setPath(p, "pull_request.base.label", owner+":"+demo.BaseBranch)
+	sharedtest.SetPath(p, "pull_request.number", pr.number)
+	sharedtest.SetPath(p, "pull_request.html_url", fmt.Sprintf("%s/%s/pull/%d", webURL, r.name, pr.number))
+	sharedtest.SetPath(p, "pull_request.head.sha", pr.heads[push])
+	sharedtest.SetPath(p, "pull_request.head.ref", pr.branch)
+	sharedtest.SetPath(p, "pull_request.head.label", owner+":"+pr.branch)
+	sharedtest.SetPath(p, "pull_request.base.sha", r.base)
+	sharedtest.SetPath(p, "pull_request.base.ref", demo.BaseBranch)
+	sharedtest.SetPath(p, "pull_request.base.label", owner+":"+demo.BaseBranch)
 	// GitHub stamps every push: the webhook queue orders a pull request's
 	// deliveries by it when they arrive out of order (each push here
 	// comes a minute after the one before).
-	setPath(p, "pull_request.updated_at", time.Date(2026, 11, 2, 9, push, 0, 0, time.UTC).Format(time.RFC3339))
-	setPath(p, "pull_request.labels", []any{map[string]any{"id": 1, "node_id": "bench-label", "name": "swarm:phase-1", "color": "ededed", "default": false}})
+	sharedtest.SetPath(p, "pull_request.updated_at", time.Date(2026, 11, 2, 9, push, 0, 0, time.UTC).Format(time.RFC3339))
+	sharedtest.SetPath(p, "pull_request.labels", []any{map[string]any{"id": 1, "node_id": "bench-label", "name": "swarm:phase-1", "color": "ededed", "default": false}})
 	out, err := json.Marshal(p)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return out
-}
-
-// setPath assigns v at a dotted path, creating objects on the way.
-func setPath(p map[string]any, path string, v any) {
-	keys := strings.Split(path, ".")
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := p[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			p[k] = next
-		}
-		p = next
-	}
-	p[keys[len(keys)-1]] = v
 }

@@ -45,16 +45,16 @@ func (h *harness) commentEvent(action, user, body string) ghfake.Comment {
 		}
 	}
 	h.event("issue_comment", "issue_comment/"+action+".json", func(p map[string]any) {
-		set(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
-		set(p, "issue.number", 7)
-		set(p, "comment.body", body)
-		set(p, "comment.user.login", user)
-		set(p, "comment.user.type", "User")
+		sharedtest.SetPath(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
+		sharedtest.SetPath(p, "issue.number", 7)
+		sharedtest.SetPath(p, "comment.body", body)
+		sharedtest.SetPath(p, "comment.user.login", user)
+		sharedtest.SetPath(p, "comment.user.type", "User")
 		if stored.ID != 0 {
-			set(p, "comment.id", stored.ID)
-			set(p, "comment.created_at", stored.CreatedAt.Format(time.RFC3339))
-			set(p, "comment.updated_at", stored.UpdatedAt.Format(time.RFC3339))
-			set(p, "comment.html_url", fmt.Sprintf("%s/%s/pull/7#issuecomment-%d", h.fake.WebURL, h.repo, stored.ID))
+			sharedtest.SetPath(p, "comment.id", stored.ID)
+			sharedtest.SetPath(p, "comment.created_at", stored.CreatedAt.Format(time.RFC3339))
+			sharedtest.SetPath(p, "comment.updated_at", stored.UpdatedAt.Format(time.RFC3339))
+			sharedtest.SetPath(p, "comment.html_url", fmt.Sprintf("%s/%s/pull/7#issuecomment-%d", h.fake.WebURL, h.repo, stored.ID))
 		}
 	})
 	return stored
@@ -616,9 +616,9 @@ func TestCommandWebhookPayloads(t *testing.T) {
 			}
 			h.fake.SetPermission(h.repo, "Codertocat", "write")
 			h.event("issue_comment", "issue_comment/"+name, func(p map[string]any) {
-				set(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
-				set(p, "issue.number", 7)
-				set(p, "comment.body", "/swarm recheck")
+				sharedtest.SetPath(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
+				sharedtest.SetPath(p, "issue.number", 7)
+				sharedtest.SetPath(p, "comment.body", "/swarm recheck")
 			})
 			h.run(context.Background(), nil)
 			created := len(h.fake.CallsTo("checks/create"))
@@ -657,7 +657,7 @@ func (h *harness) synchronize() {
 	h.event("pull_request", "pull_request/synchronize.json", func(p map[string]any) {
 		edit(p)
 		p["number"] = 7
-		set(p, "pull_request.number", 7)
+		sharedtest.SetPath(p, "pull_request.number", 7)
 	})
 	h.run(context.Background(), nil)
 }

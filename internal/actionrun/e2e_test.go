@@ -15,6 +15,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // workflowKey is the external id's key of workflow "swarm-gate", job
@@ -151,9 +152,9 @@ func TestMergeGroupChecksRequested(t *testing.T) {
 			h := newHarness(t, "octo-org/octo-repo")
 			queueRef := "refs/heads/gh-readonly-queue/main/pr-104-" + h.base
 			h.event("merge_group", "merge_group/checks_requested.json", func(p map[string]any) {
-				set(p, "merge_group.base_sha", h.base)
-				set(p, "merge_group.head_sha", h.head)
-				set(p, "merge_group.head_ref", queueRef)
+				sharedtest.SetPath(p, "merge_group.base_sha", h.base)
+				sharedtest.SetPath(p, "merge_group.head_sha", h.head)
+				sharedtest.SetPath(p, "merge_group.head_ref", queueRef)
 			})
 			if tc.queuedPR {
 				h.fake.AddPullRequest("octo-org/octo-repo", ghfake.PullRequest{Number: 104, Title: "phase 1", User: "alice",
@@ -360,7 +361,7 @@ func TestCouldNotEvaluate(t *testing.T) {
 	missing := strings.Repeat("ab", 20)
 	h.event("pull_request", "pull_request/synchronize.json", func(p map[string]any) {
 		h.pullRequest("synchronize", "Codertocat/Hello-World")(p)
-		set(p, "pull_request.base.sha", missing)
+		sharedtest.SetPath(p, "pull_request.base.sha", missing)
 	})
 	if code := h.run(context.Background(), nil); code != 2 {
 		t.Fatalf("exit %d, want 2", code)
@@ -393,7 +394,7 @@ func TestNothingToDo(t *testing.T) {
 		{"a comment on an issue", "issue_comment", "issue_comment/created.json", nil, "nothing to do: comment 492700400 is on issue #1, not on a pull request"},
 		{"an edited comment", "issue_comment", "issue_comment/edited.json", nil, "nothing to do for issue_comment \"edited\": only newly created comments run commands"},
 		{"a deleted comment", "issue_comment", "issue_comment/deleted.json", nil, "nothing to do for issue_comment \"deleted\""},
-		{"a pull request comment without a command", "issue_comment", "issue_comment/created.json", func(p map[string]any) { set(p, "issue.pull_request.url", "x") }, "nothing to do: comment 492700400 holds no /swarm command"},
+		{"a pull request comment without a command", "issue_comment", "issue_comment/created.json", func(p map[string]any) { sharedtest.SetPath(p, "issue.pull_request.url", "x") }, "nothing to do: comment 492700400 holds no /swarm command"},
 		{"an installation", "installation", "installation/created.json", nil, "nothing to do for the installation event"},
 		{"pull_request_target", "pull_request_target", "pull_request/opened.json", nil, "swarm-gate does not run on pull_request_target"},
 		{"check_run of another app", "check_run", "check_run/rerequested.json", nil, "check run \"randscape\" is not one of swarm-gate's"},

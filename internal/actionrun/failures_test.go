@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // TestUnusableAPIURL: a GITHUB_API_URL that parses but is not GitHub's
@@ -237,7 +238,7 @@ func TestLogIsGroupedAndErrorsAreAnnotated(t *testing.T) {
 	missing := strings.Repeat("ab", 20)
 	h.event("pull_request", "pull_request/synchronize.json", func(p map[string]any) {
 		h.pullRequest("synchronize", "Codertocat/Hello-World")(p)
-		set(p, "pull_request.base.sha", missing)
+		sharedtest.SetPath(p, "pull_request.base.sha", missing)
 	})
 	if code := h.run(context.Background(), nil); code != 2 {
 		t.Fatalf("exit %d, want 2", code)
@@ -303,9 +304,9 @@ func TestPermissionAdviceOnlyForRefusals(t *testing.T) {
 		t.Run(http.StatusText(tc.status), func(t *testing.T) {
 			h := newHarness(t, "octo-org/octo-repo")
 			h.event("merge_group", "merge_group/checks_requested.json", func(p map[string]any) {
-				set(p, "merge_group.base_sha", h.base)
-				set(p, "merge_group.head_sha", h.head)
-				set(p, "repository.full_name", h.repo)
+				sharedtest.SetPath(p, "merge_group.base_sha", h.base)
+				sharedtest.SetPath(p, "merge_group.head_sha", h.head)
+				sharedtest.SetPath(p, "repository.full_name", h.repo)
 			})
 			h.fake.Fail(ghfake.Fault{Operation: "pulls/get", Times: -1, Status: tc.status})
 			h.run(context.Background(), nil)

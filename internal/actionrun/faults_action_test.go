@@ -38,7 +38,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +49,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // faultAttemptTimeout is the transport's AttemptTimeout when the fault
@@ -172,10 +172,10 @@ var (
 	mergeGroupScenario = &actionScenario{name: "merge group",
 		setup: func(h *harness) {
 			h.event("merge_group", "merge_group/checks_requested.json", func(p map[string]any) {
-				set(p, "merge_group.base_sha", h.base)
-				set(p, "merge_group.head_sha", h.head)
-				set(p, "merge_group.head_ref", "refs/heads/gh-readonly-queue/main/pr-104-"+h.base)
-				set(p, "repository.full_name", h.repo)
+				sharedtest.SetPath(p, "merge_group.base_sha", h.base)
+				sharedtest.SetPath(p, "merge_group.head_sha", h.head)
+				sharedtest.SetPath(p, "merge_group.head_ref", "refs/heads/gh-readonly-queue/main/pr-104-"+h.base)
+				sharedtest.SetPath(p, "repository.full_name", h.repo)
 			})
 			h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 104, User: "alice", HeadRef: demo.HeadBranch, HeadSHA: h.head, BaseRef: "main", BaseSHA: h.base})
 			h.env["INPUT_CHECKS"] = passingChecks
@@ -441,7 +441,7 @@ func (h *harness) prSeven() {
 	h.event("pull_request", "pull_request/synchronize.json", func(p map[string]any) {
 		edit(p)
 		p["number"] = 7
-		set(p, "pull_request.number", 7)
+		sharedtest.SetPath(p, "pull_request.number", 7)
 	})
 }
 
@@ -464,38 +464,11 @@ func buildDemo(t *testing.T) demoRepo {
 // newHarnessFrom is newHarness with a copy of the demo repository d.
 func newHarnessFrom(t *testing.T, d demoRepo) *harness {
 	t.Helper()
-	const repo = "Codertocat/Hello-World"
-	h := &harness{t: t, fake: ghfake.New(t), workspace: t.TempDir(), repo: repo, base: d.base, head: d.head}
-	if err := os.CopyFS(h.workspace, os.DirFS(d.dir)); err != nil {
+	workspace := t.TempDir()
+	if err := os.CopyFS(workspace, os.DirFS(d.dir)); err != nil {
 		t.Fatal(err)
 	}
-	// Both branches were pushed now, before any comment (as newHarness).
-	h.fake.Pushed(repo, h.base, time.Now())
-	h.fake.Pushed(repo, h.head, time.Now())
-	files := t.TempDir()
-	touch := func(name string) string {
-		p := filepath.Join(files, name)
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	h.env = map[string]string{
-		"GITHUB_ACTIONS":      "true",
-		"GITHUB_REPOSITORY":   repo,
-		"GITHUB_WORKSPACE":    h.workspace,
-		"GITHUB_API_URL":      strings.TrimSuffix(h.fake.URL, "/"),
-		"GITHUB_SERVER_URL":   h.fake.WebURL,
-		"GITHUB_RUN_ID":       "4242",
-		"GITHUB_RUN_ATTEMPT":  "1",
-		"GITHUB_WORKFLOW":     "swarm-gate",
-		"GITHUB_JOB":          "verify",
-		"GITHUB_OUTPUT":       touch("output"),
-		"GITHUB_STEP_SUMMARY": touch("summary"),
-		"GITHUB_STATE":        touch("state"),
-		"INPUT_GITHUB-TOKEN":  ghfake.Token,
-	}
-	return h
+	return newHarnessIn(t, "Codertocat/Hello-World", workspace, d.base, d.head)
 }
 
 // faultRun runs the action as h.run does, recording the transport's waits

@@ -59,13 +59,21 @@ type harness struct {
 // environment for repo (owner/name) with a fresh fake API.
 func newHarness(t *testing.T, repo string) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: ghfake.New(t), workspace: t.TempDir(), repo: repo}
-	var err error
-	if h.base, h.head, err = demo.Build(h.workspace); err != nil {
+	workspace := t.TempDir()
+	base, head, err := demo.Build(workspace)
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Both branches were pushed now, before any comment: GitHub created
-	// their first check suites.
+	return newHarnessIn(t, repo, workspace, base, head)
+}
+
+// newHarnessIn is a harness on the repository already in workspace, whose
+// base and head commits are given: the fake GitHub, both branches pushed
+// now, before any comment (GitHub created their first check suites), and
+// the Actions environment of a run.
+func newHarnessIn(t *testing.T, repo, workspace, base, head string) *harness {
+	t.Helper()
+	h := &harness{t: t, fake: ghfake.New(t), workspace: workspace, repo: repo, base: base, head: head}
 	h.fake.Pushed(repo, h.base, time.Now())
 	h.fake.Pushed(repo, h.head, time.Now())
 	files := t.TempDir()
@@ -147,32 +155,17 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 	return r.Run(ctx)
 }
 
-// set assigns v at a dotted path of a payload, creating objects on the
-// way.
-func set(p map[string]any, path string, v any) {
-	keys := strings.Split(path, ".")
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := p[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			p[k] = next
-		}
-		p = next
-	}
-	p[keys[len(keys)-1]] = v
-}
-
 // pullRequest points GitHub's pull_request example at the demo's commits:
 // base main, head swarm/phase-1 in headRepo.
 func (h *harness) pullRequest(action string, headRepo string) func(p map[string]any) {
 	return func(p map[string]any) {
 		p["action"] = action
-		set(p, "pull_request.base.sha", h.base)
-		set(p, "pull_request.base.ref", "main")
-		set(p, "pull_request.head.sha", h.head)
-		set(p, "pull_request.head.ref", demo.HeadBranch)
-		set(p, "pull_request.head.repo.full_name", headRepo)
-		set(p, "repository.full_name", h.repo)
+		sharedtest.SetPath(p, "pull_request.base.sha", h.base)
+		sharedtest.SetPath(p, "pull_request.base.ref", "main")
+		sharedtest.SetPath(p, "pull_request.head.sha", h.head)
+		sharedtest.SetPath(p, "pull_request.head.ref", demo.HeadBranch)
+		sharedtest.SetPath(p, "pull_request.head.repo.full_name", headRepo)
+		sharedtest.SetPath(p, "repository.full_name", h.repo)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 const forkRepo = "fork-owner/Hello-World"
@@ -26,7 +27,7 @@ func (h *harness) workflowRun(head, headRepo string) {
 			"head_repository": map[string]any{"full_name": headRepo}, "repository": map[string]any{"full_name": h.repo},
 			"pull_requests": []any{},
 		}
-		set(p, "repository.full_name", h.repo)
+		sharedtest.SetPath(p, "repository.full_name", h.repo)
 	})
 	// The poster is another workflow: its runs have their own key.
 	h.env["GITHUB_WORKFLOW"], h.env["GITHUB_JOB"] = "swarm-gate fork poster", "publish"

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swarm-gate/swarm-gate/internal/app"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
@@ -33,17 +34,17 @@ func TestAbandonAtShutdown(t *testing.T) {
 	}{
 		{"pull_request", false, "pull_request", func(h *harness) []byte { return h.synchronize(nil) }, 1, ext, "its check run is completed as failure"},
 		{"pull_request after an evaluation of the head", true, "pull_request", func(h *harness) []byte {
-			return h.synchronize(func(p map[string]any) { set(p, "action", "reopened") })
+			return h.synchronize(func(p map[string]any) { sharedtest.SetPath(p, "action", "reopened") })
 		}, 1, ext, "its check run is completed as failure"},
 		{"merge group", false, "merge_group", func(h *harness) []byte {
 			return h.payload("merge_group/checks_requested.json", func(p map[string]any) {
-				set(p, "merge_group.head_sha", h.head)
-				set(p, "merge_group.base_sha", h.base)
+				sharedtest.SetPath(p, "merge_group.head_sha", h.head)
+				sharedtest.SetPath(p, "merge_group.base_sha", h.base)
 			})
 		}, 1, "swarm-gate:merge_group:" + externalKey(), "its check run is completed as failure"},
 		{"comment command", false, "issue_comment", func(h *harness) []byte { return h.commentOn("maint", "/swarm recheck") }, 0, "", "a comment command"},
 		{"check suite without a pull request", false, "check_suite", func(h *harness) []byte {
-			return h.payload("check_suite/requested.json", func(p map[string]any) { set(p, "check_suite.head_sha", h.head) })
+			return h.payload("check_suite/requested.json", func(p map[string]any) { sharedtest.SetPath(p, "check_suite.head_sha", h.head) })
 		}, 0, "", "its evaluation would have done nothing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"net/http"
 	"reflect"
 	"strings"
@@ -98,13 +99,13 @@ func TestFetchFailureFailsTheChecks(t *testing.T) {
 		wantWhy string
 	}{
 		{"repository not served", func(h *harness, p map[string]any) {
-			set(p, "repository.clone_url", h.fake.WebURL+"/Codertocat/gone.git")
+			sharedtest.SetPath(p, "repository.clone_url", h.fake.WebURL+"/Codertocat/gone.git")
 		}, "could not fetch the commits"},
 		{"head commit missing", func(h *harness, p map[string]any) {
-			set(p, "pull_request.head.sha", strings.Repeat("ab", 20))
+			sharedtest.SetPath(p, "pull_request.head.sha", strings.Repeat("ab", 20))
 		}, "could not fetch the commits"},
 		{"clone URL on another host", func(h *harness, p map[string]any) {
-			set(p, "repository.clone_url", "https://elsewhere.example/Codertocat/Hello-World.git")
+			sharedtest.SetPath(p, "repository.clone_url", "https://elsewhere.example/Codertocat/Hello-World.git")
 		}, "is not on"},
 	}
 	for _, tc := range cases {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // TestCheckSuiteRequested: a check_suite requested delivery that names the
@@ -21,9 +22,9 @@ func TestCheckSuiteRequested(t *testing.T) {
 			h := newHarness(t)
 			srv := h.newServer(h.newApp(nil), "server")
 			body := h.payload("check_suite/"+action+".json", func(p map[string]any) {
-				set(p, "check_suite.head_sha", h.head)
-				set(p, "check_suite.head_branch", demo.HeadBranch)
-				set(p, "check_suite.pull_requests", []any{map[string]any{
+				sharedtest.SetPath(p, "check_suite.head_sha", h.head)
+				sharedtest.SetPath(p, "check_suite.head_branch", demo.HeadBranch)
+				sharedtest.SetPath(p, "check_suite.pull_requests", []any{map[string]any{
 					"number": 2, "url": h.fake.URL + "repos/" + testRepo + "/pulls/2", "id": 2,
 					"head": map[string]any{"ref": demo.HeadBranch, "sha": h.head, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},
 					"base": map[string]any{"ref": demo.BaseBranch, "sha": h.base, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},
@@ -44,15 +45,15 @@ func TestCheckSuiteRequested(t *testing.T) {
 // request #2 with body by user, as the comment the fake holds, made now.
 func (h *harness) commentOn(user, body string) []byte {
 	return h.payload("issue_comment/created.json", func(p map[string]any) {
-		set(p, "issue.pull_request.url", h.fake.URL+"repos/"+testRepo+"/pulls/2")
-		set(p, "issue.number", 2)
-		set(p, "comment.body", body)
-		set(p, "comment.user.login", user)
-		set(p, "comment.user.type", "User")
+		sharedtest.SetPath(p, "issue.pull_request.url", h.fake.URL+"repos/"+testRepo+"/pulls/2")
+		sharedtest.SetPath(p, "issue.number", 2)
+		sharedtest.SetPath(p, "comment.body", body)
+		sharedtest.SetPath(p, "comment.user.login", user)
+		sharedtest.SetPath(p, "comment.user.type", "User")
 		// The comment is on GitHub too: a command is checked against it
 		// (its author, that it is unedited), and its reply records its id.
-		set(p, "comment.id", h.fake.AddComment(testRepo, 2, user, body))
-		set(p, "comment.created_at", time.Now().UTC().Format(time.RFC3339))
+		sharedtest.SetPath(p, "comment.id", h.fake.AddComment(testRepo, 2, user, body))
+		sharedtest.SetPath(p, "comment.created_at", time.Now().UTC().Format(time.RFC3339))
 	})
 }
 

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,9 +159,9 @@ func (h *harness) payload(file string, edit func(p map[string]any)) []byte {
 	if err := json.Unmarshal(data, &p); err != nil {
 		h.t.Fatal(err)
 	}
-	set(p, "repository.full_name", testRepo)
-	set(p, "repository.clone_url", h.fake.WebURL+"/"+testRepo+".git")
-	set(p, "installation", map[string]any{"id": installationID, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc="})
+	sharedtest.SetPath(p, "repository.full_name", testRepo)
+	sharedtest.SetPath(p, "repository.clone_url", h.fake.WebURL+"/"+testRepo+".git")
+	sharedtest.SetPath(p, "installation", map[string]any{"id": installationID, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc="})
 	if edit != nil {
 		edit(p)
 	}
@@ -177,11 +176,11 @@ func (h *harness) payload(file string, edit func(p map[string]any)) []byte {
 // request (#2 in GitHub's example): base main, head swarm/phase-1.
 func (h *harness) synchronize(edit func(p map[string]any)) []byte {
 	return h.payload("pull_request/synchronize.json", func(p map[string]any) {
-		set(p, "pull_request.base.sha", h.base)
-		set(p, "pull_request.base.ref", demo.BaseBranch)
-		set(p, "pull_request.head.sha", h.head)
-		set(p, "pull_request.head.ref", demo.HeadBranch)
-		set(p, "pull_request.head.repo.full_name", testRepo)
+		sharedtest.SetPath(p, "pull_request.base.sha", h.base)
+		sharedtest.SetPath(p, "pull_request.base.ref", demo.BaseBranch)
+		sharedtest.SetPath(p, "pull_request.head.sha", h.head)
+		sharedtest.SetPath(p, "pull_request.head.ref", demo.HeadBranch)
+		sharedtest.SetPath(p, "pull_request.head.repo.full_name", testRepo)
 		if edit != nil {
 			edit(p)
 		}
@@ -207,21 +206,6 @@ func (h *harness) deliver(url, event, delivery string, body []byte) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
-}
-
-// set assigns v at a dotted path of a payload, creating objects on the
-// way.
-func set(p map[string]any, path string, v any) {
-	keys := strings.Split(path, ".")
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := p[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			p[k] = next
-		}
-		p = next
-	}
-	p[keys[len(keys)-1]] = v
 }
 
 // run is a check run as the assertions see it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/app"
 	"github.com/swarm-gate/swarm-gate/internal/demo"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 )
 
 // TestTwoReplicas: two App servers behind one GitHub, each receiving part
@@ -168,9 +169,9 @@ func (b *barrier) wait() {
 // with the pull_request synchronize of the same push.
 func (h *harness) checkSuiteRequested() []byte {
 	return h.payload("check_suite/requested.json", func(p map[string]any) {
-		set(p, "check_suite.head_sha", h.head)
-		set(p, "check_suite.head_branch", demo.HeadBranch)
-		set(p, "check_suite.pull_requests", []any{map[string]any{
+		sharedtest.SetPath(p, "check_suite.head_sha", h.head)
+		sharedtest.SetPath(p, "check_suite.head_branch", demo.HeadBranch)
+		sharedtest.SetPath(p, "check_suite.pull_requests", []any{map[string]any{
 			"number": 2, "url": h.fake.URL + "repos/" + testRepo + "/pulls/2", "id": 2,
 			"head": map[string]any{"ref": demo.HeadBranch, "sha": h.head, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},
 			"base": map[string]any{"ref": demo.BaseBranch, "sha": h.base, "repo": map[string]any{"id": 1, "name": "Hello-World", "url": h.fake.URL + "repos/" + testRepo}},

@@ -29,3 +29,19 @@ func Skip(t testing.TB, format string, args ...any) {
 	}
 	t.Skip(msg)
 }
+
+// SetPath assigns v at a dotted path of a decoded JSON payload (one of
+// GitHub's example deliveries, say "pull_request.head.sha"), creating the
+// objects on the way and replacing a value that is not an object.
+func SetPath(p map[string]any, path string, v any) {
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := p[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			p[k] = next
+		}
+		p = next
+	}
+	p[keys[len(keys)-1]] = v
+}

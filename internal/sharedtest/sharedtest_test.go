@@ -38,3 +38,14 @@ func TestSkipOrFail(t *testing.T) {
 		})
 	}
 }
+
+func TestSetPath(t *testing.T) {
+	p := map[string]any{"a": map[string]any{"keep": 1}, "s": "scalar"}
+	sharedtest.SetPath(p, "a.b.c", "v")
+	sharedtest.SetPath(p, "s.x", 2)
+	sharedtest.SetPath(p, "top", true)
+	a := p["a"].(map[string]any)
+	if a["keep"] != 1 || a["b"].(map[string]any)["c"] != "v" || p["s"].(map[string]any)["x"] != 2 || p["top"] != true {
+		t.Errorf("SetPath gave %v", p)
+	}
+}
