@@ -401,25 +401,6 @@ func systemBusy() time.Duration {
 	return time.Duration(busy) * time.Second / clockTicks
 }
 
-// peakRSSOf is VmHWM of /proc/<pid>/status, in KiB (pid 0: this process).
-func peakRSSOf(pid int) int64 {
-	p := "/proc/self/status"
-	if pid > 0 {
-		p = fmt.Sprintf("/proc/%d/status", pid)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
 // quantiles of xs (sorted in place): p50, p90, p99 and max.
 func quantiles(xs []float64) latency {
 	if len(xs) == 0 {

@@ -450,10 +450,17 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return json.NewEncoder(stdout).Encode(out)
 }
 
-// peakRSS reads VmHWM from /proc/self/status, in KiB; 0 where there is no
-// /proc.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+// peakRSS reads this process's VmHWM (peakRSSOf(0)).
+func peakRSS() int64 { return peakRSSOf(0) }
+
+// peakRSSOf is VmHWM of /proc/<pid>/status, in KiB (pid 0: this process);
+// 0 where there is no /proc.
+func peakRSSOf(pid int) int64 {
+	p := "/proc/self/status"
+	if pid > 0 {
+		p = fmt.Sprintf("/proc/%d/status", pid)
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return 0
 	}

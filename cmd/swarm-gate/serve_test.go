@@ -368,6 +368,28 @@ func TestServeRedeliverFailedIsASwitch(t *testing.T) {
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
+// waitListening waits (up to 30 s) for serve's "listening" log record in
+// stderr and returns its address; it fails the test when serve exits
+// first or does not start.
+func waitListening(t *testing.T, stderr *syncBuffer, exited <-chan int) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d before listening:\n%s", code, stderr.String())
+		default:
+		}
+		if m := listeningRE.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -421,22 +443,7 @@ func TestServeEndToEnd(t *testing.T) {
 	go func() {
 		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir(), "--shutdown-delay", "0s"}, &bytes.Buffer{}, &stderr)
 	}()
-	var addr string
-	deadline := time.Now().Add(30 * time.Second)
-	for addr == "" {
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d before listening:\n%s", code, stderr.String())
-		default:
-		}
-		if m := listeningRE.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	addr := waitListening(t, &stderr, exited)
 
 	data, err := os.ReadFile("../../../shared/github/webhooks/pull_request/synchronize.json")
 	if err != nil {
@@ -473,6 +480,7 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Fatalf("delivery with signature %.15s… answered %d, want %d", tc.sig, resp.StatusCode, tc.want)
 		}
 	}
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		done := false
 		for _, cr := range fake.CheckRuns(repo) {
@@ -640,22 +648,7 @@ func TestServeShutdown(t *testing.T) {
 		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "1", "--work-dir", t.TempDir(),
 			"--shutdown-delay", "500ms", "--shutdown-timeout", "200ms"}, &bytes.Buffer{}, &stderr)
 	}()
-	addr := ""
-	deadline := time.Now().Add(30 * time.Second)
-	for addr == "" {
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d before listening:\n%s", code, stderr.String())
-		default:
-		}
-		if m := listeningRE.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	addr := waitListening(t, &stderr, exited)
 	deliver := func(event, id string, p map[string]any) int {
 		body, _ := json.Marshal(p)
 		mac := hmac.New(sha256.New, []byte(secret))
