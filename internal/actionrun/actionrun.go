@@ -72,12 +72,11 @@ type Runner struct {
 	// running the pipeline.
 	SourceError error
 	// Repo, when not nil, is the workspace's git repository, already open
-	// (the App's fetch opened it, at the path GITHUB_WORKSPACE gives):
-	// while Run runs it is shared (source.Git.Share), so that the runner
-	// and the pipeline read through it, with its object cache and open
-	// pack files, instead of each opening the workspace again. Nil: each
-	// opens the workspace itself, as in the Action. The caller closes it
-	// after Run returns.
+	// (the App's fetch opened it, at the path GITHUB_WORKSPACE gives): the
+	// pipeline reads through it (pipeline.Options.Repo), with its object
+	// cache and open pack files, instead of opening the workspace again.
+	// Nil: the pipeline opens the workspace itself, as in the Action. The
+	// caller closes it after Run returns.
 	Repo *source.Git
 	// NoReportFiles skips writing report.json and report.sarif into the
 	// workspace (the report-dir input is still checked); the report-json
@@ -182,9 +181,6 @@ func (r *Runner) Run(ctx context.Context) (code int) {
 	ses := &session{r: r, log: actions.NewLog(r.Stdout), logger: r.Logger}
 	if ses.logger == nil {
 		ses.logger = slog.Default()
-	}
-	if r.Repo != nil {
-		defer r.Repo.Share()()
 	}
 	defer func() {
 		if v := recover(); v != nil {

@@ -46,6 +46,7 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 // becomes a report with outcome error and the reason.
 func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report.Report {
 	opts.RepoDir = ses.workspace
+	opts.Repo = ses.r.Repo
 	opts.Logger = ses.logger
 	opts.ConfigPath = ses.s.Config
 	opts.MergeBase = ses.r.MergeBase.For(opts.Base, opts.Head)

@@ -28,8 +28,13 @@ import (
 // Options are the inputs of one check.
 type Options struct {
 	RepoDir string // a directory inside the repository
-	Base    string // base ref (branch, tag, SHA, revision); required
-	Head    string // head ref; "" means HEAD
+	// Repo, when not nil, is that repository already open (the GitHub
+	// App's fetch opened it, with its pack files kept open): Check reads
+	// through a Handle on it instead of opening RepoDir again. The caller
+	// closes it.
+	Repo *source.Git
+	Base string // base ref (branch, tag, SHA, revision); required
+	Head string // head ref; "" means HEAD
 	// HeadBranch is the pull request's head branch name, for the phase rule
 	// when Head is a SHA (as in CI); "" means the branch Head names, if any.
 	HeadBranch string
@@ -96,9 +101,14 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if headRef == "" {
 		headRef = "HEAD"
 	}
-	repo, err := source.OpenGit(opts.RepoDir)
-	if err != nil {
-		return nil, err
+	var repo *source.Git
+	if opts.Repo != nil {
+		repo = opts.Repo.Handle() // Check sets the handle's Engine, not the caller's
+	} else {
+		var err error
+		if repo, err = source.OpenGit(opts.RepoDir); err != nil {
+			return nil, err
+		}
 	}
 	if opts.DiffEngine != "" {
 		repo.Engine = source.DiffEngine(opts.DiffEngine)

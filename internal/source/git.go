@@ -40,10 +40,8 @@ type Git struct {
 	gitDir string // the repository's git directory ("" when not on disk)
 	repo   *git.Repository
 	// st is the storage this Git owns and Close closes; nil for a handle
-	// on a shared Git (Share) and for a repository not on disk.
+	// (Handle) and for a repository not on disk.
 	st *cachedStorage
-	// shareKey is the key this Git is shared under ("" when it is not).
-	shareKey string
 }
 
 // OpenOptions change how OpenGitWith opens a repository.
@@ -61,9 +59,6 @@ type OpenOptions struct {
 // its parents, like git does). It returns an error saying "DIR is not a git
 // repository" when there is none. It is OpenGitWith without options: the
 // Git holds no file open between calls, and Close is optional.
-//
-// While a Git opened at the same directory is shared (Git.Share), OpenGit
-// returns a handle on that Git instead of opening the repository again.
 func OpenGit(dir string) (*Git, error) {
 	return OpenGitWith(dir, OpenOptions{})
 }
@@ -73,9 +68,6 @@ func OpenGit(dir string) (*Git, error) {
 // may not be seen, as the lists of loose objects and of packs are read
 // once.
 func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
-	if g := sharedAt(dir); g != nil {
-		return g, nil
-	}
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("%s is not a git repository (nor is any of its parents)", dir)
@@ -121,13 +113,11 @@ func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
 }
 
 // Close releases the files the Git holds open (its pack files, with
-// KeepFilesOpen) and stops sharing it. The Git, and every handle on it
-// from Share, must not be used afterwards: object reads then fail with an
-// error wrapping fs.ErrClosed. Closing a
-// handle on a shared Git does nothing; closing twice is harmless. The
-// error is the first one closing a file gave.
+// KeepFilesOpen). The Git, and every Handle on it, must not be used
+// afterwards: object reads then fail with an error wrapping fs.ErrClosed.
+// Closing a Handle does nothing; closing twice is harmless. The error is
+// the first one closing a file gave.
 func (g *Git) Close() error {
-	g.unshare()
 	if g.st == nil {
 		return nil
 	}
@@ -139,66 +129,13 @@ func (g *Git) Close() error {
 	return nil
 }
 
-// shared are the Gits being shared, by absolute, clean directory.
-var shared struct {
-	sync.Mutex
-	byDir map[string]*Git
-}
-
-// shareKey is the key of dir in shared ("" when it has no absolute path).
-func shareKey(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	return abs
-}
-
-// Share makes OpenGit and OpenGitWith, given the directory g was opened
-// at (the same path, made absolute), return a handle on g instead of
-// opening the repository again, until stop is called or g is closed: so
-// that code which takes a directory (the pipeline) reads through g's
-// object cache and open pack files. A handle has its own Engine and
-// Logger; its Close does nothing. g and its handles together may be used
-// by one goroutine at a time. Sharing a second Git at the same directory
-// replaces the first; stop only ends g's sharing, and is idempotent.
-func (g *Git) Share() (stop func()) {
-	key := shareKey(g.dir)
-	if key == "" || g.st == nil {
-		return func() {}
-	}
-	shared.Lock()
-	if shared.byDir == nil {
-		shared.byDir = map[string]*Git{}
-	}
-	shared.byDir[key] = g
-	g.shareKey = key
-	shared.Unlock()
-	return g.unshare
-}
-
-// unshare ends g's sharing, if g is the Git shared at its key.
-func (g *Git) unshare() {
-	shared.Lock()
-	defer shared.Unlock()
-	if g.shareKey != "" && shared.byDir[g.shareKey] == g {
-		delete(shared.byDir, g.shareKey)
-	}
-	g.shareKey = ""
-}
-
-// sharedAt returns a handle on the Git shared at dir, or nil.
-func sharedAt(dir string) *Git {
-	shared.Lock()
-	defer shared.Unlock()
-	if len(shared.byDir) == 0 {
-		return nil
-	}
-	owner := shared.byDir[shareKey(dir)]
-	if owner == nil {
-		return nil
-	}
-	return &Git{dir: dir, gitDir: owner.gitDir, repo: owner.repo}
+// Handle returns a Git reading through g's repository (its object cache
+// and open pack files) with its own Engine and Logger, for code that sets
+// those on the Git it is given (the pipeline). Its Close does nothing; it
+// must not be used after g is closed. g and its handles together may be
+// used by one goroutine at a time.
+func (g *Git) Handle() *Git {
+	return &Git{Engine: g.Engine, Logger: g.Logger, dir: g.dir, gitDir: g.gitDir, repo: g.repo}
 }
 
 // cachedStorage is go-git's filesystem storage answering object reads

@@ -99,55 +99,32 @@ func TestObjectSizesCached(t *testing.T) {
 	}
 }
 
-// TestShare: while a Git is shared, OpenGit at its directory (relative or
-// absolute) gives a handle on it, whose Close leaves it open; a
-// subdirectory, or any directory after stop or Close, is opened afresh.
-func TestShare(t *testing.T) {
+// TestHandle: a Handle reads through its Git's open pack, has its own
+// Engine, and its Close leaves the Git open; once the Git is closed, the
+// Handle's reads fail too.
+func TestHandle(t *testing.T) {
 	r, base, head, _ := packed(t)
 	owner, err := OpenGitWith(r.dir, OpenOptions{KeepFilesOpen: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer owner.Close()
-	stop := owner.Share()
-
-	h, err := OpenGit(r.dir)
-	if err != nil {
-		t.Fatal(err)
+	h := owner.Handle()
+	h.Engine = DiffEngineGoGit
+	if h.repo != owner.repo || h.st != nil || owner.Engine == DiffEngineGoGit {
+		t.Fatalf("Handle opened the repository again or shares its Engine")
 	}
-	if h.repo != owner.repo || h.st != nil {
-		t.Fatalf("OpenGit while shared opened the repository again")
+	if _, err := h.MergeBase(base, head); err != nil {
+		t.Errorf("a handle: %v", err)
 	}
 	if err := h.Close(); err != nil {
 		t.Errorf("closing a handle: %v", err)
 	}
 	// The owner still reads, through its open pack, after the handle's Close.
 	readHead(t, owner, head)
-	if _, err := owner.MergeBase(base, head); err != nil {
-		t.Errorf("the owner after a handle's Close: %v", err)
-	}
-	t.Chdir(r.dir)
-	if rel, err := OpenGit("."); err != nil || rel.repo != owner.repo {
-		t.Errorf("OpenGit(\".\") in the shared directory did not give a handle (%v)", err)
-	}
-	if err := os.MkdirAll(filepath.Join(r.dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if sub, err := OpenGit(filepath.Join(r.dir, "sub")); err != nil || sub.repo == owner.repo {
-		t.Errorf("a subdirectory gave a handle on the shared Git (%v)", err)
-	}
-
-	stop()
-	stop() // idempotent
-	if g, err := OpenGit(r.dir); err != nil || g.repo == owner.repo {
-		t.Errorf("after stop, OpenGit still gave a handle on the shared Git (%v)", err)
-	}
-
-	owner.Share()
 	if err := owner.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if g, err := OpenGit(r.dir); err != nil || g.repo == owner.repo {
-		t.Errorf("after Close, OpenGit still gave a handle on the closed Git (%v)", err)
+	if _, err := h.ResolveCommit(head.String()); err == nil {
+		t.Errorf("a handle read after its Git was closed")
 	}
 }
