@@ -92,3 +92,12 @@ func codes(items []string) []string {
 // cell escapes '|' for a Markdown table cell (GFM splits cells on it even
 // inside code spans).
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// upperFirst capitalises the first letter of an ASCII phrase ("phase 2" ->
+// "Phase 2"), for sentences.
+func upperFirst(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}

@@ -42,6 +42,9 @@ const (
 
 // Evaluate implements Gate.
 func (g Critic) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	plan, err := headPlan(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
@@ -90,12 +93,12 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 		}
 		res = Result{Outcome: Failed, Title: "no critic verdict on this plan",
 			Summary: "Verdict: **none**: " + why + ". Next step: " + approveHint + ".",
-			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticNoVerdict, Severity: SeverityError,
+			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticNoVerdict, Severity: SeverityError, Key: fkey(RuleCriticNoVerdict, plan.Digests.Structure),
 				Message: "the critic has no recorded verdict on this plan; " + approveHint}}}
 	case !approvalIntact(approval):
 		res = Result{Outcome: Failed, Title: "the critic's approval record is not intact",
 			Summary: fmt.Sprintf("The approval at seq %d does not hold together: %s. The plugin's dispatch gate would not accept it; swarm/plan-freeze has the ledger details.", approval.Seq, approvalDefect(approval)),
-			Findings: []Finding{{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleCriticNotIntact, Severity: SeverityError,
+			Findings: []Finding{{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleCriticNotIntact, Severity: SeverityError, Key: fkey(RuleCriticNotIntact, eventKey(approval)),
 				Message: fmt.Sprintf("the approval at seq %d is not intact: %s; re-run the critic so that the plugin records a new approval", approval.Seq, approvalDefect(approval))}}}
 	case approval.Approval.Verdict != VerdictApproved:
 		v := normalizeVerdict(approval.Approval.Verdict)
@@ -111,7 +114,7 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 		}
 		res = Result{Outcome: Failed, Title: title,
 			Summary: fmt.Sprintf("Verdict: **%s** (ledger seq %d, recorded as %s). Next step: revise plan.md as the critic asks and run the critic again.", v, approval.Seq, mdtext.Code(approval.Approval.Verdict)),
-			Findings: []Finding{{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleCriticNotApproved, Severity: SeverityError,
+			Findings: []Finding{{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleCriticNotApproved, Severity: SeverityError, Key: fkey(RuleCriticNotApproved, eventKey(approval), plan.Digests.Structure),
 				Message: fmt.Sprintf("the critic's latest verdict on the plan is %s (seq %d); revise the plan and run the critic again", v, approval.Seq)}}}
 	case approval.Plan.Digests.Structure != plan.Digests.Structure:
 		n := 0
@@ -123,7 +126,7 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 		res = Result{Outcome: Failed, Title: "the critic approved an earlier version of the plan",
 			Summary: fmt.Sprintf("Verdict: **APPROVED** at seq %d, but for structure hash %s; the head plan's is %s (%s since: swarm/plan-freeze lists them). Next step: re-run the critic on the changed plan, or `/swarm approve-plan-critic <reason>`.",
 				approval.Seq, planhash.Short(approval.Plan.Digests.Structure), planhash.Short(plan.Digests.Structure), plural(n, "change", "changes")),
-			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticStale, Severity: SeverityError,
+			Findings: []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCriticStale, Severity: SeverityError, Key: fkey(RuleCriticStale, eventKey(approval), plan.Digests.Structure),
 				Message: fmt.Sprintf("the critic approved the plan at seq %d, but the plan changed since (%s the structure hash); re-run the critic", approval.Seq, plural(n, "change that trips", "changes that trip"))}}}
 	default:
 		if rej := rejectedAfter(critics, approvedAt(approval)); rej != nil {
@@ -136,6 +139,13 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 					approval.Seq, mdtext.Inline(approvedAt(approval)), mdtext.Code(rej.Path), mdtext.Inline(when), plural(rej.BlockingFindings, "blocking finding", "blocking findings")),
 				Findings: []Finding{{Path: rej.Path, Line: 1, EndLine: 1, Rule: RuleCriticReceiptReject, Severity: SeverityError,
 					Message: fmt.Sprintf("the critic rejected (%s) after approving the plan at seq %d; address its blocking findings (in the receipt) and run the critic again", when, approval.Seq)}}}
+			// Deleting a rejection hides it: never pre-existing, whatever
+			// the merge base said.
+			if deletedByPR(in, rej.Path) {
+				res.Findings[0].Message += "; the pull request deletes this receipt, which still counts"
+			} else {
+				res.Findings[0].Key = fkey(RuleCriticReceiptReject, rej.Path, rej.ReviewedAt, eventKey(approval))
+			}
 			break
 		}
 		res = Result{Outcome: Passed,
@@ -238,4 +248,16 @@ func normalizeVerdict(v string) string {
 		return VerdictRejected
 	}
 	return u
+}
+
+// deletedByPR reports whether a receipt of the merge base is gone at head.
+func deletedByPR(in *Input, path string) bool {
+	if in.Head.Receipts != nil {
+		for _, r := range in.Head.Receipts.Items {
+			if r.Path == path {
+				return false
+			}
+		}
+	}
+	return true
 }

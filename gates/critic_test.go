@@ -23,7 +23,7 @@ func TestCriticCorpus(t *testing.T) {
 		// quest-forge's receipts are the curator's, not the critic's.
 		{"sleuthy-sloth__quest-forge", nil, Failed, RuleCriticNoVerdict, "0 receipts from the critic, 8 receipts from other reviewers"},
 		{"basel-ax__saleor-tma-frontend", nil, Failed, RuleCriticNoVerdict, "plan-ledger.jsonl is missing"},
-		{"BotoVed__haos-rover", nil, Error, "", "plan.json is missing"},
+		{"BotoVed__haos-rover", nil, NotApplicable, "", "neither the merge base nor the head has .swarm/plan.json"},
 	}
 	for _, c := range cases {
 		t.Run(c.repo, func(t *testing.T) {

@@ -73,6 +73,9 @@ const (
 
 // Evaluate implements Gate.
 func (g Drift) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	plan, phase, err := headPhase(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
@@ -87,7 +90,8 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 		}
 	}
 	if item.Status == CheckFail {
-		findings = append([]Finding{{Path: item.File, Line: item.Line, EndLine: item.Line, Rule: driftRule(item), Severity: SeverityError, Message: item.Code + ": " + item.Detail}}, findings...)
+		findings = append([]Finding{{Path: item.File, Line: item.Line, EndLine: item.Line, Rule: driftRule(item), Severity: SeverityError, Message: item.Code + ": " + item.Detail,
+			Key: fkey(driftRule(item), fmt.Sprint(phase.ID), item.Detail)}}, findings...)
 	}
 	if in.Head.HasSpec && in.Head.SpecErr == nil && in.Head.SpecDoc == nil {
 		return errorResult(g.Name(), fmt.Errorf("%s was not parsed", swarm.SpecPath))
@@ -177,6 +181,19 @@ func driftCheck(in *Input, phase *swarm.Phase) (CheckItem, []Finding) {
 		return checkUnreadable(step, err), nil
 	}
 	missing := func(why string) CheckItem {
+		if ev := ledgerDriftApproval(in, phase.ID); ev != nil {
+			// write_drift_evidence records an APPROVED verdict in the ledger
+			// too; the evidence file is often not committed.
+			a := ev.Approval
+			if i := strings.Index(a.Summary, "NEEDS_REVISION"); i >= 0 {
+				return checkFail(step, CodeDriftRejected, swarm.LedgerPath, ev.Line, "%s; the ledger's drift-verifier approval of phase %d (seq %d) has NEEDS_REVISION in its summary, which the plugin's drift gate reads as a rejection: %q",
+					why, phase.ID, ev.Seq, quoteAround(a.Summary, i, len("NEEDS_REVISION"), 70))
+			}
+			it := checkPass(step, swarm.LedgerPath, "approved per the ledger: the drift verifier's approval of phase %d (seq %d, approved at %s), which write_drift_evidence records with the evidence file; %s",
+				phase.ID, ev.Seq, approvedAt(ev), why)
+			it.Line = ev.Line
+			return it
+		}
 		if in.Head.HasSpec {
 			it := checkFail(step, CodeDriftMissing, path, 0, "%s and %s exists: the plugin blocks phase_complete without drift evidence when there is a spec", why, swarm.SpecPath)
 			if pc, _ := phaseCompletions(in, phase.ID); pc != nil && pc.Status == "success" {
@@ -430,7 +447,7 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 		if ob == "" {
 			ob = "no obligation keyword"
 		}
-		tr.findings = append(tr.findings, Finding{Path: swarm.SpecPath, Line: r.Line, EndLine: r.Line, Rule: rule, Severity: sev,
+		tr.findings = append(tr.findings, Finding{Path: swarm.SpecPath, Line: r.Line, EndLine: r.Line, Rule: rule, Severity: sev, Key: fkey(rule, r.ID, ob),
 			Message: fmt.Sprintf("%s %s (%s) maps to no task of the plan: no task lists it in fr_refs or names it in its description or acceptance: %s", what, r.ID, ob, r.Text)})
 		if sev == SeverityError {
 			unmappedMust = append(unmappedMust, r.ID)
@@ -535,4 +552,23 @@ func verbS(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ledgerDriftApproval is the newest drift-verifier approval of the phase in
+// the head ledger (a critic_approved snapshot with approval.phase and
+// verdict APPROVED, for the head plan's id), or nil.
+func ledgerDriftApproval(in *Input, phase int) *swarm.LedgerEvent {
+	l := in.Head.Ledger
+	if l == nil || in.Head.Plan == nil {
+		return nil
+	}
+	id := in.Head.Plan.ID()
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		ev := &l.Events[i]
+		if ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Approval.IsDriftVerifier() && ev.Approval.Phase == phase &&
+			strings.EqualFold(ev.Approval.Verdict, VerdictApproved) && ev.PlanID == id {
+			return ev
+		}
+	}
+	return nil
 }

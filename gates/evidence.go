@@ -55,14 +55,22 @@ const (
 
 // Evaluate implements Gate.
 func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
-	_, phase, err := headPhase(in)
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
+	plan, phase, err := headPhase(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
 	}
-	completed := tasksToCheck(in, phase)
+	phases := phasesUnderCheck(in, plan, phase)
+	completed := tasksToCheck(in, phases)
 	if len(completed) == 0 {
-		return Result{Outcome: NotApplicable, Title: fmt.Sprintf("no completed tasks in phase %d yet", phase.ID),
-			Summary: fmt.Sprintf("Phase %d has %s, none marked completed, so no evidence is required yet.", phase.ID, plural(len(phase.Tasks), "task", "tasks"))}
+		n := 0
+		for _, ph := range phases {
+			n += len(ph.Tasks)
+		}
+		return Result{Outcome: NotApplicable, Title: fmt.Sprintf("no completed tasks in %s yet", phaseList(phases)),
+			Summary: fmt.Sprintf("%s %s %s, none marked completed, so no evidence is required yet.", upperFirst(phaseList(phases)), verbS(len(phases), "has", "have"), plural(n, "task", "tasks"))}
 	}
 	if in.Head.Evidence.DirErr != nil {
 		return errorResult(g.Name(), in.Head.Evidence.DirErr)
@@ -79,8 +87,11 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 			ok++
 		}
 	}
-	summary := fmt.Sprintf("Checked %s (those of phase %d, and those of other phases this pull request completes): %s; %d with all required gate evidence.",
-		plural(len(completed), "completed task", "completed tasks"), phase.ID, listSome(codes(taskIDs(completed)), 30), ok)
+	summary := fmt.Sprintf("Checked %s (those of %s, and those of other phases this pull request completes): %s; %d with all required gate evidence.",
+		plural(len(completed), "completed task", "completed tasks"), phaseList(phases), listSome(codes(taskIDs(completed)), 30), ok)
+	if len(phases) > 1 {
+		summary += fmt.Sprintf(" The pull request changes the status of tasks of %s, so each is checked.", phaseList(phases))
+	}
 	summary += "\n\nVerdicts are read from the records' verdict fields (the newest record of each gate decides), never from summaries. A task without a gate file needs " +
 		strings.Join(defaultRequiredGates(in.config().QAGates), " and ") + " (" + in.config().qaProfileSource() + ")."
 	if len(unreadable) > 0 {
@@ -104,16 +115,20 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 // able to complete another phase's tasks without evidence by naming a
 // different phase. When the merge base's plan is missing or unreadable,
 // every completed task of the head plan counts as newly completed.
-func tasksToCheck(in *Input, phase *swarm.Phase) []swarm.Task {
+func tasksToCheck(in *Input, phases []*swarm.Phase) []swarm.Task {
 	var out []swarm.Task
-	for _, t := range phase.Tasks {
-		if t.Status == "completed" {
-			out = append(out, t)
+	checked := map[int]bool{}
+	for _, phase := range phases {
+		checked[phase.ID] = true
+		for _, t := range phase.Tasks {
+			if t.Status == "completed" {
+				out = append(out, t)
+			}
 		}
 	}
 	base := in.Base.Plan
 	for _, ph := range in.Head.Plan.Phases {
-		if ph.ID == phase.ID {
+		if checked[ph.ID] {
 			continue
 		}
 		for _, t := range ph.Tasks {
@@ -193,8 +208,9 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		te.unreadable = err
 		return te
 	}
-	onPlan := func(rule, msg string) {
-		te.findings = append(te.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: rule, Severity: SeverityError, Message: msg})
+	onPlan := func(rule, msg string, about ...string) {
+		te.findings = append(te.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: rule, Severity: SeverityError, Message: msg,
+			Key: fkey(rule, append([]string{t.ID}, about...)...)})
 	}
 	if !swarm.ValidTaskID(t.ID) {
 		var present []string
@@ -281,6 +297,7 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		if last.invalid != "" {
 			failed = true
 			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceUnrecognizedVerdict, Severity: SeverityError,
+				Key:     fkey(RuleEvidenceUnrecognizedVerdict, t.ID, gate, last.file, last.invalid),
 				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %s, which is not a string: an unrecognized verdict, neither approving nor rejecting; swarm-gate fails closed", t.ID, gate, last.invalid)})
 			continue
 		}
@@ -288,6 +305,7 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		case verdictRejecting:
 			failed = true
 			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceRejected, Severity: SeverityError,
+				Key:     fkey(RuleEvidenceRejected, t.ID, gate, last.file, last.verdict),
 				Message: fmt.Sprintf("task %s is completed but its newest %s evidence does not approve it: verdict %q", t.ID, gate, last.verdict)})
 		case verdictOther:
 			if last.verdict == "" {
@@ -295,12 +313,13 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 			}
 			failed = true
 			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceUnrecognizedVerdict, Severity: SeverityError,
+				Key:     fkey(RuleEvidenceUnrecognizedVerdict, t.ID, gate, last.file, last.verdict),
 				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %q, which is neither approving (approved, pass) nor rejecting (rejected, fail, NEEDS_REVISION); swarm-gate fails closed", t.ID, gate, last.verdict)})
 		}
 	}
 	if len(missing) > 0 {
 		failed = true
-		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")))
+		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")), missing...)
 	}
 	te.ok = !failed
 	return te

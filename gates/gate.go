@@ -51,6 +51,15 @@ type Finding struct {
 	Rule     string   `json:"rule"`               // e.g. placeholder/comment-todo, scope/out-of-scope
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
+	// Delta is set on the failing findings of a gate that compares with
+	// the merge base: introduced, or pre_existing (then Severity is
+	// warning and Message starts with PreExistingPrefix).
+	Delta Delta `json:"delta,omitempty"`
+	// Key identifies the finding independently of its location, so that
+	// the same finding on the merge base can be recognised (rule plus what
+	// it is about: a requirement id, a task id and gate, a plan's
+	// structure hash); "" means it cannot hold on the merge base.
+	Key string `json:"-"`
 }
 
 // Result is what one gate decided.
@@ -60,6 +69,10 @@ type Result struct {
 	Title    string    `json:"title"`   // one line of plain text (may quote repository text; escape it when showing it)
 	Summary  string    `json:"summary"` // Markdown, may be several lines; repository text in it is already escaped
 	Findings []Finding `json:"findings"`
+	// Delta counts the failing findings against the merge base, for gates
+	// that compare with it (nil otherwise, and when there was nothing to
+	// count).
+	Delta *DeltaSummary `json:"delta,omitempty"`
 }
 
 // PhaseSource says where the pull request's phase number came from.
@@ -78,6 +91,10 @@ type Input struct {
 	// Phase is the plan phase the pull request carries (>= 1).
 	Phase       int
 	PhaseSource PhaseSource
+	// Phases are the phases whose tasks the pull request changes the
+	// status of, ascending (gates.StatusChanges); swarm/scope and
+	// swarm/evidence check them with Phase. Nil when none changed.
+	Phases []int
 	// Base is the .swarm/ state at the merge base (policy side); Head is the
 	// pull request's head. Neither is nil.
 	Base, Head *swarm.Artifacts
@@ -90,6 +107,8 @@ type Input struct {
 	// MaxPlaceholderScanSize. The bytes are valid until the next call. Nil
 	// when head contents are not available.
 	HeadFile func(path string) (content []byte, ok bool)
+	// BaseFile is HeadFile for the merge base; nil when not available.
+	BaseFile func(path string) (content []byte, ok bool)
 	// SAST is the security scan the pipeline ran for swarm/sast (nil when it
 	// did not run).
 	SAST *SASTScan
@@ -103,6 +122,9 @@ type Input struct {
 	// since gates have no clock. The zero value means unknown, and those
 	// windows are then not checked (the output says so).
 	HeadTime time.Time
+
+	// atMergeBase marks the merge-base side of a comparison (atBase).
+	atMergeBase bool
 }
 
 // Gate is one check. Evaluate must not panic and must not do I/O; it returns
@@ -151,6 +173,9 @@ func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 		}
 	}()
 	r = g.Evaluate(ctx, in)
+	if _, ok := g.(baseComparer); ok && !in.atMergeBase {
+		applyDelta(ctx, in, g, &r)
+	}
 	r.Name = g.Name()
 	if r.Findings == nil {
 		r.Findings = []Finding{}

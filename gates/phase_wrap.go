@@ -66,6 +66,9 @@ var finalCouncilMembers = []string{"critic", "reviewer", "sme", "test_engineer",
 
 // Evaluate implements Gate.
 func (g PhaseWrap) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	cl, err := PhaseWrapChecklist(in)
 	if err != nil {
 		return errorResult(g.Name(), err)

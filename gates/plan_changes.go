@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -34,7 +35,8 @@ func changeFindings(cfg *Config, approval *swarm.LedgerEvent, plan *swarm.Plan, 
 		} else {
 			head += " Next step: re-run the critic on the changed plan (plan.md), or `/swarm approve-plan-critic <reason>` if it already approved this version."
 		}
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: rule, Severity: SeverityError, Message: head})
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: rule, Severity: SeverityError, Message: head,
+			Key: fkey(rule, eventKey(approval), plan.Digests.Structure)})
 	}
 	for _, c := range changes {
 		var rule string
@@ -54,7 +56,8 @@ func changeFindings(cfg *Config, approval *swarm.LedgerEvent, plan *swarm.Plan, 
 		default:
 			continue
 		}
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: c.Line, EndLine: c.Line, Rule: rule, Severity: sev, Message: msg})
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: c.Line, EndLine: c.Line, Rule: rule, Severity: sev, Message: msg,
+			Key: fkey(rule, eventKey(approval), c.Text())})
 	}
 	return findings, changesNote(approval, changes, count)
 }
@@ -124,6 +127,11 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 		if t, _ := plan.FindTask(tid); t != nil {
 			continue
 		}
+		if bp := in.Base.Plan; bp != nil && bp.ID() == id {
+			if bt, _ := bp.FindTask(tid); bt != nil && bt.Status == "completed" {
+				continue // completedWork names it
+			}
+		}
 		if _, ok := rep.Removed[tid]; ok {
 			continue
 		}
@@ -140,7 +148,7 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 		} else {
 			msg += "an unfinished task was dropped silently; restore it, or remove it with the plugin's save_plan (which records task_removed) and have the critic approve the new plan"
 		}
-		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: sev, Message: msg})
+		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: sev, Message: msg, Key: fkey(RuleTaskRemoved, tid)})
 	}
 	if len(legacyIDs) > 0 {
 		out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleTaskRemoved, Severity: SeverityWarning,
@@ -180,7 +188,7 @@ func specStale(in *Input, plan *swarm.Plan) ([]Finding, []string) {
 			Message: msg + " Acknowledged by @" + ack.Actor + " (`/swarm acknowledge-spec-drift`): " + ack.Reason}}, notes
 	}
 	msg += " Next step: update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>` (the protocol forbids the agent from acknowledging it itself)."
-	return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityError, Message: msg}}, notes
+	return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityError, Message: msg, Key: fkey(RuleSpecStale, key)}}, notes
 }
 
 // specAcknowledgment returns the newest acknowledge-spec-drift override
@@ -261,4 +269,83 @@ func describeStaleness(key string) string {
 		return "recorded without the drift it acknowledged, by an older swarm-gate"
 	}
 	return mdtext.Inline(key)
+}
+
+// completedWork names what the pull request does to work the merge base
+// records as done (issue "what an agent hides is named"): a task completed
+// there that the head plan resets (pending, in_progress, blocked), drops,
+// or redefines (description, acceptance, depends, files_touched). Only a
+// plan of the same plan id is compared; the ledger's own transient resets
+// inside the pull request do not count when the head is whole again.
+func completedWork(in *Input, plan *swarm.Plan) []Finding {
+	base := in.Base.Plan
+	if base == nil || base.ID() != plan.ID() {
+		return nil
+	}
+	var out []Finding
+	for _, bph := range base.Phases {
+		for _, bt := range bph.Tasks {
+			if bt.Status != "completed" {
+				continue
+			}
+			ht, _ := plan.FindTask(bt.ID)
+			switch {
+			case ht == nil:
+				how := "with no task_removed event in " + swarm.LedgerPath
+				if removedInLedger(in, bt.ID) {
+					how = "through the ledger (task_removed), but removing finished work still needs a reviewer's eye"
+				}
+				out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCompletedRemoved, Severity: SeverityError,
+					Message: fmt.Sprintf("task %s (%q) is completed on the base branch and removed from the head plan %s: completed work was removed; restore it, or have a maintainer accept the removal (`/swarm approve-plan-critic <reason>`)", bt.ID, clipN(bt.Description, 80), how)})
+			case ht.Status != "completed" && ht.Status != "closed":
+				out = append(out, Finding{Path: swarm.PlanPath, Line: ht.Line, EndLine: ht.Line, Rule: RuleCompletedReset, Severity: SeverityError,
+					Message: fmt.Sprintf("task %s is completed on the base branch but %s at head: completed work was reset; if the work must be redone, say so in the pull request and have a maintainer accept it (`/swarm approve-plan-critic <reason>`), else restore its status", bt.ID, ht.Status)})
+			}
+			if ht == nil {
+				continue
+			}
+			if fields := rewrittenFields(&bt, ht); len(fields) > 0 {
+				out = append(out, Finding{Path: swarm.PlanPath, Line: ht.Line, EndLine: ht.Line, Rule: RuleCompletedRewritten, Severity: SeverityError,
+					Message: fmt.Sprintf("task %s is completed on the base branch, and the pull request rewrites its %s: a finished task's definition changed after the work was accepted, so its evidence no longer shows that what it now says was done; restore the definition, or add a new task for the new work", bt.ID, strings.Join(fields, ", "))})
+			}
+		}
+	}
+	return out
+}
+
+// rewrittenFields lists the definition fields of a task that differ.
+func rewrittenFields(a, b *swarm.Task) []string {
+	var out []string
+	if a.Description != b.Description {
+		out = append(out, "description")
+	}
+	if a.Acceptance != b.Acceptance {
+		out = append(out, "acceptance")
+	}
+	if !slices.Equal(a.Depends, b.Depends) {
+		out = append(out, "depends")
+	}
+	if !slices.Equal(a.FilesTouched, b.FilesTouched) {
+		out = append(out, "files_touched")
+	}
+	return out
+}
+
+// removedInLedger reports whether the head ledger records task_removed for
+// the task in an event the merge base does not have.
+func removedInLedger(in *Input, id string) bool {
+	l := in.Head.Ledger
+	if l == nil {
+		return false
+	}
+	n := 0
+	if in.Base.Ledger != nil {
+		n = len(in.Base.Ledger.Events)
+	}
+	for i := min(n, len(l.Events)); i < len(l.Events); i++ {
+		if ev := &l.Events[i]; ev.EventType == "task_removed" && ev.TaskID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,9 @@ const (
 	RuleLedgerSeq          = "plan-freeze/ledger-seq"
 	RuleLedgerResetting    = "plan-freeze/ledger-resetting"
 	RuleAgentOverride      = "plan-freeze/agent-self-approval"
+	RuleCompletedReset     = "plan-freeze/completed-task-reset"
+	RuleCompletedRemoved   = "plan-freeze/completed-task-removed"
+	RuleCompletedRewritten = "plan-freeze/completed-task-rewritten"
 )
 
 // titles of plan-freeze failures, by the rule of their first failing finding.
@@ -76,6 +79,10 @@ var planFreezeTitles = map[string]string{
 	RuleLedgerSeq:          "the ledger's seq numbers are out of order",
 	RuleLedgerResetting:    "a ledger reset marker (plan-ledger.resetting) is present",
 	RuleAgentOverride:      "the agent approved its own plan change (manual override, user_confirmed: false)",
+	RuleCompletedReset:     "completed work was reset: a task completed on the base branch is no longer completed",
+	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
+	RuleCompletedRewritten: "completed work was rewritten: a finished task's definition changed",
+	RulePlanDeleted:        "the pull request deletes the plan",
 }
 
 // approvalRules are the rules a human override can clear: they are about
@@ -83,12 +90,17 @@ var planFreezeTitles = map[string]string{
 var approvalRules = map[string]bool{
 	RuleNoApproval: true, RuleApprovalVerdict: true, RulePlanChanged: true,
 	RuleBookkeepingChanged: true, RuleUnhashedChanged: true, RuleApprovalSource: true,
+	// Rework a maintainer accepts: the override names who and why.
+	RuleCompletedReset: true, RuleCompletedRemoved: true, RuleCompletedRewritten: true,
 }
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
 
 // Evaluate implements Gate.
 func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	plan, err := headPlan(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
@@ -109,7 +121,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	baseLedger := in.Base.Ledger
 	switch {
 	case in.Head.LedgerResetting:
-		findings = append(findings, Finding{Path: swarm.LedgerResettingPath, Line: 1, EndLine: 1, Rule: RuleLedgerResetting, Severity: SeverityError,
+		findings = append(findings, Finding{Path: swarm.LedgerResettingPath, Line: 1, EndLine: 1, Rule: RuleLedgerResetting, Severity: SeverityError, Key: fkey(RuleLedgerResetting),
 			Message: swarm.LedgerResettingPath + " exists, so the plugin treats the ledger as empty (a reset in progress); the ledger cannot be checked against the merge base. If no reset is in progress the marker is a leftover: delete it and push again"})
 		baseLedger = nil // the append-only check is meaningless against an empty ledger
 	case ledger == nil && baseLedger != nil && len(baseLedger.Events) > 0:
@@ -124,6 +136,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
 		findings = append(findings, removedTasks(in, ledger, rep, plan)...)
 	}
+	findings = append(findings, completedWork(in, plan)...)
 	staleFindings, staleNotes := specStale(in, plan)
 	findings = append(findings, staleFindings...)
 
@@ -225,7 +238,7 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 				Message: "no plan-critic approval (" + why + "), and none is required: " + reason}
 			return []Finding{f}, []string{"**No approval required**: " + mdtext.Inline(reason) + "."}, nil
 		}
-		f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError,
+		f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Key: fkey(RuleNoApproval, plan.Digests.Structure),
 			Message: "PLAN_CRITIC_GATE_VIOLATION: Cannot delegate to coder before plan critic approval. " + why + "; " + approveHint + "."}
 		return []Finding{f}, []string{"**Approval**: none: " + why + ", so the critic never approved this plan through the plugin's plan-critic gate. Next step: " + approveHint + "."}, nil
 	}
@@ -240,6 +253,7 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 	}
 	if approval.Approval.Verdict != "APPROVED" {
 		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleApprovalVerdict, Severity: SeverityError,
+			Key:     fkey(RuleApprovalVerdict, eventKey(approval), plan.Digests.Structure),
 			Message: fmt.Sprintf("PLAN_CRITIC_GATE_VIOLATION: Latest approved-plan snapshot does not contain plan critic VERDICT: APPROVED evidence (seq %d has verdict %q); %s.", approval.Seq, approval.Approval.Verdict, approveHint)})
 		return findings, notes, nil
 	}
@@ -327,7 +341,8 @@ func agentOverride(cfg *Config, l *swarm.Ledger, approval *swarm.LedgerEvent, pl
 			strings.TrimPrefix(changesNote(prior, changes, count), fmt.Sprintf("**Since approval (seq %d)**: ", prior.Seq))
 	}
 	msg += "; have the critic review the plan, or a maintainer record `/swarm approve-plan-critic <reason>` (plan_freeze.agent_overrides: fail makes this a failure)"
-	return Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleAgentOverride, Severity: sev, Message: msg}, note
+	return Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleAgentOverride, Severity: sev, Message: msg,
+		Key: fkey(RuleAgentOverride, eventKey(approval), plan.Digests.Structure)}, note
 }
 
 // noApproval explains a ledger without a plan-critic approval for the head
@@ -372,7 +387,7 @@ func noApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Plan, 
 		msg += " This ledger predates the plugin's mechanical plan-critic gate (every event is schema_version 1.0.0): upgrade the plugin and run the critic, or set plan_freeze.legacy_plans: allow in the base branch's .github/swarm-gate.yml to accept legacy plans."
 	}
 	note += "\n\nNext step: " + approveHint + "."
-	f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg}
+	f := Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleNoApproval, Severity: SeverityError, Message: msg, Key: fkey(RuleNoApproval, plan.Digests.Structure)}
 	return []Finding{f}, []string{note}, nil
 }
 

@@ -28,7 +28,7 @@ func TestPlanFreezeCorpus(t *testing.T) {
 		{"basel-ax__saleor-tma-frontend", nil, Failed, []string{RuleNoApproval}, []string{"plan-ledger.jsonl is missing"}, ""},
 		{"phlawlessDevelopment__bomberz", nil, Failed, []string{RuleNoApproval}, []string{"PLAN_CRITIC_GATE_VIOLATION"}, ""},
 		{"Areopaguaworkshop__msocr", nil, Failed, []string{RuleNoApproval}, []string{"0 unexplained"}, ""},
-		{"BotoVed__haos-rover", nil, Error, nil, []string{"plan.json is missing"}, ""},
+		{"BotoVed__haos-rover", nil, NotApplicable, nil, []string{"neither the merge base nor the head has .swarm/plan.json"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.repo, func(t *testing.T) {

@@ -38,6 +38,7 @@ func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
 	for _, p := range swarm.VerifyLedger(l, plan) {
 		if p.Kind == "plan-json" {
 			out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RulePlanOutsideLedger, Severity: SeverityError,
+				Key:     fkey(RulePlanOutsideLedger, plan.Digests.Ledger, l.Last().PlanHashAfter),
 				Message: p.Msg + "; save plan changes through the plugin's tools (save_plan, update_task_status) so that the ledger records them, or restore plan.json"})
 			continue
 		}
@@ -45,7 +46,7 @@ func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
 		if p.Kind == "seq-order" {
 			rule = RuleLedgerSeq
 		}
-		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: rule, Severity: SeverityError, Message: p.String()})
+		out = append(out, Finding{Path: swarm.LedgerPath, Line: p.Line, EndLine: p.Line, Rule: rule, Severity: SeverityError, Message: p.String(), Key: fkey(rule, p.Kind, p.Msg)})
 	}
 	return out
 }
@@ -60,16 +61,19 @@ func replayFindings(rep *swarm.Replay, plan *swarm.Plan) []Finding {
 			continue
 		}
 		out = append(out, Finding{Path: swarm.LedgerPath, Line: st.Line, EndLine: st.Line, Rule: RuleLedgerUnexplained, Severity: SeverityError,
+			Key:     fkey(RuleLedgerUnexplained, fmt.Sprint(st.Seq), st.EventType, st.Problem),
 			Message: fmt.Sprintf("seq %d (%s) is not explained by replaying the ledger (spec section 3.7): %s; an event was edited, or the plan was changed without the snapshot the plugin writes", st.Seq, st.EventType, st.Problem)})
 	}
 	for _, st := range rep.ProfileViolations {
 		out = append(out, Finding{Path: swarm.LedgerPath, Line: st.Line, EndLine: st.Line, Rule: RuleProfileLocked, Severity: SeverityError,
+			Key:     fkey(RuleProfileLocked, fmt.Sprint(st.Seq), st.EventType),
 			Message: fmt.Sprintf("seq %d (%s) changes the execution_profile, which was locked at seq %d; the plugin rejects such saves", st.Seq, st.EventType, rep.LockedSeq)})
 	}
 	if rep.LockedProfile != nil {
 		locked := planhash.ExecutionProfileJSON(rep.LockedProfile)
 		if head := plan.ProfileJSON(); !bytes.Equal(locked, head) {
 			out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleProfileLocked, Severity: SeverityError,
+				Key:     fkey(RuleProfileLocked, string(head), string(locked)),
 				Message: fmt.Sprintf("the execution_profile is %s, but it was locked at seq %d as %s; the plugin rejects saves that change a locked profile: restore it", orNone(head), rep.LockedSeq, orNone(locked))})
 		}
 	}

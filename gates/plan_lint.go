@@ -71,6 +71,9 @@ var (
 
 // Evaluate implements Gate.
 func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	plan, err := headPlan(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
@@ -82,7 +85,8 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 	}
 	var findings []Finding
 	add := func(line int, rule, format string, args ...any) {
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: line, EndLine: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
+		msg := fmt.Sprintf(format, args...)
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: line, EndLine: line, Rule: rule, Severity: sev, Message: msg, Key: fkey(rule, msg)})
 	}
 	total := 0
 	for _, ph := range plan.Phases {

@@ -52,6 +52,9 @@ const maxSummaryTasks = 40
 
 // Evaluate implements Gate.
 func (g Scope) Evaluate(_ context.Context, in *Input) Result {
+	if r, ok := noPlan(g.Name(), in); ok {
+		return r
+	}
 	plan, phase, err := headPhase(in)
 	if err != nil {
 		return errorResult(g.Name(), err)
@@ -60,20 +63,52 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 		return errorResult(g.Name(), in.Head.Scopes.DirErr)
 	}
 	cfg := in.config().Scope
+	phases := phasesUnderCheck(in, plan, phase)
 	var findings []Finding
-	scopes := make([]*taskScope, 0, len(phase.Tasks))
-	declaredAny := false
-	for i := range phase.Tasks {
-		ts, f, err := resolveTaskScope(in, &phase.Tasks[i], plan.Digests.Structure)
-		if err != nil {
-			return errorResult(g.Name(), err)
+	var scopes []*taskScope
+	// A phase none of whose tasks declares a scope leaves every file
+	// unattributable: its work could be anywhere.
+	var undeclared []*swarm.Phase
+	for _, ph := range phases {
+		declared := false
+		for i := range ph.Tasks {
+			ts, f, err := resolveTaskScope(in, &ph.Tasks[i], plan.Digests.Structure)
+			if err != nil {
+				return errorResult(g.Name(), err)
+			}
+			findings = append(findings, f...)
+			scopes = append(scopes, ts)
+			declared = declared || ts.source != ScopeFromNone
 		}
-		findings = append(findings, f...)
-		scopes = append(scopes, ts)
-		declaredAny = declaredAny || ts.source != ScopeFromNone
+		if !declared {
+			undeclared = append(undeclared, ph)
+		}
 	}
+	declaredAll := len(undeclared) == 0
 	x := newScopeIndex(scopes)
-	others := otherPhases(plan, phase)
+	others := otherPhases(plan, phases)
+	// One finding per phase, so that each is matched on the merge base
+	// on its own.
+	notDeclared := func(files int) []Finding {
+		sev := SeverityError
+		if cfg.WarnNotDeclared {
+			sev = SeverityWarning
+		}
+		var out []Finding
+		for _, ph := range undeclared {
+			out = append(out, Finding{Path: swarm.PlanPath, Line: ph.Line, EndLine: ph.Line, Rule: RuleScopeNotDeclared, Severity: sev, Key: fkey(RuleScopeNotDeclared, fmt.Sprint(ph.ID)),
+				Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d has a valid scope (files_touched or a .swarm/scopes/scope-{taskId}.json), so the %s this pull request changes cannot be checked against a scope; list each task's files in files_touched (or declare_scope them)", ph.ID, plural(files, "file", "files"))})
+		}
+		return out
+	}
+	if in.AtMergeBase() {
+		// Nothing changed on this side: only the plan's own state can
+		// already hold here (a phase without a scope, a conflict).
+		if !declaredAll {
+			findings = append(findings, notDeclared(0)...)
+		}
+		return Result{Outcome: Failed, Findings: findings}
+	}
 
 	var paths []scopePath
 	exempt := 0
@@ -96,24 +131,39 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			paths = append(paths, scopePath{f, p})
 		}
 	}
-	newlyDone := newlyCompleted(in, phase)
+	var newlyDone []*swarm.Task
+	for _, ph := range phases {
+		newlyDone = append(newlyDone, newlyCompleted(in, ph)...)
+	}
 	if len(paths) == 0 && len(newlyDone) == 0 && len(failingFindings(findings)) == 0 {
 		what := "no files"
 		if exempt > 0 {
 			what = "only " + plural(exempt, "path", "paths") + " under .swarm/, which is exempt,"
 		}
 		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/",
-			Summary: fmt.Sprintf("Nothing to check against the scope of phase %d: the pull request changes %s and marks no task completed.", phase.ID, what), Findings: findings}
+			Summary: fmt.Sprintf("Nothing to check against the scope of %s: the pull request changes %s and marks no task completed.", phaseList(phases), what), Findings: findings}
 	}
-	if !declaredAny {
-		sev, outcome := SeverityError, Failed
+	if len(paths) > 0 && in.PhaseSource == PhaseFromCurrentPhase && planComplete(plan) {
+		return Result{Outcome: NotApplicable, Title: fmt.Sprintf("no open phase: the plan is complete and this pull request changes no task's status (%s outside .swarm/)", plural(len(paths), "changed file", "changed files")),
+			Findings: findings,
+			Summary: fmt.Sprintf("Every phase of the plan is complete and the pull request changes no task's status, so it carries no phase: there is no phase scope to check its %s against (the plan's current_phase %d is closed). Work after the plan is not phase work; start a new phase or plan for it, or name the phase (--phase N, a swarm/phase-<N> branch or a swarm:phase-<N> label) to check it against that phase's scope.",
+				plural(len(paths), "changed file", "changed files"), phase.ID)}
+	}
+	if !declaredAll && len(paths) == 0 {
+		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/", Findings: findings,
+			Summary: fmt.Sprintf("Nothing to check against a scope: the pull request changes only files under .swarm/ (exempt), and no task of %s declares a scope.", phaseList(phases))}
+	}
+	if !declaredAll {
+		outcome := Failed
 		if cfg.WarnNotDeclared {
-			sev, outcome = SeverityWarning, Passed
+			outcome = Passed
 		}
-		findings = append(findings, Finding{Path: swarm.PlanPath, Line: phase.Line, EndLine: phase.Line, Rule: RuleScopeNotDeclared, Severity: sev,
-			Message: fmt.Sprintf("SCOPE_NOT_DECLARED: no task of phase %d has a valid scope (files_touched or a .swarm/scopes/scope-{taskId}.json), so the %s this pull request changes cannot be checked against a scope; list each task's files in files_touched (or declare_scope them)", phase.ID, plural(len(paths), "file", "files"))})
-		return Result{Outcome: outcome, Title: fmt.Sprintf("phase %d declares no scope", phase.ID), Findings: findings,
-			Summary: "No task of the phase has a scope. Policy: scope.not_declared: " + map[bool]string{true: "warn", false: "fail"}[cfg.WarnNotDeclared] + "."}
+		findings = append(findings, notDeclared(len(paths))...)
+		summary := "No task of " + phaseList(undeclared) + " has a scope. Policy: scope.not_declared: " + map[bool]string{true: "warn", false: "fail"}[cfg.WarnNotDeclared] + "."
+		if len(undeclared) < len(phases) {
+			summary += " The pull request changes the status of tasks of " + phaseList(phases) + "; as long as one of them declares no scope, a changed file cannot be shown to be outside the work of all of them."
+		}
+		return Result{Outcome: outcome, Title: fmt.Sprintf("%s %s no scope", phaseList(undeclared), verbS(len(undeclared), "declares", "declare")), Findings: findings, Summary: summary}
 	}
 
 	other := map[string][]string{} // "scope.extras <pattern>" -> paths
@@ -144,7 +194,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 		outside++
-		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phase, x, others.ownerText(sp.path))})
+		findings = append(findings, Finding{Path: sp.path, Rule: RuleOutOfScope, Severity: SeverityError, Message: outOfScopeMessage(sp.file, sp.path, phases, x, others.ownerText(sp.path))})
 	}
 	for _, t := range newlyDone {
 		ts := scopes[slices.IndexFunc(scopes, func(s *taskScope) bool { return s.task == t })]
@@ -159,13 +209,13 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			Message: fmt.Sprintf("task %s is marked completed in this pull request, but none of its files changed (%s: %s); the protocol warns that a coder may report done without producing a diff: check that the work is really in this pull request", t.ID, ts.source, listSome(quoteAll(ts.entries), 5))})
 	}
 
-	summary := scopeSummary(phase, scopes, touched, other, exempt)
+	summary := scopeSummary(phases, scopes, touched, other, exempt)
 	failing := len(failingFindings(findings))
 	switch {
 	case outside > 0:
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of phase %d", plural(outside, "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of %s", plural(outside, "changed file", "changed files"), phaseList(phases)), Summary: summary, Findings: findings}
 	case failing > 0:
-		title := fmt.Sprintf("phase %d's scope is inconsistent", phase.ID)
+		title := fmt.Sprintf("the scope of %s is inconsistent", phaseList(phases))
 		for _, f := range findings {
 			if f.Severity == SeverityError && f.Rule == RuleUntouchedCompleted {
 				title = "a task marked completed changed none of its files"
@@ -176,7 +226,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 	if len(paths) == 0 {
 		return Result{Outcome: Passed, Title: fmt.Sprintf("no changed files outside .swarm/; %s marked completed", plural(len(newlyDone), "task", "tasks")), Summary: summary, Findings: findings}
 	}
-	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of phase %d", plural(len(paths), "changed file", "changed files"), phase.ID), Summary: summary, Findings: findings}
+	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of %s", plural(len(paths), "changed file", "changed files"), phaseList(phases)), Summary: summary, Findings: findings}
 }
 
 // newlyCompleted are the phase's tasks completed at head but not at the
@@ -215,9 +265,12 @@ func matchExtra(patterns []string, p string) string {
 
 // scopeSummary is the per-task table: where each task's scope comes from,
 // its entries, and the changed files attributed to it.
-func scopeSummary(phase *swarm.Phase, scopes []*taskScope, touched, other map[string][]string, exempt int) string {
+func scopeSummary(phases []*swarm.Phase, scopes []*taskScope, touched, other map[string][]string, exempt int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Scope of phase %d, task by task (a declaration in .swarm/scopes/ takes precedence over files_touched, as in the plugin):\n\n", phase.ID)
+	fmt.Fprintf(&b, "Scope of %s, task by task (a declaration in .swarm/scopes/ takes precedence over files_touched, as in the plugin):\n\n", phaseList(phases))
+	if len(phases) > 1 {
+		fmt.Fprintf(&b, "The pull request changes the status of tasks of %s, so a changed file may lie in the scope of any of them.\n\n", phaseList(phases))
+	}
 	b.WriteString("| task | status | scope from | entries | changed files in it |\n|---|---|---|---|---|\n")
 	for i, ts := range scopes {
 		if i == maxSummaryTasks {
@@ -268,7 +321,7 @@ func scopePaths(f *changeset.File) []string {
 	return []string{f.NewPath}
 }
 
-func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scopeIndex, owner string) string {
+func outOfScopeMessage(f *changeset.File, p string, phases []*swarm.Phase, x *scopeIndex, owner string) string {
 	what := string(f.Status)
 	switch {
 	case f.Status == changeset.Renamed && p == f.OldPath:
@@ -282,7 +335,7 @@ func outOfScopeMessage(f *changeset.File, p string, phase *swarm.Phase, x *scope
 	case f.Status == changeset.Modified && f.ModeChanged() && len(f.Added) == 0:
 		what = fmt.Sprintf("mode changed %o → %o", f.OldMode, f.NewMode)
 	}
-	msg := fmt.Sprintf("%s (%s) is outside the scope of phase %d: no task of the phase covers it", p, what, phase.ID)
+	msg := fmt.Sprintf("%s (%s) is outside the scope of %s: no task of %s covers it", p, what, phaseList(phases), map[bool]string{true: "the phase", false: "these phases"}[len(phases) == 1])
 	if owner != "" {
 		return msg + "; " + owner + ": move the change to that phase's pull request, or add the file to a task of this phase (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change)."
 	}

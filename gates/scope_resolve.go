@@ -157,12 +157,12 @@ type phaseOwners struct {
 	phase map[string]int // task id -> phase id
 }
 
-func otherPhases(plan *swarm.Plan, phase *swarm.Phase) *phaseOwners {
+func otherPhases(plan *swarm.Plan, under []*swarm.Phase) *phaseOwners {
 	var scopes []*taskScope
 	po := &phaseOwners{phase: map[string]int{}}
 	for i := range plan.Phases {
 		ph := &plan.Phases[i]
-		if ph.ID == phase.ID {
+		if slices.ContainsFunc(under, func(u *swarm.Phase) bool { return u.ID == ph.ID }) {
 			continue
 		}
 		for j := range ph.Tasks {
@@ -331,6 +331,7 @@ func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScop
 				sev, note = SeverityNotice, " the task was already completed at the merge base, so this is earlier work, not this pull request's"
 			}
 			findings = append(findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleScopeConflict, Severity: sev,
+				Key:     fkey(RuleScopeConflict, append([]string{t.ID, strings.Join(ts.files, ",")}, extra...)...),
 				Message: fmt.Sprintf("SCOPE_CONFLICT: task %s's files_touched lists %s outside its declared scope (%s), which takes precedence;%s", t.ID, listSome(quoteAll(extra), 5), strings.Join(ts.files, ", "), note)})
 		}
 		if ts.newInPR && !doneAtBase && len(planned) > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 const (
@@ -81,7 +82,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&opts.Base, "base", "", "base ref the pull request targets (branch, tag or SHA), e.g. origin/main (required)")
 	fs.StringVar(&opts.Head, "head", "HEAD", "head ref of the pull request")
 	fs.StringVar(&opts.HeadBranch, "head-branch", "", "the pull request's head branch name, for the swarm/phase-<N> rule when --head is a SHA (in Actions: ${{ github.head_ref }})")
-	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch, else the plan's current_phase")
+	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch or swarm:phase-<N> label, else the phase whose tasks the pull request changes the status of, else the first phase not complete")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
 	only := fs.String("gates", "", "comma-separated check names to run (e.g. swarm/placeholders); default all but the on-demand swarm/phase-wrap")
 	fs.Func("sarif", "a SARIF 2.1.0 log another scanner wrote (gosec, semgrep, CodeQL...), for swarm/sast; repeatable", func(p string) error {
@@ -124,6 +125,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if opts.Base == "" {
 		fmt.Fprintln(stderr, "swarm-gate check: --base is required: the ref the pull request targets, e.g. --base origin/main")
 		return exitUsage
+	}
+	if opts.Head == "" || opts.Head == "HEAD" {
+		// Only commits are read; say so when the work tree has more.
+		if n, err := source.UncommittedChanges(ctx, opts.RepoDir); err == nil && n > 0 {
+			fmt.Fprintf(stderr, "swarm-gate check: note: the work tree has %d uncommitted %s, which %s not checked: only commits are (head is the commit HEAD names); commit them to include them\n",
+				n, map[bool]string{true: "change", false: "changes"}[n == 1], map[bool]string{true: "is", false: "are"}[n == 1])
+		}
 	}
 	r, err := pipeline.Check(ctx, opts)
 	if err != nil {

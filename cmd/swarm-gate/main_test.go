@@ -290,3 +290,57 @@ func TestUnknownLogLevelIsSaid(t *testing.T) {
 		t.Errorf("a valid level was refused: %q", stderr)
 	}
 }
+
+// TestCheckRanges: a range with no commit of the pull request in it is a
+// clear exit 2, saying which way round the refs go; a dirty work tree is
+// said on stderr, since only commits are checked.
+func TestCheckRanges(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		base, head string
+		code       int
+		says       []string
+	}{
+		{"base and head are one commit", demo.HeadBranch, demo.HeadBranch, 2, []string{"empty range", "are the same commit"}},
+		{"swapped arguments", demo.HeadBranch, demo.BaseBranch, 2, []string{"empty range", "is an ancestor of base", "were --base and --head swapped?"}},
+		{"the right way round", demo.BaseBranch, demo.HeadBranch, 1, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "check", "--repo", dir, "--base", c.base, "--head", c.head)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, stderr)
+			}
+			for _, s := range c.says {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+		})
+	}
+
+	if err := demo.Checkout(dir, demo.HeadBranch); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch); strings.Contains(stderr, "uncommitted") {
+		t.Errorf("a clean work tree is reported dirty:\n%s", stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch)
+	if !strings.Contains(stderr, "the work tree has 2 uncommitted changes, which are not checked: only commits are") {
+		t.Errorf("stderr does not say the work tree has uncommitted changes:\n%s", stderr)
+	}
+	// An explicit head commit is not the work tree: nothing to say.
+	if _, _, stderr := runCLI(t, "check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch); strings.Contains(stderr, "uncommitted") {
+		t.Errorf("with --head, the work tree is not mentioned:\n%s", stderr)
+	}
+}

@@ -61,7 +61,7 @@ func TestPullRequestSynchronize(t *testing.T) {
 	if agg.Title != demoTitle {
 		t.Errorf("aggregate title %q, want %q", agg.Title, demoTitle)
 	}
-	for _, want := range []string{"Phase **1** (from branch)", "| [`swarm/scope`](" + h.fake.WebURL + "/Codertocat/Hello-World/runs/", "❌ failed"} {
+	for _, want := range []string{"Phase 1 (from branch)", "| [`swarm/scope`](" + h.fake.WebURL + "/Codertocat/Hello-World/runs/", "❌ failed"} {
 		if !strings.Contains(agg.Summary, want) {
 			t.Errorf("aggregate summary lacks %q:\n%s", want, agg.Summary)
 		}
@@ -144,8 +144,8 @@ func TestMergeGroupChecksRequested(t *testing.T) {
 		queuedPR  bool
 		wantPhase string
 	}{
-		{"the queued pull request's branch names the phase", true, "Phase **1** (from branch)"},
-		{"without it, the plan's current_phase", false, "Phase **1** (from current_phase)"},
+		{"the queued pull request's branch names the phase", true, "Phase 1 (from branch)"},
+		{"without it, the phase whose task statuses change", false, "Phase 1 (from status_changes)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", codeBlock(rep.Error))
 	} else {
-		fmt.Fprintf(&b, "Phase **%d** (from %s) · base `%s` · head `%s` · merge base `%s`\n", rep.Phase, rep.PhaseSource, short(rep.Base), short(rep.Head), short(rep.MergeBase))
+		fmt.Fprintf(&b, "%s · base `%s` · head `%s` · merge base `%s`\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Base), short(rep.Head), short(rep.MergeBase))
 		if rep.Config != "" {
 			fmt.Fprintf(&b, "\nPolicy: %s\n", mdtext.Inline(rep.Config))
 		}

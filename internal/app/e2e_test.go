@@ -39,7 +39,7 @@ func TestPullRequestSynchronize(t *testing.T) {
 		t.Errorf("check runs:\n got %v\nwant %v", got, want)
 	}
 	if agg := h.storedRun("swarm-gate"); agg.Title != "3 of 8 checks failed: swarm/scope, swarm/placeholders, swarm/evidence" ||
-		!strings.Contains(agg.Summary, "Phase **1** (from branch)") {
+		!strings.Contains(agg.Summary, "Phase 1 (from branch)") {
 		t.Errorf("aggregate: %q\n%s", agg.Title, agg.Summary)
 	}
 	tokens := h.fake.InstallationTokens()

@@ -69,7 +69,7 @@ func TestCheckGivenMergeBase(t *testing.T) {
 	}{
 		{"the true merge base, full history", dir, fork, nil},
 		{"the true merge base, base side cut above it", shallow, fork, nil},
-		{"the head itself (a head already merged)", dir, head, nil},
+		{"the head itself (a head already merged): nothing to check", dir, head, []string{"empty range", "is an ancestor of base"}},
 		{"a base-branch commit, not an ancestor of the head", dir, mainTip,
 			[]string{"merge base " + mainTip, "head " + head, "not an ancestor of head " + head, "refusing to evaluate"}},
 		{"a commit the clone does not have", shallow, strings.Repeat("ab", 20), []string{"merge base " + strings.Repeat("ab", 20), "head " + head, "not in the repository"}},

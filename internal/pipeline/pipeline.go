@@ -74,6 +74,10 @@ type Options struct {
 	// also an ancestor of Base is not checked (the base side's history
 	// may not reach it): that is the source's word.
 	MergeBase string
+	// OnInput, when not nil, is called with the gates' input once it is
+	// built, before any gate runs (the replay suite re-checks verdicts
+	// against the same input). It must not change it.
+	OnInput func(*gates.Input)
 }
 
 // phaseLabel is DESIGN.md section 2's phase label, swarm:phase-<N>.
@@ -82,7 +86,9 @@ var phaseLabel = regexp.MustCompile(`^swarm:phase-([0-9]+)$`)
 // RepairHint says how to fix a damaged .swarm/ artifact.
 const RepairHint = "repair the file (restore it from git history, or let the plugin write it again) and push again"
 
-// ErrNoSwarm is returned when the head commit has no .swarm/ folder.
+// ErrNoSwarm is returned when neither the head commit nor the merge base
+// has a .swarm/ folder (a pull request that deletes it is checked: it
+// fails swarm/plan-freeze).
 var ErrNoSwarm = errors.New("no .swarm/ folder")
 
 // Check runs the whole pipeline. An error means the check could not be
@@ -125,6 +131,13 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !onlyOnDemand(opts.Gates) {
+		// The on-demand gates judge one commit's state (can the phase
+		// close?), so for them base may be head.
+		if err := checkRange(opts.Base, headRef, base, head, mb); err != nil {
+			return nil, err
+		}
+	}
 	log.Debug("resolved commits", "base", base.String(), "head", head.String(), "merge_base", mb.String())
 
 	headFS, err := repo.Snapshot(head)
@@ -155,10 +168,10 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 	}
 	headArt := swarm.Load(headFS)
-	if !headArt.Present {
-		return nil, fmt.Errorf("%w at head commit %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12])
-	}
 	baseArt := swarm.Load(baseFS)
+	if !headArt.Present && !baseArt.Present {
+		return nil, fmt.Errorf("%w at head commit %s nor at the merge base %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12], mb.String()[:12])
+	}
 
 	changes, err := repo.ChangeSet(ctx, mb, head)
 	if err != nil {
@@ -174,12 +187,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the policy from the base branch: %w", err)
 	}
-	phase, src, err := pickPhase(phaseHints{flag: opts.Phase, branch: branch, branchRe: branchRe, labels: opts.Labels}, headArt)
+	phase, src, changed, err := pickPhase(phaseHints{flag: opts.Phase, branch: branch, branchRe: branchRe, labels: opts.Labels}, baseArt, headArt)
 	if err != nil {
 		return nil, err
 	}
-	in := &gates.Input{Phase: phase, PhaseSource: src, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), Overrides: opts.Overrides}
+	in := &gates.Input{Phase: phase, PhaseSource: src, Phases: changed, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
+		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), BaseFile: headFileReader(baseFS), Overrides: opts.Overrides}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()
@@ -193,9 +206,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if len(opts.SARIF) > 0 && in.SAST == nil {
 		return nil, errors.New("--sarif is read by swarm/sast, which is not among the checks to run; add it to --gates (the Action's checks input) or drop --sarif (the Action's sarif input)")
 	}
+	if opts.OnInput != nil {
+		opts.OnInput(in)
+	}
 	r := report.New(gates.Run(ctx, in, gs))
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
-	r.Phase, r.PhaseSource = phase, src
+	r.Phase, r.PhaseSource, r.Phases = phase, src, changed
 	r.Config = cfg.Source
 	return r, nil
 }
@@ -225,6 +241,34 @@ func mergeBase(repo *source.Git, given string, base, head plumbing.Hash) (plumbi
 	return mb, nil
 }
 
+// ErrEmptyRange is returned when the range has nothing to check: base and
+// head are one commit, or head is already in base's history (the merge
+// base is head), which is what swapped --base and --head look like.
+var ErrEmptyRange = errors.New("empty range")
+
+// checkRange refuses a range with no commits of the pull request in it,
+// saying which way round the refs go.
+func checkRange(baseRef, headRef string, base, head, mb plumbing.Hash) error {
+	switch {
+	case base == head:
+		return fmt.Errorf("%w: base %q and head %q are the same commit %s, so there is no change to check; --base is the branch the pull request targets (e.g. origin/main), --head the pull request's commit", ErrEmptyRange, baseRef, headRef, head.String()[:12])
+	case mb == head:
+		return fmt.Errorf("%w: head %q (%s) is an ancestor of base %q (%s), so the range base..head holds no commit of the pull request: were --base and --head swapped? --base is the branch the pull request targets (e.g. origin/main), --head the pull request's commit (default HEAD)", ErrEmptyRange, headRef, head.String()[:12], baseRef, base.String()[:12])
+	}
+	return nil
+}
+
+// onlyOnDemand reports whether gs is not empty and holds only on-demand
+// gates (gates.OnDemandGate), which judge state rather than a change.
+func onlyOnDemand(gs []gates.Gate) bool {
+	for _, g := range gs {
+		if od, ok := g.(gates.OnDemandGate); !ok || !od.OnDemand() {
+			return false
+		}
+	}
+	return len(gs) > 0
+}
+
 // fullSHA is a full SHA-1 commit name.
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
@@ -239,42 +283,44 @@ type phaseHints struct {
 
 // pickPhase applies DESIGN.md section 2: the flag, else a head branch that
 // matches the policy's phase_branch, else a swarm:phase-<N> label, else
-// the head plan's current_phase.
-func pickPhase(h phaseHints, head *swarm.Artifacts) (int, gates.PhaseSource, error) {
+// gates.InferPhase on the two plans (the phase whose tasks the pull request
+// changes the status of, else the first phase not complete, else
+// current_phase). Without a head plan (none on either side, or the pull
+// request deletes it) the phase is 0 (gates.PhaseFromNoPlan) and the gates
+// that need a plan say why. changed lists the phases whose task statuses
+// the pull request changes, when the phase was inferred from them.
+func pickPhase(h phaseHints, base, head *swarm.Artifacts) (int, gates.PhaseSource, []int, error) {
 	if h.flag > 0 {
-		return h.flag, gates.PhaseFromFlag, nil
+		return h.flag, gates.PhaseFromFlag, nil, nil
 	}
 	branchN := h.branchRe.FindStringSubmatch(h.branch)
 	labelN, labelName, err := labelPhase(h.labels)
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	if head.PlanErr != nil && branchN == nil && labelName == "" {
 		// Every gate needs the plan; say what is wrong with it rather than
 		// that the phase is unknown.
-		return 0, "", fmt.Errorf("cannot read the head plan: %v; %s", head.PlanErr, RepairHint)
+		return 0, "", nil, fmt.Errorf("cannot read the head plan: %v; %s", head.PlanErr, RepairHint)
 	}
 	if branchN != nil {
 		n, err := strconv.Atoi(branchN[1])
 		if err != nil || n < 1 || n > 1<<31 {
-			return 0, "", fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N (the Action's phase input)", h.branch, branchN[1])
+			return 0, "", nil, fmt.Errorf("the head branch %q names phase %s, which is not a plan phase number; rename the branch or pass --phase N (the Action's phase input)", h.branch, branchN[1])
 		}
-		return n, gates.PhaseFromBranch, nil
+		return n, gates.PhaseFromBranch, nil, nil
 	}
 	if labelName != "" {
-		return labelN, gates.PhaseFromLabel, nil
+		return labelN, gates.PhaseFromLabel, nil, nil
 	}
-	if head.Plan != nil && head.Plan.CurrentPhase > 0 {
-		return head.Plan.CurrentPhase, gates.PhaseFromCurrentPhase, nil
+	if head.Plan == nil {
+		return 0, gates.PhaseFromNoPlan, nil, nil
 	}
-	why := "the head plan has no current_phase"
-	switch {
-	case head.PlanErr != nil:
-		why = "the head plan cannot be read (" + head.PlanErr.Error() + ")"
-	case head.Plan == nil:
-		why = swarm.PlanPath + " is missing at head"
+	n, src, changed := gates.InferPhase(base.Plan, head.Plan)
+	if n == 0 {
+		return 0, "", nil, fmt.Errorf("cannot tell which plan phase this pull request carries: %s has no phases; pass --phase N (the Action's phase input)", swarm.PlanPath)
 	}
-	return 0, "", fmt.Errorf("cannot tell which plan phase this pull request carries: %s, the head branch does not match %s, it has no swarm:phase-<N> label, and no --phase was given; pass --phase N (the Action's phase input)", strings.TrimSpace(why), h.branchRe)
+	return n, src, changed, nil
 }
 
 // labelPhase returns the phase a swarm:phase-<N> label names and the

@@ -141,7 +141,7 @@ func TestCheckPhaseSources(t *testing.T) {
 		{"swarm/phase-1", 0, 1, gates.PhaseFromBranch},
 		{"refs/heads/swarm/phase-1", 0, 1, gates.PhaseFromBranch},
 		{"HEAD", 0, 1, gates.PhaseFromBranch},
-		{head, 0, 2, gates.PhaseFromCurrentPhase},
+		{head, 0, 1, gates.PhaseFromActivePhase}, // phase 1 is not complete; current_phase (2) is only the last resort
 		{"swarm/phase-1", 2, 2, gates.PhaseFromFlag},
 	}
 	for _, c := range cases {
@@ -158,7 +158,7 @@ func TestCheckPhaseSources(t *testing.T) {
 	if err != nil || rep.Phase != 1 || rep.PhaseSource != gates.PhaseFromBranch {
 		t.Errorf("head SHA with HeadBranch: %v %+v", err, rep)
 	}
-	if rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: head, HeadBranch: "feature/swarm/phase-1"}); err != nil || rep.PhaseSource != gates.PhaseFromCurrentPhase {
+	if rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: head, HeadBranch: "feature/swarm/phase-1"}); err != nil || rep.PhaseSource != gates.PhaseFromActivePhase {
 		t.Errorf("a branch that only ends in swarm/phase-1 must not set the phase: %v %+v", err, rep)
 	}
 	for _, bad := range []string{"swarm/phase-0", "swarm/phase-99999999999999999999"} {

@@ -35,7 +35,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 		fmt.Fprintf(bw, "Could not evaluate: %s\n", mdtext.Inline(r.Error))
 		return bw.Flush()
 	}
-	fmt.Fprintf(bw, "Phase **%d** (from %s) · head `%s` · merge base `%s`", r.Phase, r.PhaseSource, short(r.Head), short(r.MergeBase))
+	fmt.Fprintf(bw, "%s · head `%s` · merge base `%s`", UpperFirst(PhaseText(r)), short(r.Head), short(r.MergeBase))
 	if r.Config != "" {
 		fmt.Fprintf(bw, " · policy: %s", mdtext.Inline(r.Config))
 	}

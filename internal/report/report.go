@@ -5,7 +5,10 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 )
@@ -20,12 +23,16 @@ type Report struct {
 	Version     int               `json:"version"`
 	Outcome     gates.Outcome     `json:"outcome"` // passed, failed or error
 	ExitCode    int               `json:"exit_code"`
-	Base        string            `json:"base"`       // full SHA of the base commit
-	Head        string            `json:"head"`       // full SHA of the head commit
-	MergeBase   string            `json:"merge_base"` // full SHA
-	Phase       int               `json:"phase"`
-	PhaseSource gates.PhaseSource `json:"phase_source"`
-	Gates       []gates.Result    `json:"gates"`
+	Base        string            `json:"base"`         // full SHA of the base commit
+	Head        string            `json:"head"`         // full SHA of the head commit
+	MergeBase   string            `json:"merge_base"`   // full SHA
+	Phase       int               `json:"phase"`        // 0 when there is no head plan (phase_source no_plan)
+	PhaseSource gates.PhaseSource `json:"phase_source"` // flag, branch, label, status_changes, active_phase, current_phase or no_plan
+	// Phases are every phase whose tasks the pull request changes the
+	// status of, when the phase was inferred from them: swarm/scope and
+	// swarm/evidence check each (omitted when none).
+	Phases []int          `json:"phases,omitempty"`
+	Gates  []gates.Result `json:"gates"`
 	// Config says where the policy came from: the base commit's
 	// .github/swarm-gate.yml, or the built-in defaults.
 	Config string `json:"config,omitempty"`
@@ -101,6 +108,23 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return enc.Encode(r)
 }
 
+// PhaseText says which phase was checked and why, for headers:
+// "phase 2 (from status_changes)", "phases 2, 3 (from status_changes; 2 is
+// the pull request's)" or "no plan phase (no_plan)".
+func PhaseText(r *Report) string {
+	if r.Phase == 0 {
+		return "no plan phase (" + string(r.PhaseSource) + ": no plan at head)"
+	}
+	if len(r.Phases) > 1 {
+		ids := make([]string, len(r.Phases))
+		for i, p := range r.Phases {
+			ids[i] = strconv.Itoa(p)
+		}
+		return fmt.Sprintf("phases %s (from %s; %d is the pull request's)", strings.Join(ids, ", "), r.PhaseSource, r.Phase)
+	}
+	return fmt.Sprintf("phase %d (from %s)", r.Phase, r.PhaseSource)
+}
+
 // Counts tallies gates by outcome.
 func (r *Report) Counts() map[gates.Outcome]int {
 	m := map[gates.Outcome]int{}
@@ -108,4 +132,12 @@ func (r *Report) Counts() map[gates.Outcome]int {
 		m[g.Outcome]++
 	}
 	return m
+}
+
+// UpperFirst capitalises an ASCII first letter, for sentence starts.
+func UpperFirst(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }

@@ -46,8 +46,8 @@ func Location(f gates.Finding) string {
 // code.
 func WriteText(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "swarm-gate: phase %d (from %s), base %s, head %s, merge base %s\n",
-		r.Phase, r.PhaseSource, short(r.Base), short(r.Head), short(r.MergeBase))
+	fmt.Fprintf(bw, "swarm-gate: %s, base %s, head %s, merge base %s\n",
+		PhaseText(r), short(r.Base), short(r.Head), short(r.MergeBase))
 	if r.Config != "" {
 		fmt.Fprintf(bw, "policy: %s\n", mdtext.Printable(r.Config))
 	}

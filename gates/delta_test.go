@@ -1,0 +1,205 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// side is one side's .swarm/ files for the delta tables.
+func side(files map[string]string) fstest.MapFS {
+	m := fstest.MapFS{}
+	for k, v := range files {
+		m[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return m
+}
+
+const deltaSpec = "# Spec\n\n## Requirements\n\n- FR-001: The export MUST write CSV.\n- FR-002: The command MUST print rows.\n"
+
+// TestDeltaAgainstMergeBase is the "judge the pull request" rule, gate by
+// gate: what already held on the merge base is a warning that says so;
+// what the pull request introduces fails; what it fixes is counted.
+func TestDeltaAgainstMergeBase(t *testing.T) {
+	done12 := edit(t, edit(t, testPlan, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`),
+		`"status": "pending", "size": "small", "description": "Write`, `"status": "completed", "size": "small", "description": "Write`)
+	done11 := edit(t, testPlan, `"status": "pending", "size": "small", "description": "Write`, `"status": "completed", "size": "small", "description": "Write`)
+	noRefs := strings.ReplaceAll(strings.ReplaceAll(testPlan, `, "fr_refs": ["FR-001"]`, ""), `, "fr_refs": ["FR-002"]`, "")
+	noRef2 := strings.ReplaceAll(testPlan, `, "fr_refs": ["FR-002"]`, "")
+	withTask := edit(t, testPlan, `"files_touched": ["README.md"]}`, `"files_touched": ["README.md"]}, {"id": "2.2", "phase": 2, "status": "pending", "size": "small", "description": "More docs", "depends": [], "files_touched": ["docs/"]}`)
+	noScope := strings.NewReplacer(`"files_touched": ["src/a.go"]`, `"files_touched": []`, `"files_touched": ["cmd/x.go"]`, `"files_touched": []`).Replace(testPlan)
+	code := &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Modified, OldPath: "src/a.go", NewPath: "src/a.go", Added: []changeset.AddedLine{{Line: 1, Text: "x"}}}}}
+	cases := []struct {
+		name        string
+		gate        Gate
+		base, head  fstest.MapFS // nil base: none (the pull request adds .swarm/)
+		changes     *changeset.ChangeSet
+		want        Outcome
+		title       string // a part of the title
+		introduced  int
+		preExisting int
+		fixed       int
+		note        string // a part of the summary
+	}{
+		{name: "a plan unapproved on the base branch, only statuses changed: shown, not blamed", gate: Critic{},
+			base: side(map[string]string{".swarm/plan.json": testPlan}), head: side(map[string]string{".swarm/plan.json": done11}),
+			want: Passed, title: "already on the base branch: no critic verdict", preExisting: 1},
+		{name: "the same plan, materially changed: the pull request's unapproved change", gate: Critic{},
+			base: side(map[string]string{".swarm/plan.json": testPlan}), head: side(map[string]string{".swarm/plan.json": withTask}),
+			want: Failed, title: "no critic verdict", introduced: 1},
+		{name: "a plan the pull request adds: everything is new", gate: PlanFreeze{},
+			head: side(map[string]string{".swarm/plan.json": testPlan}),
+			want: Failed, title: "no plan-critic approval", introduced: 1, note: "The merge base has no .swarm/ folder"},
+		{name: "requirements unmapped on the base branch stay warnings; the one the pull request unmaps fails", gate: Drift{},
+			base: side(map[string]string{".swarm/plan.json": noRef2, ".swarm/spec.md": deltaSpec}), head: side(map[string]string{".swarm/plan.json": noRefs, ".swarm/spec.md": deltaSpec}),
+			want: Failed, title: "(1 finding already on the base branch)", introduced: 1, preExisting: 1},
+		{name: "a requirement the pull request maps is counted as fixed", gate: Drift{},
+			base: side(map[string]string{".swarm/plan.json": noRefs, ".swarm/spec.md": deltaSpec}), head: side(map[string]string{".swarm/plan.json": noRef2, ".swarm/spec.md": deltaSpec}),
+			want: Passed, title: "already on the base branch", preExisting: 1, fixed: 1},
+		{name: "a task completed without evidence on the base branch is shown; one completed now fails", gate: Evidence{},
+			base: side(map[string]string{".swarm/plan.json": done11}), head: side(map[string]string{".swarm/plan.json": done12}),
+			want: Failed, title: "(1 finding already on the base branch)", introduced: 1, preExisting: 1},
+		{name: "no scope on the base branch's phase: shown, not blamed", gate: Scope{}, changes: code,
+			base: side(map[string]string{".swarm/plan.json": noScope}), head: side(map[string]string{".swarm/plan.json": noScope}),
+			want: Passed, title: "already on the base branch: phase 1 declares no scope", preExisting: 1},
+		{name: "the pull request drops the phase's scope: introduced", gate: Scope{}, changes: code,
+			base: side(map[string]string{".swarm/plan.json": testPlan}), head: side(map[string]string{".swarm/plan.json": noScope}),
+			want: Failed, title: "phase 1 declares no scope", introduced: 1},
+		{name: "an unreadable merge base: every finding counts as introduced, and the summary says why", gate: Drift{},
+			base: side(map[string]string{".swarm/plan.json": "{"}), head: side(map[string]string{".swarm/plan.json": noRefs, ".swarm/spec.md": deltaSpec}),
+			want: Failed, title: "2 requirements", introduced: 2, note: "could not be evaluated on the merge base"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Input{Phase: 1, Head: load(c.head), Changes: c.changes}
+			if c.base != nil {
+				in.Base = load(c.base)
+			}
+			r := eval(c.gate, in)
+			if r.Outcome != c.want || !strings.Contains(r.Title, c.title) {
+				t.Fatalf("%s %q, want %s with %q\n%s", r.Outcome, r.Title, c.want, c.title, findingsText(r))
+			}
+			d := r.Delta
+			if d == nil {
+				t.Fatalf("no delta counts\n%s", r.Summary)
+			}
+			if d.Introduced != c.introduced || d.PreExisting != c.preExisting || d.Fixed != c.fixed {
+				t.Errorf("delta %+v, want introduced %d, pre-existing %d, fixed %d", *d, c.introduced, c.preExisting, c.fixed)
+			}
+			pre := 0
+			for _, f := range r.Findings {
+				switch f.Delta {
+				case DeltaPreExisting:
+					pre++
+					if f.Severity != SeverityWarning || !strings.HasPrefix(f.Message, PreExistingPrefix) {
+						t.Errorf("pre-existing finding not a warning that says so: %s %q", f.Severity, f.Message)
+					}
+				case DeltaIntroduced:
+					if f.Severity != SeverityError {
+						t.Errorf("introduced finding is %s", f.Severity)
+					}
+				}
+			}
+			if pre != c.preExisting {
+				t.Errorf("%d findings marked pre-existing, want %d", pre, c.preExisting)
+			}
+			if !strings.Contains(r.Summary, "**Against the merge base**") || !strings.Contains(r.Summary, c.note) {
+				t.Errorf("summary lacks the delta note %q:\n%s", c.note, r.Summary)
+			}
+		})
+	}
+}
+
+// TestNoPlan covers the plugin's plan-less projects and pull requests that
+// delete the plan.
+func TestNoPlan(t *testing.T) {
+	onlyContext := side(map[string]string{".swarm/context.md": "# ctx\n"})
+	withPlan := side(map[string]string{".swarm/plan.json": testPlan})
+	for _, g := range []Gate{PlanFreeze{}, Critic{}, Scope{}, Evidence{}, Drift{}, PlanLint{}, PhaseWrap{}} {
+		t.Run(g.Name()+": no plan on either side", func(t *testing.T) {
+			r := eval(g, &Input{Head: load(onlyContext), Base: load(onlyContext), PhaseSource: PhaseFromNoPlan})
+			if r.Outcome != NotApplicable || !strings.Contains(r.Title, "neither the merge base nor the head has .swarm/plan.json") {
+				t.Errorf("%s %q", r.Outcome, r.Title)
+			}
+		})
+		t.Run(g.Name()+": the pull request deletes .swarm/", func(t *testing.T) {
+			r := eval(g, &Input{Head: empty(), Base: load(withPlan), PhaseSource: PhaseFromNoPlan})
+			want := NotApplicable
+			if g.Name() == (PlanFreeze{}).Name() {
+				want = Failed
+				if len(r.Findings) != 1 || r.Findings[0].Rule != RulePlanDeleted || !strings.Contains(r.Findings[0].Message, "deletes the whole .swarm/ folder") || !strings.Contains(r.Findings[0].Message, "3 tasks, 0 completed") {
+					t.Errorf("want one plan-deleted finding naming what was deleted:\n%s", findingsText(r))
+				}
+			}
+			if r.Outcome != want {
+				t.Errorf("%s %q, want %s", r.Outcome, r.Title, want)
+			}
+		})
+	}
+	r := eval(PlanFreeze{}, &Input{Head: load(onlyContext), Base: load(withPlan)})
+	if r.Outcome != Failed || !strings.Contains(r.Findings[0].Message, "deletes .swarm/plan.json") {
+		t.Errorf("plan.json deleted, .swarm/ kept: %s\n%s", r.Outcome, findingsText(r))
+	}
+}
+
+// TestCompletedWork names what a pull request does to work the merge base
+// records as done.
+func TestCompletedWork(t *testing.T) {
+	done := edit(t, testPlan, `"status": "pending", "size": "small", "description": "Write`, `"status": "completed", "size": "small", "description": "Write`)
+	cases := []struct {
+		name string
+		head string
+		rule string
+		says string
+	}{
+		{"a completed task reset to pending", testPlan, RuleCompletedReset, "task 1.1 is completed on the base branch but pending at head"},
+		{"a completed task removed", edit(t, done, `{"id": "1.1", "phase": 1, "status": "completed", "size": "small", "description": "Write C:\\tmp\\out.csv — naïve <b>&amp;</b>", "depends": [], "acceptance": "round trip passes", "files_touched": ["src/a.go"], "fr_refs": ["FR-001"]},`, ""),
+			RuleCompletedRemoved, "task 1.1 (\"Write"},
+		{"a completed task's acceptance rewritten", edit(t, done, `"acceptance": "round trip passes"`, `"acceptance": "it compiles"`), RuleCompletedRewritten, "rewrites its acceptance"},
+		{"status unchanged, definition unchanged: nothing", done, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(PlanFreeze{}, &Input{Phase: 1, Base: load(side(map[string]string{".swarm/plan.json": done})), Head: load(side(map[string]string{".swarm/plan.json": c.head}))})
+			var got []Finding
+			for _, f := range r.Findings {
+				if strings.HasPrefix(f.Rule, "plan-freeze/completed-task-") {
+					got = append(got, f)
+				}
+			}
+			if c.rule == "" {
+				if len(got) > 0 {
+					t.Fatalf("unexpected findings:\n%s", findingsText(r))
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Rule != c.rule || got[0].Severity != SeverityError || !strings.Contains(got[0].Message, c.says) {
+				t.Fatalf("want one %s saying %q:\n%s", c.rule, c.says, findingsText(r))
+			}
+			if r.Outcome != Failed {
+				t.Errorf("outcome %s", r.Outcome)
+			}
+		})
+	}
+}
+
+// TestScopeNoOpenPhase: after the last phase closes, a pull request that
+// changes no task carries no phase, so there is no phase scope to hold it to.
+func TestScopeNoOpenPhase(t *testing.T) {
+	all := strings.ReplaceAll(strings.ReplaceAll(testPlan, `"status": "pending"`, `"status": "completed"`), `"name": "Export ✓",
+      "status": "completed"`, `"name": "Export ✓",
+      "status": "complete"`)
+	code := &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Added, NewPath: "research/run.py", Added: []changeset.AddedLine{{Line: 1, Text: "x"}}}}}
+	art := load(side(map[string]string{".swarm/plan.json": all}))
+	r := eval(Scope{}, &Input{Phase: 1, PhaseSource: PhaseFromCurrentPhase, Base: art, Head: art, Changes: code})
+	if r.Outcome != NotApplicable || !strings.Contains(r.Title, "no open phase") {
+		t.Errorf("%s %q", r.Outcome, r.Title)
+	}
+	// Named explicitly, the phase's scope applies.
+	r = eval(Scope{}, &Input{Phase: 1, PhaseSource: PhaseFromFlag, Base: art, Head: art, Changes: code})
+	if r.Outcome != Failed || !hasRule(r, RuleOutOfScope) {
+		t.Errorf("with --phase: %s %q", r.Outcome, r.Title)
+	}
+}

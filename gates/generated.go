@@ -1,0 +1,73 @@
+package gates
+
+import (
+	"bytes"
+	"path"
+	"strings"
+)
+
+// GeneratedReason says why a changed file is generated, vendored or
+// minified code that swarm/placeholders and swarm/sast do not scan ("" when
+// it is the project's own source): its path (vendor/, node_modules/,
+// third_party/, dist/, *.min.js, *.min.css, *.map, *.lock-style bundles)
+// or, when head is not nil, its first bytes (a "Code generated ... DO NOT
+// EDIT" or @generated header, wasm-bindgen glue, or TypeScript/Babel
+// CommonJS output). head may be any prefix of the file; 4 KiB is enough.
+// The gates list every file skipped this way in one notice, so that
+// nothing added goes unscanned unseen.
+func GeneratedReason(p string, head []byte) string {
+	l := strings.ToLower(p)
+	segs := strings.Split(l, "/")
+	for _, s := range segs[:len(segs)-1] {
+		switch s {
+		case "vendor", "node_modules", "third_party", "bower_components":
+			return "vendored (" + s + "/)"
+		case "dist":
+			return "build output (dist/)"
+		}
+	}
+	base := path.Base(l)
+	switch {
+	case strings.HasSuffix(base, ".min.js"), strings.HasSuffix(base, ".min.mjs"), strings.HasSuffix(base, ".min.css"):
+		return "minified"
+	case strings.HasSuffix(base, ".js.map"), strings.HasSuffix(base, ".css.map"):
+		return "source map"
+	case strings.HasSuffix(base, ".pb.go"), strings.HasSuffix(base, "_pb2.py"), strings.HasSuffix(base, ".g.dart"), strings.HasSuffix(base, ".designer.cs"):
+		return "generated (by its name)"
+	}
+	if head == nil {
+		return ""
+	}
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	switch {
+	case generatedHeader(head):
+		return "generated (its header says so)"
+	case bytes.Contains(head, []byte("__wbindgen")), bytes.Contains(head, []byte("wasm-bindgen")):
+		return "wasm-bindgen glue"
+	case bytes.Contains(head, []byte(`Object.defineProperty(exports, "__esModule", { value: true });`)):
+		return "compiled JavaScript (CommonJS output of tsc or Babel)"
+	}
+	return ""
+}
+
+// generatedHeader reports whether the first lines carry a generated-code
+// marker: Go's "Code generated ... DO NOT EDIT." convention, or @generated.
+func generatedHeader(head []byte) bool {
+	lines := 0
+	for len(head) > 0 && lines < 10 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		lines++
+		if bytes.Contains(line, []byte("@generated")) ||
+			(bytes.Contains(line, []byte("Code generated")) && bytes.Contains(line, []byte("DO NOT EDIT"))) {
+			return true
+		}
+	}
+	return false
+}
