@@ -203,3 +203,20 @@ func TestScopeNoOpenPhase(t *testing.T) {
 		t.Errorf("with --phase: %s %q", r.Outcome, r.Title)
 	}
 }
+
+// TestDriftEveryClosedPhase: a pull request that closes two phases needs
+// the drift verification of both, not only of the phase it carries.
+func TestDriftEveryClosedPhase(t *testing.T) {
+	all := strings.ReplaceAll(testPlan, `"status": "pending", "size"`, `"status": "completed", "size"`)
+	head := load(side(map[string]string{".swarm/plan.json": all, ".swarm/spec.md": deltaSpec}))
+	base := load(side(map[string]string{".swarm/plan.json": testPlan, ".swarm/spec.md": deltaSpec}))
+	r := eval(Drift{}, &Input{Phase: 1, Phases: []int{1, 2}, PhaseSource: PhaseFromStatusChanges, Base: base, Head: head})
+	if r.Outcome != Failed || !strings.Contains(r.Title, "also phase 2: DRIFT_VERIFICATION_MISSING") {
+		t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	// Carried alone, phase 2 is not checked.
+	r = eval(Drift{}, &Input{Phase: 1, PhaseSource: PhaseFromFlag, Base: base, Head: head})
+	if strings.Contains(r.Title, "phase 2") {
+		t.Errorf("phase 2 checked without being among the changed phases: %q", r.Title)
+	}
+}

@@ -93,6 +93,27 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 		findings = append([]Finding{{Path: item.File, Line: item.Line, EndLine: item.Line, Rule: driftRule(item), Severity: SeverityError, Message: item.Code + ": " + item.Detail,
 			Key: fkey(driftRule(item), fmt.Sprint(phase.ID), item.Detail)}}, findings...)
 	}
+	// The other phases whose tasks the pull request moves are checked too:
+	// one it closes needs its drift verification as well.
+	var others []string
+	for _, ph := range phasesUnderCheck(in, plan, phase) {
+		if ph.ID == phase.ID {
+			continue
+		}
+		it, _ := driftCheck(in, ph)
+		if it.Code == CodeDriftMissing && len(unfinishedTasks(ph)) > 0 {
+			continue // not due yet
+		}
+		switch it.Status {
+		case CheckError:
+			return errorResult(g.Name(), it.Err)
+		case CheckFail:
+			others = append(others, fmt.Sprintf("phase %d: %s", ph.ID, it.Code))
+			findings = append(findings, Finding{Path: it.File, Line: it.Line, EndLine: it.Line, Rule: driftRule(it), Severity: SeverityError,
+				Message: fmt.Sprintf("phase %d (its tasks change status in this pull request too): %s: %s", ph.ID, it.Code, it.Detail),
+				Key:     fkey(driftRule(it), fmt.Sprint(ph.ID), it.Detail)})
+		}
+	}
 	if in.Head.HasSpec && in.Head.SpecErr == nil && in.Head.SpecDoc == nil {
 		return errorResult(g.Name(), fmt.Errorf("%s was not parsed", swarm.SpecPath))
 	}
@@ -122,6 +143,11 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 	switch {
 	case item.Status == CheckFail:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("phase %d drift: %s", phase.ID, clipN(item.Code+": "+item.Detail, 160))
+		if len(others) > 0 {
+			res.Title += " (also " + strings.Join(others, ", ") + ")"
+		}
+	case len(others) > 0:
+		res.Outcome, res.Title = Failed, "drift: "+strings.Join(others, ", ")
 	case errs > 0:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s of %s %s to no task of the plan", plural(errs, "requirement", "requirements"), swarm.SpecPath, verbS(errs, "maps", "map"))
 	case item.Status == CheckPass:

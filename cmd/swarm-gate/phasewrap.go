@@ -195,10 +195,13 @@ func phaseWrapDir(dir string, phase int, now time.Time, nowSource string) *phase
 			return rep.fail(fmt.Errorf("cannot read the plan: %w", head.PlanErr))
 		case head.Plan == nil:
 			return rep.fail(fmt.Errorf("%s is missing in %s", swarm.PlanPath, dir))
-		case head.Plan.CurrentPhase < 1:
-			return rep.fail(errors.New("the plan has no current_phase; pass --phase N"))
 		}
-		rep.Phase, rep.PhaseSource = head.Plan.CurrentPhase, gates.PhaseFromCurrentPhase
+		// The plan against itself: no status changes, so the active phase
+		// (the first not complete), else current_phase.
+		rep.Phase, rep.PhaseSource, _ = gates.InferPhase(head.Plan, head.Plan)
+		if rep.Phase < 1 {
+			return rep.fail(errors.New("the plan has no phases; pass --phase N"))
+		}
 	}
 	in := &gates.Input{Phase: rep.Phase, PhaseSource: rep.PhaseSource, Base: swarm.Load(emptyFS{}), Head: head, Config: cfg, HeadTime: now}
 	cl, err := gates.PhaseWrapChecklist(in)
