@@ -121,7 +121,7 @@ type ScopeConfig struct {
 
 // PlaceholdersConfig is the placeholders section of the config file. The
 // zero value is the default: the plugin's rules, SC-PLACEHOLDER as the only
-// sentinel, Markdown headings flagged.
+// sentinel, Markdown "# TODO:" headings reported (as warnings).
 type PlaceholdersConfig struct {
 	// Allow are doublestar glob patterns of files the gate does not scan
 	// (the plugin's allow_globs), each matched against the whole
@@ -132,13 +132,11 @@ type PlaceholdersConfig struct {
 	// line's first 100 characters) contains one, ignoring case, as
 	// SC-PLACEHOLDER always does (the plugin's sentinel_allowlist).
 	Sentinels []string
-	// IgnoreMarkdownHeadings stops counting a Markdown "# heading" as a
-	// comment. Default false: "# TODO" in a README is flagged, as the plugin
-	// flags it.
+	// IgnoreMarkdownHeadings stops reporting a Markdown "# TODO:" heading
+	// (a prose marker, reported as a warning). Default false.
 	IgnoreMarkdownHeadings bool
 	// Disable lists rule ids (see PlaceholderRules) that are not applied,
-	// e.g. placeholder/code-stub-return, whose plugin patterns also match
-	// ordinary code such as `return true;` and `return None`.
+	// e.g. placeholder/code-stub-return.
 	// placeholder/suppression-without-reason cannot be disabled.
 	Disable []string
 }

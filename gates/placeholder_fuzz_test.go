@@ -24,6 +24,8 @@ func FuzzPlaceholderScanner(f *testing.F) {
 		"```go\n// TODO\n```\n# TODO\n<!--\nFIXME\n-->",
 		"echo \"# TODO\" # HACK\nurl: http://x/#TODO",
 		"SELECT '--'; -- TODO\nreturn null;\nthrow new Error(\"TODO\")",
+		"function f() {\n  return null;\n}\ndef g(\n    a,\n) -> None:\n    \"\"\"Doc.\"\"\"\n    raise NotImplementedError(\n        \"stub\"\n    )\n",
+		"x = {\"spec\": \"placeholder\"}\n- TODO: write\n```\n// TODO\n```\nf\"{placeholder}\" ['TODO', 'TBD']",
 		"panic(\"not implemented\")\ntodo!()\n// TODO swarm-gate:allow placeholder\n// TODO swarm-gate:allow placeholder why",
 		"- [ ] [task] [Project] [date]",
 		"'\"`\\",
@@ -60,6 +62,7 @@ func FuzzPlaceholderScanner(f *testing.F) {
 			lines[n] = l
 			sc.line(n, l)
 		}
+		sc.finish(gaps%2 == 0)
 		checkFuzzFindings(t, path, lines, sc.out)
 		// A file none of whose lines may hit has no findings, however lexed.
 		quiet := !IsPlanMarkdown(path)

@@ -3,6 +3,7 @@ package gates
 import (
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,8 +41,9 @@ type segment struct {
 // isCommentKind reports whether the comment rules apply to a segment.
 func (sg segment) isCommentKind() bool { return sg.kind == segComment || sg.kind == segDoc }
 
-// isStringKind reports whether the string rules apply to a segment.
-func (sg segment) isStringKind() bool { return sg.kind == segString || sg.kind == segDoc }
+// isStringKind reports whether the string rules apply to a segment. A
+// docstring is prose: only the comment rules apply to it.
+func (sg segment) isStringKind() bool { return sg.kind == segString }
 
 // hashRule says where '#' opens a line comment.
 type hashRule uint8
@@ -84,7 +86,8 @@ type family struct {
 	shellSubst  bool     // shell: $( ... ) and ${ ... } in "..." are code, which may hold quotes
 	psHere      bool     // PowerShell: @" ... "@ and @' ... '@ here-strings
 	rust        bool     // Rust: r"..", r#".."# raw strings; 'a' chars against 'a lifetimes
-	markdown    bool     // Markdown: headings, <!-- -->, fenced code lexed by its language
+	markdown    bool     // a document (Markdown, plain text): prose, <!-- -->, fenced code that is never scanned
+	braces      bool     // a function body is what its { } hold (the whole-body rules)
 	code        bool     // code rules apply to what is not comment or string
 	special     [256]bool
 	quoteKind   [256]uint8 // per quote byte: qRaw, qDoubled, qMulti (from raw, doubled, multi)
@@ -100,19 +103,19 @@ const (
 // The families. C-like covers C, C++, Objective-C, JSON and the like;
 // Java-like the JVM languages, Swift and Dart, whose """ strings span lines.
 var (
-	famC    = &family{name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, cppRaw: true, code: true}
-	famJava = &family{name: "Java-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, textBlock: true, code: true}
+	famC    = &family{name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, cppRaw: true, braces: true, code: true}
+	famJava = &family{name: "Java-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, textBlock: true, braces: true, code: true}
 	// famJS adds regex literals and ${ } in template literals.
-	famJS = &family{name: "JavaScript", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, template: true, regex: true, code: true}
-	famCS = &family{name: "C#", slash: true, cBlock: true, quotes: "\"'", wordApos: true, csharp: true, code: true}
+	famJS = &family{name: "JavaScript", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, template: true, regex: true, braces: true, code: true}
+	famCS = &family{name: "C#", slash: true, cBlock: true, quotes: "\"'", wordApos: true, csharp: true, braces: true, code: true}
 	// famPHP: its strings may span lines, but lexing them so would let an
 	// apostrophe in the HTML around <?php ... ?> hide the rest of a file.
-	famPHP  = &family{name: "PHP", slash: true, cBlock: true, hash: hashAnywhere, hashAttr: true, quotes: "\"'`", wordApos: true, code: true}
+	famPHP  = &family{name: "PHP", slash: true, cBlock: true, hash: hashAnywhere, hashAttr: true, quotes: "\"'`", wordApos: true, braces: true, code: true}
 	famCSS  = &family{name: "CSS", cBlock: true, quotes: "\"'", code: true}
 	famSCSS = &family{name: "SCSS/Less", slash: true, urlGuard: true, urlParen: true, cBlock: true, quotes: "\"'", code: true}
 	// famGo: raw `...` strings span lines and have no escapes.
-	famGo     = &family{name: "Go", slash: true, cBlock: true, quotes: "\"'`", multi: "`", raw: "`", wordApos: true, code: true}
-	famRust   = &family{name: "Rust", slash: true, cBlock: true, nested: true, quotes: "\"'", multi: "\"", rust: true, code: true}
+	famGo     = &family{name: "Go", slash: true, cBlock: true, quotes: "\"'`", multi: "`", raw: "`", wordApos: true, braces: true, code: true}
+	famRust   = &family{name: "Rust", slash: true, cBlock: true, nested: true, quotes: "\"'", multi: "\"", rust: true, braces: true, code: true}
 	famPython = &family{name: "Python", hash: hashAnywhere, quotes: "\"'", triple: true, code: true}
 	famRuby   = &family{name: "Ruby", hash: hashAnywhere, rubyDoc: true, quotes: "\"'", code: true}
 	famHash   = &family{name: "Perl/R/Elixir", hash: hashAnywhere, quotes: "\"'", code: true}
@@ -124,6 +127,8 @@ var (
 	famSQL    = &family{name: "SQL", dash: true, cBlock: true, quotes: "'\"", raw: "'\"", code: true}
 	famHTML   = &family{name: "HTML/XML", htmlBlock: true, cBlock: true, slash: true, urlGuard: true, quotes: "\"'", tokenQuotes: "\"'", code: true}
 	famMD     = &family{name: "Markdown", markdown: true}
+	// famProse is for plain-text documents, read as Markdown is: prose.
+	famProse = &family{name: "text document", markdown: true}
 	// famText is for everything else: the plugin's markers (//, #, <!--,
 	// same-line /* */), with the URL guards.
 	famText = &family{name: "text", slash: true, urlGuard: true, hash: hashWordStart, cBlock: true, htmlBlock: true, blockEOL: true,
@@ -131,7 +136,7 @@ var (
 )
 
 var allFamilies = []*family{famC, famJava, famJS, famCS, famPHP, famCSS, famSCSS, famGo, famRust, famPython, famRuby, famHash, famShell, famPS,
-	famConfig, famHCL, famSQL, famHTML, famMD, famText}
+	famConfig, famHCL, famSQL, famHTML, famMD, famProse, famText}
 
 func init() {
 	for _, f := range allFamilies {
@@ -196,6 +201,7 @@ func init() {
 	add(famSQL, "sql")
 	add(famHTML, "html htm xhtml xml svg vue svelte xsl xslt")
 	add(famMD, "md markdown mdx")
+	add(famProse, "txt text rst adoc asciidoc org")
 }
 
 // familyByBase maps file names without a telling extension.
@@ -204,6 +210,8 @@ var familyByBase = map[string]*family{
 	"cmakelists.txt": famConfig, "gemfile": famRuby, "rakefile": famRuby, "vagrantfile": famRuby,
 	"jenkinsfile": famJava, ".gitignore": famConfig, ".dockerignore": famConfig, ".gitattributes": famConfig,
 	".editorconfig": famConfig, ".env": famConfig, "justfile": famConfig,
+	"readme": famProse, "license": famProse, "licence": famProse, "changelog": famProse, "authors": famProse, "notice": famProse,
+	"copying": famProse, "contributing": famProse,
 }
 
 // familyOf returns the family of a repository path.
@@ -278,19 +286,17 @@ type lexer struct {
 	rubyDoc  bool      // inside =begin ... =end
 
 	// Markdown
-	headings  bool   // '#' headings count as comments (plugin parity)
+	headings  bool   // '#' headings may carry a prose marker
 	fence     string // the open fence ("```", "~~~~", ...); "" when none
-	inner     *lexer // lexes the open fence's content
 	mdComment bool   // inside <!-- -->
+	prose     bool   // the last line lexed is prose: not in a fence, nor one's delimiter
 }
 
 // reset starts lexing a new file, or run, of family f, from the code state.
 func (lx *lexer) reset(f *family, headings bool) {
 	segs, frames, docs := lx.segs[:0], lx.frames[:0], lx.heredocs[:0]
-	inner := lx.inner
 	*lx = lexer{fam: f, headings: headings, segs: segs, frames: frames, heredocs: docs}
 	lx.str.hashes = -1
-	lx.inner = inner // kept for reuse by the next fence
 }
 
 // guessBlock is for a run of added lines lexed without the lines above it
@@ -879,17 +885,16 @@ func (lx *lexer) rustQuote(s string, i int) int {
 	return end
 }
 
-// markdownLine lexes a Markdown line: an ATX heading is a comment (the
-// plugin's '#' rule) unless headings are ignored, <!-- --> is a comment,
-// and fenced code is lexed with the family its info string names.
+// markdownLine lexes a line of a document: fenced code is a sample and is
+// never scanned (lx.prose is false there), <!-- --> is a comment (where a
+// suppression marker counts), and the rest is prose.
 func (lx *lexer) markdownLine(s string) ([]segment, bool) {
+	lx.prose = false
 	if lx.fence != "" {
 		if isFenceClose(s, lx.fence) {
 			lx.fence = ""
-			return lx.segs, false
 		}
-		segs, code := lx.inner.line(s)
-		return segs, code
+		return lx.segs, false
 	}
 	i := 0
 	if lx.mdComment {
@@ -900,6 +905,7 @@ func (lx *lexer) markdownLine(s string) ([]segment, bool) {
 			end += 3
 		}
 		lx.segs = append(lx.segs, segment{kind: segComment, start: 0, end: end})
+		lx.prose = true
 		if !closed {
 			return lx.segs, false
 		}
@@ -907,25 +913,12 @@ func (lx *lexer) markdownLine(s string) ([]segment, bool) {
 	}
 	if i == 0 {
 		indent := len(s) - len(strings.TrimLeft(s, " "))
-		if indent <= 3 {
-			if fence, info, ok := fenceOpen(s[indent:]); ok {
-				lx.fence = fence
-				if lx.inner == nil {
-					lx.inner = &lexer{}
-				}
-				f := familyByName[info]
-				if f == nil || f.markdown {
-					f = famText
-				}
-				lx.inner.reset(f, false)
-				return lx.segs, false
-			}
-			if indent < len(s) && s[indent] == '#' && lx.headings {
-				lx.segs = append(lx.segs, segment{kind: segComment, start: indent, end: len(s)})
-				return lx.segs, false
-			}
+		if fence, ok := fenceOpen(s[indent:]); ok && indent <= 3 {
+			lx.fence = fence
+			return lx.segs, false
 		}
 	}
+	lx.prose = true
 	for i < len(s) {
 		k := strings.Index(s[i:], "<!--")
 		if k < 0 {
@@ -945,27 +938,19 @@ func (lx *lexer) markdownLine(s string) ([]segment, bool) {
 }
 
 // fenceOpen reports whether s (without its indent) opens a fenced code
-// block, and returns the fence and the info string's first word, lowercased.
-func fenceOpen(s string) (fence, info string, ok bool) {
+// block, and returns the fence.
+func fenceOpen(s string) (string, bool) {
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return "", "", false
+		return "", false
 	}
 	n := 0
 	for n < len(s) && s[n] == s[0] {
 		n++
 	}
-	if n < 3 {
-		return "", "", false
+	if n < 3 || s[0] == '`' && strings.IndexByte(s[n:], '`') >= 0 {
+		return "", false // an inline code span, not a fence
 	}
-	rest := s[n:]
-	if s[0] == '`' && strings.IndexByte(rest, '`') >= 0 {
-		return "", "", false // an inline code span, not a fence
-	}
-	rest = strings.TrimLeft(strings.TrimSpace(rest), "{.")
-	if k := strings.IndexAny(rest, " \t,}"); k >= 0 {
-		rest = rest[:k]
-	}
-	return s[:n], strings.ToLower(rest), true
+	return s[:n], true
 }
 
 // isFenceClose reports whether s closes a fence opened with fence.
@@ -996,6 +981,35 @@ func isDocstringStart(before string) bool {
 // isWordByte is JavaScript's \w: ASCII letters, digits and '_'.
 func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// letterBefore reports whether s[:i] ends in a word character: \w, or a
+// non-ASCII letter, digit or mark, so that "mé" + "todo" is one word.
+func letterBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	if c := s[i-1]; c < 0x80 {
+		return isWordByte(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isLetterRune(r)
+}
+
+// letterAt reports whether s[i:] starts with a word character (as letterBefore).
+func letterAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	if c := s[i]; c < 0x80 {
+		return isWordByte(c)
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return isLetterRune(r)
+}
+
+func isLetterRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
 }
 
 // isWordSep reports whether a '#' after c starts a word: after blanks and

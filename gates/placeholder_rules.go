@@ -73,18 +73,21 @@ type hit struct {
 	rule phRule
 	col  int
 	what string
+	warn bool // a warning, not a failure (a marker in a document's prose)
 }
 
 // commentWords are the plugin's comment rules in its order: the first rule
 // that matches a comment is the one reported.
 var commentWords = [...]struct {
-	word string
-	rule phRule
-}{{"todo", rCommentTodo}, {"fixme", rCommentFixme}, {"tbd", rCommentOther}, {"xxx", rCommentOther}, {"hack", rCommentOther}}
+	word, upper string
+	rule        phRule
+}{{"todo", "TODO", rCommentTodo}, {"fixme", "FIXME", rCommentFixme}, {"tbd", "TBD", rCommentOther}, {"xxx", "XXX", rCommentOther}, {"hack", "HACK", rCommentOther}}
 
 // commentMarker finds the plugin's comment rule in a comment: TODO, FIXME,
-// TBD, XXX or HACK as a whole word (JavaScript's \b: todoList and
-// xxxHandler do not match), ASCII case-insensitive. Of several, the first
+// TBD, XXX or HACK as a whole word (todoList, xxxHandler and mé-todo do not
+// match) written in upper case, or in any case right before ':' or '(' (the
+// plugin's own fix, #2306: "todo" is Spanish for all, "a hack" is prose,
+// "plugins/xxx/" a path), or as the doc tag @todo. Of several, the first
 // rule in the plugin's order wins; the offset is its first match.
 func commentMarker(s string) (hit, bool) {
 	best := hit{rule: numPhRules}
@@ -94,11 +97,11 @@ func commentMarker(s string) (hit, bool) {
 		default:
 			continue
 		}
-		if i > 0 && isWordByte(s[i-1]) {
+		if letterBefore(s, i) {
 			continue
 		}
 		for _, w := range commentWords {
-			if w.rule < best.rule && wordAt(s, i, w.word) {
+			if w.rule < best.rule && markerAt(s, i, w.word, w.upper) {
 				best = hit{rule: w.rule, col: i, what: s[i : i+len(w.word)]}
 				if w.rule == rCommentTodo {
 					return best, true
@@ -109,29 +112,236 @@ func commentMarker(s string) (hit, bool) {
 	return best, best.rule != numPhRules
 }
 
-// stringMarker applies the plugin's string rules to a string literal
-// delimited by quote: placeholder, stub or wip as whole words, and "not
-// implemented" in "..." only; in `...` only placeholder and stub.
-func stringMarker(s string, quote byte) (hit, bool) {
+// markerAt reports whether the marker word w (lowercase; upper is its upper
+// case) is at s[i] as commentMarker takes it; the caller checks the start.
+func markerAt(s string, i int, w, upper string) bool {
+	if !wordAt(s, i, w) {
+		return false
+	}
+	e := i + len(w)
+	return s[i:e] == upper || e < len(s) && (s[e] == ':' || s[e] == '(') || w == "todo" && i > 0 && s[i-1] == '@'
+}
+
+// hasMarker reports whether s holds TODO or FIXME as commentMarker takes them.
+func hasMarker(s string) bool {
 	for i := 0; i < len(s); i++ {
-		switch s[i] | 0x20 {
-		case 'p', 's', 'w', 'n':
-		default:
+		if c := s[i] | 0x20; (c == 't' || c == 'f') && !letterBefore(s, i) &&
+			(markerAt(s, i, "todo", "TODO") || markerAt(s, i, "fixme", "FIXME")) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseMarker is the rule for a line of a document's prose: a TODO: or
+// FIXME: (as commentMarker takes them, with the colon) that starts the
+// line, after indentation, an optional list bullet, checkbox, quote or
+// heading marker (when headings count), <!-- or emphasis. It is a warning:
+// a note in a document does not fail the gate.
+func proseMarker(s string, headings bool) (hit, bool) {
+	i := skipSpace(s, 0)
+	if strings.HasPrefix(s[i:], ">") {
+		i = skipSpace(s, i+1)
+	}
+	switch {
+	case i < len(s) && strings.IndexByte("-*+", s[i]) >= 0 && i+1 < len(s) && s[i+1] == ' ':
+		i = skipSpace(s, i+1)
+	case i < len(s) && '0' <= s[i] && s[i] <= '9':
+		k := i
+		for k < len(s) && '0' <= s[k] && s[k] <= '9' {
+			k++
+		}
+		if k < len(s) && (s[k] == '.' || s[k] == ')') {
+			i = skipSpace(s, k+1)
+		}
+	case headings && i < len(s) && s[i] == '#':
+		for i < len(s) && s[i] == '#' {
+			i++
+		}
+		i = skipSpace(s, i)
+	case strings.HasPrefix(s[i:], "<!--"):
+		i = skipSpace(s, i+4)
+	}
+	if strings.HasPrefix(s[i:], "[ ] ") || strings.HasPrefix(s[i:], "[x] ") || strings.HasPrefix(s[i:], "[X] ") {
+		i = skipSpace(s, i+3)
+	}
+	e := i
+	for e < len(s) && e-i < 2 && (s[e] == '*' || s[e] == '_') {
+		e++
+	}
+	for _, w := range commentWords[:2] {
+		if !wordAt(s, e, w.word) {
 			continue
 		}
-		if i > 0 && isWordByte(s[i-1]) {
-			continue
+		k := e + len(w.word)
+		for k < len(s) && k-e-len(w.word) < 2 && (s[k] == '*' || s[k] == '_') {
+			k++ // **TODO**: as well as **TODO:**
 		}
-		for _, w := range [...]string{"placeholder", "stub", "wip", "not implemented"} {
-			if (w == "wip" && quote == '`') || (w == "not implemented" && quote != '"') {
-				continue
-			}
-			if wordAt(s, i, w) {
-				return hit{rule: rText, col: i, what: s[i : i+len(w)]}, true
-			}
+		if k < len(s) && s[k] == ':' {
+			return hit{rule: w.rule, col: e, what: s[e : e+len(w.word)], warn: true}, true
 		}
 	}
 	return hit{}, false
+}
+
+// stringMarker applies the string rules to the string segment sg of line
+// s: "not implemented" or "not yet implemented" anywhere in it, or a
+// placeholder value (see placeholderValue).
+func stringMarker(s string, sg segment) (hit, bool) {
+	body := s[sg.start:sg.end]
+	if k := notImplementedIn(body); k >= 0 {
+		return hit{rule: rText, col: sg.start + k, what: "not implemented"}, true
+	}
+	if k, w := placeholderValue(body, sg.quote, interpolated(s, sg)); k >= 0 && !nameLike(s, sg) {
+		return hit{rule: rText, col: sg.start + k, what: w}, true
+	}
+	return hit{}, false
+}
+
+// interpolated reports whether the string segment sg of line s is a
+// Python f-string or a C# $"..." string, where {name} is code.
+func interpolated(s string, sg segment) bool {
+	if sg.start < len(s) && s[sg.start] == '$' {
+		return true
+	}
+	a := s[:sg.start]
+	a = strings.TrimRight(a, "rRbB")
+	return strings.HasSuffix(a, "f") || strings.HasSuffix(a, "F")
+}
+
+// notImplementedIn returns the offset of "not implemented" or "not yet
+// implemented" as whole words in s, ASCII case-insensitive, or -1 (also
+// when "implemented" is in neither lower nor upper case after its first
+// letter: a prefilter that keeps most strings to two fast searches).
+func notImplementedIn(s string) int {
+	if !strings.Contains(s, "mplemented") && !strings.Contains(s, "MPLEMENTED") {
+		return -1
+	}
+	for from := 0; ; {
+		k := indexFold(s[from:], "not ")
+		if k < 0 {
+			return -1
+		}
+		p := from + k
+		from = p + 1
+		if letterBefore(s, p) {
+			continue
+		}
+		if wordAt(s, p, "not implemented") || wordAt(s, p, "not yet implemented") {
+			return p
+		}
+	}
+}
+
+// valueWords are the words a string may hold as its whole value, or last
+// after a separator, to be a placeholder value: any case, and the comment
+// markers in upper case.
+var valueWords = [...]struct {
+	word string
+	fold bool
+}{{"placeholder", true}, {"stub", true}, {"wip", true}, {"TODO", false}, {"FIXME", false}, {"TBD", false}}
+
+// placeholderValue reports whether a string literal (body, with its
+// quotes; or a piece of one spanning lines) is a placeholder value: its
+// content is only the word ("placeholder", "<placeholder>", "{{stub}}",
+// "WIP", "TODO"), or ends with it after a separator ("...; placeholder",
+// "model: stub", "value (placeholder)"). Prose that merely mentions the
+// word ("contains an unfilled placeholder", "Placeholder count:"), a
+// hyphenated name (dpad-placeholder, placeholder-gray-400) or a URL is not.
+// In an interpolated string (interp), {placeholder} is code. It returns
+// the word's offset in body and the word, or -1.
+func placeholderValue(body string, quote byte, interp bool) (int, string) {
+	// The end first, as most strings end in no value word: the closing
+	// quotes (and Rust's #), blanks, closers and punctuation ("<stub>.").
+	e := len(body)
+	for e > 0 && (body[e-1] == quote || body[e-1] == '#') {
+		e--
+	}
+	for e > 0 && strings.IndexByte(" \t.!)]}>_", body[e-1]) >= 0 {
+		e--
+	}
+	if e == 0 {
+		return -1, ""
+	}
+	switch body[e-1] | 0x20 {
+	case 'r', 'b', 'p', 'o', 'e', 'd':
+	default:
+		return -1, ""
+	}
+	// The content's start: after the prefix a segment may start with (C#'s
+	// @ and $, Rust's r#) and the opening quotes; a piece of a string
+	// spanning lines may have neither.
+	lo := 0
+	for lo < e && lo < 4 && strings.IndexByte("@$rb#", body[lo]) >= 0 {
+		lo++
+	}
+	if lo == e || body[lo] != quote {
+		lo = 0
+	}
+	for lo < e && body[lo] == quote {
+		lo++
+	}
+	for _, v := range valueWords {
+		p := e - len(v.word)
+		if p < lo {
+			continue
+		}
+		got := body[p:e]
+		if !(got == v.word || v.fold && strings.EqualFold(got, v.word)) || letterBefore(body, p) {
+			continue
+		}
+		before := strings.TrimSpace(body[lo:p])
+		if interp && strings.HasSuffix(before, "{") && !strings.HasSuffix(before, "{{") {
+			continue // f"... {placeholder}": a variable
+		}
+		if strings.Trim(before, "<[({_ ") == "" && len(before) <= 2 || endsWithSeparator(before) {
+			return p, got // the whole content (maybe bracketed), or its last item
+		}
+	}
+	return -1, ""
+}
+
+// endsWithSeparator reports whether the text before a value word ends with
+// a separator: ; : , | = ( [ < { a dash between spaces, or an em or en dash.
+func endsWithSeparator(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch c := s[len(s)-1]; {
+	case strings.IndexByte(";:,|=([<{", c) >= 0:
+		return true
+	case c == '-':
+		return len(s) >= 2 && s[len(s)-2] == ' '
+	}
+	return strings.HasSuffix(s, "—") || strings.HasSuffix(s, "–")
+}
+
+// nameLike reports whether the string segment sg of line s is used as a
+// name rather than a value: a key ("placeholder": ...), an index
+// (attrs["placeholder"]), compared (mode == "stub", case "wip":), one of a
+// union type ("stub" | "real") or of a list of words (["TODO", "TBD"]), or
+// an attribute or property name (getAttribute("placeholder")).
+func nameLike(s string, sg segment) bool {
+	a := strings.TrimRight(s[:sg.start], " \t")
+	for a != "" && strings.IndexByte("fFrRbBuU", a[len(a)-1]) >= 0 && (len(a) == 1 || !isWordByte(a[len(a)-2])) {
+		a = strings.TrimRight(a[:len(a)-1], " \t") // a Python string prefix
+	}
+	z := strings.TrimLeft(s[sg.end:], " \t")
+	quote := func(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+	prev := strings.TrimRight(strings.TrimSuffix(a, ","), " \t")
+	switch {
+	case strings.HasPrefix(z, ":") && !strings.HasPrefix(z, "::"), strings.HasPrefix(z, "=="), strings.HasPrefix(z, "!="),
+		strings.HasPrefix(z, "|") && !strings.HasPrefix(z, "||"), strings.HasPrefix(z, "]") && strings.HasSuffix(a, "["):
+		return true
+	case strings.HasSuffix(a, "=="), strings.HasSuffix(a, "!="), strings.HasSuffix(a, "|") && !strings.HasSuffix(a, "||"),
+		strings.HasSuffix(a, " in"), strings.HasSuffix(a, "case"):
+		return true
+	case strings.HasPrefix(z, ",") && quote((strings.TrimLeft(z[1:], " \t") + " ")[0]),
+		strings.HasSuffix(a, ",") && prev != "" && quote(prev[len(prev)-1]):
+		return true
+	}
+	return (strings.HasSuffix(a, "(") || strings.HasSuffix(a, ",")) && (strings.Contains(a, "Attribute") || strings.Contains(a, "attr(") ||
+		strings.Contains(a, "prop(") || strings.Contains(a, "Property("))
 }
 
 // wordAt reports whether the lowercase word w occurs at s[i], ASCII
@@ -146,7 +356,7 @@ func wordAt(s string, i int, w string) bool {
 			return false
 		}
 	}
-	return i+len(w) == len(s) || !isWordByte(s[i+len(w)])
+	return !letterAt(s, i+len(w))
 }
 
 // indexFold is strings.Index for a lowercase ASCII word, ignoring ASCII case.
@@ -183,16 +393,6 @@ func isCodeAt(segs []segment, p int) bool {
 		}
 	}
 	return true
-}
-
-// stringAt returns the string segment that starts at p.
-func stringAt(segs []segment, p int) (segment, bool) {
-	for _, sg := range segs {
-		if sg.start == p && sg.isStringKind() {
-			return sg, true
-		}
-	}
-	return segment{}, false
 }
 
 // Hints say which code keywords a line may hold.
@@ -241,9 +441,23 @@ func codeHints(s string) uint8 {
 var hintStart = [256]bool{'r': true, 'R': true, 't': true, 'T': true, 'p': true, 'u': true}
 
 // isTestLike is the plugin's exemption from its code rules: a line that
-// contains describe(, it(, test( or expect( (so also submit( or exit().
+// calls describe(, it(, test( or expect(, here as whole words and not a
+// regex's .test( (the plugin's substrings also exempt submit( and raise
+// SystemExit().
 func isTestLike(s string) bool {
-	return strings.Contains(s, "it(") || strings.Contains(s, "test(") || strings.Contains(s, "describe(") || strings.Contains(s, "expect(")
+	for _, w := range [...]string{"it(", "test(", "describe(", "expect("} {
+		for from := 0; from < len(s); {
+			k := strings.Index(s[from:], w)
+			if k < 0 {
+				break
+			}
+			if p := from + k; !letterBefore(s, p) && (p == 0 || s[p-1] != '.' || w != "test(") {
+				return true
+			}
+			from += k + 1
+		}
+	}
+	return false
 }
 
 func isSpace(c byte) bool {
@@ -263,10 +477,11 @@ func skipSpace(s string, i int) int {
 // as whole words, as the rules match them: a segment never starts or ends
 // inside a word; or "implemented", of not implemented, unimplemented and
 // NotImplemented, or the swarm-gate of a suppression marker, anywhere), or
-// a stub return as code. A file none of whose added lines may hit has no
-// findings, so it needs no head content. The plan.md rules are not covered.
+// a stub return's candidate. A file none of whose added lines may hit has
+// no findings, so it needs no head content. The plan.md rules are not
+// covered.
 func mayHit(s string) bool {
-	returns := false // stubReturn has looked at every return
+	returns := false // stubReturnAt has looked at every return
 	for i := 0; i < len(s); i++ {
 		c := s[i] | 0x20
 		switch {
@@ -277,7 +492,7 @@ func mayHit(s string) bool {
 			continue
 		case c == 'r':
 			if !returns && hasFoldAt(s, i, "return") {
-				if _, ok := stubReturn(s, nil, &lookback{}); ok {
+				if _, _, ok := stubReturnAt(s, nil, 0); ok {
 					return true
 				}
 				returns = true
@@ -336,73 +551,58 @@ func hasFoldAt(s string, i int, w string) bool {
 	return true
 }
 
-// stubValues are the plugin's stub-return values: case-sensitive, and
-// false/true case-insensitive.
+// stubValues are the plugin's stub-return values, case-sensitive, without
+// its true and false: a function whose whole body is return true; is a
+// constant predicate, not a stub (B08).
 var stubValues = [...]string{"null", "undefined", "0", "nil", `""`, "[]", "{}"}
 
-// stubReturn is the plugin's code-stub-return rule: return null;,
-// undefined;, 0;, false;, true;, "";, [];, {}; or nil; (the return keyword
-// in code, not in a comment or string), or return None ending the line. A
-// return undefined; is exempt when back shows the plugin's validation
-// pattern.
-func stubReturn(s string, segs []segment, back *lookback) (hit, bool) {
-	for from := 0; from < len(s); {
-		k := indexFold(s[from:], "return")
+// stubReturnAt finds, from byte from, the next candidate of the
+// code-stub-return rule: return null;, undefined;, 0;, "";, [];, {}; or
+// nil; (the return keyword in code, not in a comment or string), or
+// return None ending the line (a comment aside). It returns the keyword's
+// offset and where the statement ends. Whether it is a stub depends on the
+// lines around it: see lineScanner.stubReturn.
+func stubReturnAt(s string, segs []segment, from int) (p, end int, ok bool) {
+	for from < len(s) {
+		k := strings.Index(s[from:], "return")
 		if k < 0 {
 			break
 		}
-		p := from + k
+		p = from + k
 		from = p + 1
 		j := skipSpace(s, p+6)
-		if j == p+6 || !isCodeAt(segs, p) {
+		if j == p+6 || letterBefore(s, p) || !isCodeAt(segs, p) {
 			continue
 		}
-		exact := s[p:p+6] == "return"
 		rest := s[j:]
-		val := ""
-		switch {
-		case exact && strings.HasPrefix(rest, "None"):
-			if skipSpace(s, j+4) == len(s) {
-				return hit{rule: rStubReturn, col: p, what: s[p : j+4]}, true
+		if strings.HasPrefix(rest, "None") && !letterAt(s, j+4) {
+			if e := skipSpace(s, j+4); e == len(s) || s[e] == '#' && !isCodeAt(segs, e) || s[e] == '#' && segs == nil {
+				return p, j + 4, true
 			}
 			continue
-		case len(rest) >= 5 && strings.EqualFold(rest[:5], "false"):
-			val = rest[:5]
-		case len(rest) >= 4 && strings.EqualFold(rest[:4], "true"):
-			val = rest[:4]
-		case exact:
-			for _, v := range stubValues {
-				if strings.HasPrefix(rest, v) {
-					val = v
-					break
+		}
+		for _, v := range stubValues {
+			if strings.HasPrefix(rest, v) {
+				if e := skipSpace(s, j+len(v)); e < len(s) && s[e] == ';' {
+					return p, e + 1, true
 				}
+				break
 			}
 		}
-		if val == "" {
-			continue
-		}
-		end := skipSpace(s, j+len(val))
-		if end >= len(s) || s[end] != ';' {
-			continue
-		}
-		if val == "undefined" && isValidationPattern(back) {
-			continue
-		}
-		return hit{rule: rStubReturn, col: p, what: s[p : end+1]}, true
 	}
-	return hit{}, false
+	return 0, 0, false
 }
 
-var throwTodoRE = regexp.MustCompile(`(?i)^throw\s+new\s+Error\s*\(\s*["'][^"']*\b(?:TODO|FIXME)\b[^"']*["']\s*\)`)
+var throwTodoRE = regexp.MustCompile(`^throw\s+new\s+Error\s*\(\s*(?:"[^"]*"|'[^']*')\s*\)`)
 
 // throwTodo is the plugin's code-throw-todo rule: throw new Error("...TODO...")
-// or with FIXME, case-insensitive, the throw in code.
+// or with FIXME (as commentMarker takes them), the throw in code.
 func throwTodo(s string, segs []segment) (hit, bool) {
 	if indexFold(s, "todo") < 0 && indexFold(s, "fixme") < 0 {
-		return hit{}, false // the regular expression needs one
+		return hit{}, false // the message needs one
 	}
 	for from := 0; from < len(s); {
-		k := indexFold(s[from:], "throw")
+		k := strings.Index(s[from:], "throw")
 		if k < 0 {
 			break
 		}
@@ -411,7 +611,7 @@ func throwTodo(s string, segs []segment) (hit, bool) {
 		if !isCodeAt(segs, p) {
 			continue
 		}
-		if m := throwTodoRE.FindStringIndex(s[p:]); m != nil {
+		if m := throwTodoRE.FindStringIndex(s[p:]); m != nil && hasMarker(s[p:p+m[1]]) {
 			return hit{rule: rThrowTodo, col: p, what: s[p : p+m[1]]}, true
 		}
 	}
@@ -460,71 +660,118 @@ func isValidationPattern(back *lookback) bool {
 	return false
 }
 
-// stubBody is swarm-gate's code-stub-body rule: a body that only says it is
-// not written yet. panic("not implemented") and panic!("TODO: ...") (a
-// string saying TODO, FIXME or not implemented), unimplemented!() and
-// todo!(), raise NotImplementedError (not in an @abstractmethod), and
-// throw new XxxError("not implemented") or NotImplementedException.
-func stubBody(s string, segs []segment, back *lookback, hints uint8) (hit, bool) {
-	if hints&hintPanic == 0 {
-		// no panic
-	} else if k := keywordAt(s, segs, "panic"); k >= 0 {
-		j := k + 5
-		if j < len(s) && s[j] == '!' {
-			j++
+// stubBody is swarm-gate's code-stub-body rule: code that says it is not
+// written yet (B10). A call whose message says so (TODO, FIXME, stub, not
+// implemented, ...: see stubWording) is one anywhere: panic("TODO"),
+// panic!, raise or throw of any error with such a message. todo!() is one
+// anywhere: its name is its message. unimplemented!(), raise
+// NotImplementedError and throw new NotImplementedException() without such
+// a message are one only as the whole body of a function (body is set;
+// the caller checks): in an else branch they reject an unknown case.
+// open is the number of brackets the line leaves open in the arguments of
+// a call with a message (which may go on below).
+func stubBody(s string, segs []segment, hints uint8) (h hit, body bool, open int, ok bool) {
+	if hints&hintMacro != 0 {
+		if k := keywordAt(s, segs, "todo!"); k >= 0 {
+			return hit{rule: rStubBody, col: k, what: "todo!"}, false, 0, true
 		}
-		if h, ok := callWithStubText(s, segs, k, j); ok {
-			return h, true
+		if k := keywordAt(s, segs, "unimplemented!"); k >= 0 {
+			h, worded, open := callMessage(s, segs, k, k+len("unimplemented!"))
+			return h, !worded, open, true
 		}
 	}
-	for _, m := range [...]string{"unimplemented!", "todo!"} {
-		if hints&hintMacro == 0 {
+	if hints&hintPanic != 0 {
+		if k := keywordAt(s, segs, "panic"); k >= 0 {
+			j := k + 5
+			if j < len(s) && s[j] == '!' {
+				j++
+			}
+			if h, worded, open := callMessage(s, segs, k, j); worded || open > 0 {
+				return h, false, open, worded
+			}
+		}
+	}
+	if hints&hintRaise != 0 {
+		if k := keywordAt(s, segs, "raise"); k >= 0 {
+			if h, body, open, ok := raised(s, segs, k, skipSpace(s, k+5)); ok || open > 0 {
+				return h, body, open, ok
+			}
+		}
+	}
+	if hints&hintThrow != 0 {
+		if k := keywordAt(s, segs, "throw"); k >= 0 {
+			j := skipSpace(s, k+5)
+			if strings.HasPrefix(s[j:], "new") && !letterAt(s, j+3) {
+				j = skipSpace(s, j+3)
+			}
+			return raised(s, segs, k, j)
+		}
+	}
+	return hit{}, false, 0, false
+}
+
+// raised is stubBody for the raise or throw at k of the error named at j.
+func raised(s string, segs []segment, k, j int) (h hit, body bool, open int, ok bool) {
+	e := j
+	for e < len(s) && (isWordByte(s[e]) || s[e] == '.') {
+		e++
+	}
+	if e == j || e == k {
+		return hit{}, false, 0, false
+	}
+	name := s[j:e]
+	h, worded, open := callMessage(s, segs, k, e)
+	if worded {
+		return h, false, open, true
+	}
+	if strings.HasSuffix(name, "NotImplementedError") || strings.HasSuffix(name, "NotImplementedException") || strings.HasSuffix(name, "NotImplemented") {
+		return hit{rule: rStubBody, col: k, what: s[k:e]}, true, open, true
+	}
+	return hit{}, false, open, false
+}
+
+// callMessage looks at the call whose name is s[k:j]: worded when a string
+// in its arguments on this line says the code is not written (stubWording);
+// open counts the brackets the line leaves open in them (the message may
+// go on below). The hit spans the keyword to the call's end on the line.
+func callMessage(s string, segs []segment, k, j int) (h hit, worded bool, open int) {
+	h = hit{rule: rStubBody, col: k, what: s[k:j]}
+	j = skipSpace(s, j)
+	if j >= len(s) || s[j] != '(' {
+		return h, false, 0
+	}
+	depth, e := 0, j
+	for e < len(s) {
+		if sg, ok := segAt(segs, e); ok {
+			if sg.isStringKind() && stubWording(s[sg.start:sg.end]) {
+				worded = true
+			}
+			e = sg.end
+			continue
+		}
+		switch s[e] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+		e++
+		if depth == 0 {
 			break
 		}
-		if k := keywordAt(s, segs, m); k >= 0 {
-			return hit{rule: rStubBody, col: k, what: s[k : k+len(m)]}, true
+	}
+	h.what = s[k:e]
+	return h, worded, max(depth, 0)
+}
+
+// segAt returns the segment that holds byte p.
+func segAt(segs []segment, p int) (segment, bool) {
+	for _, sg := range segs {
+		if sg.start <= p && p < sg.end {
+			return sg, true
 		}
 	}
-	if hints&hintRaise == 0 {
-		// no raise
-	} else if k := keywordAt(s, segs, "raise"); k >= 0 {
-		j := skipSpace(s, k+5)
-		if j > k+5 && strings.HasPrefix(s[j:], "NotImplemented") {
-			e := j + len("NotImplemented")
-			if strings.HasPrefix(s[e:], "Error") {
-				e += len("Error")
-			}
-			if (e == len(s) || !isWordByte(s[e])) && !inAbstractMethod(back) {
-				return hit{rule: rStubBody, col: k, what: s[k:e]}, true
-			}
-		}
-	}
-	if hints&hintThrow == 0 {
-		return hit{}, false
-	}
-	if k := keywordAt(s, segs, "throw"); k >= 0 {
-		j := skipSpace(s, k+5)
-		if j == k+5 || !strings.HasPrefix(s[j:], "new") {
-			return hit{}, false
-		}
-		j += 3
-		n := skipSpace(s, j)
-		if n == j {
-			return hit{}, false
-		}
-		e := n
-		for e < len(s) && (isWordByte(s[e]) || s[e] == '.') {
-			e++
-		}
-		name := s[n:e]
-		if strings.HasSuffix(name, "NotImplementedException") || strings.HasSuffix(name, "NotImplementedError") {
-			return hit{rule: rStubBody, col: k, what: s[k:e]}, true
-		}
-		if strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") {
-			return callWithStubText(s, segs, k, e)
-		}
-	}
-	return hit{}, false
+	return segment{}, false
 }
 
 // keywordAt returns the offset of the first occurrence of kw in code that
@@ -537,72 +784,28 @@ func keywordAt(s string, segs []segment, kw string) int {
 		}
 		p := from + k
 		from = p + 1
-		if (p == 0 || !isWordByte(s[p-1]) && s[p-1] != '.') && isCodeAt(segs, p) {
+		if (p == 0 || !isWordByte(s[p-1]) && s[p-1] != '.') && isCodeAt(segs, p) && (kw[len(kw)-1] == '!' || !letterAt(s, p+len(kw))) {
 			return p
 		}
 	}
 	return -1
 }
 
-// callWithStubText matches "(", a string literal saying the code is not
-// written (TODO, FIXME, not implemented, ...) at s[j:], for the call whose
-// keyword is at k.
-func callWithStubText(s string, segs []segment, k, j int) (hit, bool) {
-	j = skipSpace(s, j)
-	if j >= len(s) || s[j] != '(' {
-		return hit{}, false
-	}
-	j = skipSpace(s, j+1)
-	sg, ok := stringAt(segs, j)
-	if !ok || !stubWording(s[sg.start:sg.end]) {
-		return hit{}, false
-	}
-	end := sg.end
-	if end < len(s) && s[end] == ')' {
-		end++
-	}
-	return hit{rule: rStubBody, col: k, what: s[k:end]}, true
-}
-
 // stubWording reports whether a string literal says its code is not
-// written: TODO, FIXME, not implemented, not yet implemented or
-// unimplemented, as whole words, ASCII case-insensitive.
+// written: not implemented, not yet implemented, unimplemented or stub as
+// whole words in any ASCII case, or TODO or FIXME as commentMarker takes
+// them (so Spanish "todo" and "método" are not).
 func stubWording(s string) bool {
+	if notImplementedIn(s) >= 0 || hasMarker(s) {
+		return true
+	}
 	for i := 0; i < len(s); i++ {
 		switch s[i] | 0x20 {
-		case 't', 'f', 'n', 'u':
+		case 'u', 's':
 		default:
 			continue
 		}
-		if i > 0 && isWordByte(s[i-1]) {
-			continue
-		}
-		for _, w := range [...]string{"todo", "fixme", "not implemented", "not yet implemented", "unimplemented"} {
-			if wordAt(s, i, w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// inAbstractMethod reports whether the nearest def above (in the run) is
-// decorated with @abstractmethod (or @abc.abstractmethod ...), where
-// raise NotImplementedError is the intended body.
-func inAbstractMethod(back *lookback) bool {
-	k := 1
-	for ; k <= back.n; k++ {
-		t := strings.TrimSpace(back.at(k))
-		if strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") {
-			break
-		}
-	}
-	for k++; k <= back.n; k++ {
-		t := strings.TrimSpace(back.at(k))
-		if !strings.HasPrefix(t, "@") {
-			return false
-		}
-		if strings.Contains(t, "abstractmethod") {
+		if !letterBefore(s, i) && (wordAt(s, i, "unimplemented") || wordAt(s, i, "stub")) {
 			return true
 		}
 	}

@@ -16,20 +16,54 @@ const lookbackLines = 50
 // lookback holds the previous lines of the current run, newest last. It
 // keeps string headers only, never copies of the text.
 type lookback struct {
-	lines [lookbackLines]string
+	lines [lookbackLines]backLine
 	n     int // lines held
 	next  int // where the next line goes
 }
 
-func (b *lookback) push(s string) {
-	b.lines[b.next] = s
+func (b *lookback) push(l backLine) {
+	b.lines[b.next] = l
 	b.next = (b.next + 1) % lookbackLines
 	b.n = min(b.n+1, lookbackLines)
 }
 
-// at returns the k-th previous line, 1 <= k <= n.
-func (b *lookback) at(k int) string {
-	return b.lines[(b.next-k+2*lookbackLines)%lookbackLines]
+// line returns the k-th previous line, 1 <= k <= n.
+func (b *lookback) line(k int) *backLine {
+	return &b.lines[(b.next-k+2*lookbackLines)%lookbackLines]
+}
+
+// at returns the text of the k-th previous line, 1 <= k <= n.
+func (b *lookback) at(k int) string { return b.line(k).text }
+
+// prevCode returns the nearest line with code from the k-th previous one
+// up, and its place; nil when there is none in the lookback.
+func (b *lookback) prevCode(k int) (int, *backLine) {
+	for ; k <= b.n; k++ {
+		if l := b.line(k); l.first >= 0 {
+			return k, l
+		}
+	}
+	return 0, nil
+}
+
+// opening finds, from the k-th previous line up, the '(' that leaves need
+// more '(' than ')' open (the start of a signature over lines): its line's
+// place, text and offset; -1 when it is not in the lookback.
+func (b *lookback) opening(k, need int) (int, string, int) {
+	for ; k <= b.n && need > 0; k++ {
+		l := b.line(k)
+		for i := l.last; i >= 0 && i >= l.first; i-- {
+			switch l.text[i] {
+			case ')':
+				need++
+			case '(':
+				if need--; need == 0 {
+					return k, l.text, i
+				}
+			}
+		}
+	}
+	return 0, "", -1
 }
 
 func (b *lookback) clear() { b.n, b.next = 0, 0 }
@@ -61,17 +95,21 @@ func newScanOptions(c PlaceholdersConfig) *scanOptions {
 // file. A file is scanned either whole (whole: every line from the top of
 // the head content down to the last added line is lexed, and the rules run
 // on the added lines) or run by run (line: each run of consecutive added
-// lines is lexed on its own, from the code state).
+// lines is lexed on its own, from the code state); finish ends it.
 type lineScanner struct {
-	opt  *scanOptions
-	path string
-	fam  *family
-	plan bool // .swarm/plan.md: the template-bracket rules only
-	lx   lexer
-	last int // the previous line's number (0: none yet)
-	back lookback
-	hits []hit
-	out  []Finding
+	opt   *scanOptions
+	path  string
+	fam   *family
+	plan  bool // .swarm/plan.md: the template-bracket rules only
+	lx    lexer
+	last  int // the previous line's number (0: none yet)
+	back  lookback
+	hits  []hit
+	pend  pendingBody // a stub candidate waiting for the code after it
+	held  pendingBody // the current line's candidate, until its suppression check
+	call  int         // brackets left open by a raise, throw or panic whose message may go on below
+	start int         // where the current file's findings start in out
+	out   []Finding
 }
 
 // utf8BOM is a byte order mark, which only the first line of a file may
@@ -86,6 +124,7 @@ func (sc *lineScanner) file(path string, plan bool) {
 	if plan {
 		sc.fam = famMD
 	}
+	sc.pend, sc.held, sc.call, sc.start = pendingBody{}, pendingBody{}, 0, len(sc.out)
 }
 
 // line scans added line n of the current file, lexed run by run: lines
@@ -94,6 +133,7 @@ func (sc *lineScanner) file(path string, plan bool) {
 // taken as inside a block comment: see lexer.guessBlock).
 func (sc *lineScanner) line(n int, text string) {
 	if sc.last == 0 || n != sc.last+1 {
+		sc.finish(false)
 		sc.lx.reset(sc.fam, sc.opt.headings)
 		sc.back.clear()
 		if n > 1 {
@@ -104,30 +144,45 @@ func (sc *lineScanner) line(n int, text string) {
 	sc.scan(n, text)
 }
 
+// finish ends the current run or file: a candidate still waiting for the
+// code after it is a stub when the file ends there (eof) and it is
+// Python's (a def's body ends with its file); otherwise what follows it is
+// not known, and it is dropped.
+func (sc *lineScanner) finish(eof bool) {
+	if sc.pend.on && eof && sc.pend.py && sc.pend.depth == 0 {
+		sc.emitPending()
+	}
+	sc.pend.on, sc.call = false, 0
+}
+
 // whole scans the added lines of the current file with its head content:
 // every line from the first down to the last added one is lexed, and the
-// rules run on the added lines only. Lines are split as the change set's
-// are: on "\n", without one "\r" before it. It returns false, with no findings
-// for the file, when the content does not hold the added lines as given
-// (the caller then scans run by run).
+// rules run on the added lines only; lines below are lexed while a stub
+// candidate waits for the code after it. Lines are split as the change
+// set's are: on "\n", without one "\r" before it. It returns false, with no
+// findings for the file, when the content does not hold the added lines as
+// given (the caller then scans run by run).
 func (sc *lineScanner) whole(content string, added []changeset.AddedLine) bool {
 	mark := len(sc.out)
 	sc.lx.reset(sc.fam, sc.opt.headings)
 	sc.back.clear()
 	pos, n := 0, 0
-	for k := 0; k < len(added); {
-		if pos >= len(content) {
-			sc.out = sc.out[:mark]
-			return false
-		}
+	next := func() string {
 		var text string
 		if e := strings.IndexByte(content[pos:], '\n'); e >= 0 {
 			text, pos = content[pos:pos+e], pos+e+1
 		} else {
 			text, pos = content[pos:], len(content)
 		}
-		text = strings.TrimSuffix(text, "\r") // as in changeset.AddedLine.Text
 		n++
+		return strings.TrimSuffix(text, "\r") // as in changeset.AddedLine.Text
+	}
+	for k := 0; k < len(added); {
+		if pos >= len(content) {
+			sc.out, sc.pend.on = sc.out[:mark], false
+			return false
+		}
+		text := next()
 		switch al := &added[k]; {
 		case al.Line > n:
 			sc.context(n, text)
@@ -135,23 +190,75 @@ func (sc *lineScanner) whole(content string, added []changeset.AddedLine) bool {
 			sc.scan(n, text)
 			k++
 		default:
-			sc.out = sc.out[:mark]
+			sc.out, sc.pend.on = sc.out[:mark], false
 			return false
 		}
 	}
+	for sc.pend.on && pos < len(content) {
+		text := next()
+		sc.context(n, text)
+	}
+	sc.finish(pos >= len(content))
 	sc.last = n
 	return true
 }
 
+// all scans every line of content as if added (the merge-base side of a
+// file, for the moved-lines check).
+func (sc *lineScanner) all(content string) {
+	sc.lx.reset(sc.fam, sc.opt.headings)
+	sc.back.clear()
+	n := 0
+	for pos := 0; pos < len(content); {
+		text := content[pos:]
+		if e := strings.IndexByte(text, '\n'); e >= 0 {
+			text, pos = text[:e], pos+e+1
+		} else {
+			pos = len(content)
+		}
+		n++
+		sc.scan(n, strings.TrimSuffix(text, "\r"))
+	}
+	sc.finish(true)
+	sc.last = n
+}
+
 // context lexes line n, which the pull request does not add, for the
-// state it leaves (an open comment or string) and for the rules that look
-// at the lines above.
+// state it leaves (an open comment or string, a stub candidate above
+// decided) and for the rules that look at the lines above.
 func (sc *lineScanner) context(n int, text string) {
 	if n == 1 {
 		text = strings.TrimPrefix(text, utf8BOM)
 	}
-	sc.lx.line(text)
-	sc.back.push(text)
+	segs, _ := sc.lx.line(text)
+	first, last := codeBounds(text, segs)
+	if sc.pend.on && first >= 0 {
+		sc.follow(text, segs)
+	}
+	if sc.call > 0 {
+		sc.callLine(text, segs, false)
+	}
+	sc.back.push(backLine{text: text, first: first, last: last})
+}
+
+// follow lets the code of a lexed line decide the pending candidate.
+func (sc *lineScanner) follow(body string, segs []segment) {
+	if decided, stub := sc.pend.follow(body, segs, 0); decided {
+		sc.pend.on = false
+		if stub {
+			sc.emitPending()
+		}
+	}
+}
+
+// emitPending reports the pending candidate, a stub, in line order among
+// the file's findings.
+func (sc *lineScanner) emitPending() {
+	pb := &sc.pend
+	sc.emit(pb.n, pb.text, pb.off, []hit{pb.h})
+	for i := len(sc.out) - 1; i > sc.start && sc.out[i-1].Line > sc.out[i].Line; i-- {
+		sc.out[i-1], sc.out[i] = sc.out[i], sc.out[i-1]
+	}
 }
 
 // scan lexes added line n and applies the rules to it.
@@ -162,45 +269,62 @@ func (sc *lineScanner) scan(n int, text string) {
 	}
 	body := text[off:]
 	sc.hits = sc.hits[:0]
+	sc.held.on = false
 	segs, code := sc.lx.line(body)
-	if sc.plan {
+	first, last := codeBounds(body, segs)
+	if sc.pend.on && first >= 0 {
+		sc.follow(body, segs)
+	}
+	switch {
+	case sc.plan:
 		sc.hits = planMarkers(body, sc.hits)
-	} else {
-		sc.codeLine(body, segs, code)
+	case sc.fam.markdown:
+		if sc.lx.prose {
+			if h, ok := proseMarker(body, sc.opt.headings); ok {
+				sc.hits = append(sc.hits, h)
+			}
+		}
+	default:
+		sc.codeLine(n, text, off, segs, code)
 	}
 	if sup := findSuppression(body, segs); sup.found {
 		switch {
 		case sup.written != placeholderAllowMarker+" placeholder":
 			sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason, Severity: SeverityError,
-				Message: fmt.Sprintf("`%s` is not a suppression marker and suppresses nothing: the marker is exactly `swarm-gate:allow placeholder <reason>` (lowercase, singular)", sup.written)})
+				Message: fmt.Sprintf("`%s` is not a suppression marker and suppresses nothing: the marker is exactly `swarm-gate:allow placeholder <reason>` (lowercase, singular)", sup.written),
+				Key:     fkey(RuleSuppressionNoReason, strings.TrimSpace(body))})
 		case sup.reason:
-			sc.hits = sc.hits[:0]
+			sc.hits, sc.held.on = sc.hits[:0], false
 		default:
 			sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason, Severity: SeverityError,
-				Message: "`swarm-gate:allow placeholder` without a reason suppresses nothing; say why after it, e.g. `swarm-gate:allow placeholder sample data for the docs`"})
+				Message: "`swarm-gate:allow placeholder` without a reason suppresses nothing; say why after it, e.g. `swarm-gate:allow placeholder sample data for the docs`",
+				Key:     fkey(RuleSuppressionNoReason, strings.TrimSpace(body))})
 		}
 	}
 	if len(sc.hits) > 0 {
-		sc.emit(n, text, off)
+		sc.emit(n, text, off, sc.hits)
 	}
-	sc.back.push(body)
+	if sc.held.on {
+		sc.pend = sc.held
+	}
+	sc.back.push(backLine{text: body, first: first, last: last})
 }
 
-// codeLine collects the comment, string and code rules' hits of a lexed line.
-func (sc *lineScanner) codeLine(text string, segs []segment, code bool) {
+// codeLine collects the comment, string and code rules' hits of added line
+// n (text; text[off:] lexed as segs).
+func (sc *lineScanner) codeLine(n int, text string, off int, segs []segment, code bool) {
+	body := text[off:]
 	commented := false
 	for _, sg := range segs {
-		body := text[sg.start:sg.end]
 		if sg.isCommentKind() {
-			if h, ok := commentMarker(body); ok {
+			if h, ok := commentMarker(body[sg.start:sg.end]); ok {
 				h.col += sg.start
 				sc.hits = append(sc.hits, h)
 				commented = true
 			}
 		}
 		if sg.isStringKind() {
-			if h, ok := stringMarker(body, sg.quote); ok {
-				h.col += sg.start
+			if h, ok := stringMarker(body, sg); ok {
 				sc.hits = append(sc.hits, h)
 			}
 		}
@@ -208,48 +332,109 @@ func (sc *lineScanner) codeLine(text string, segs []segment, code bool) {
 	if !code {
 		return
 	}
-	if hints := codeHints(text); hints != 0 && !isTestLike(text) {
+	if sc.call > 0 {
+		sc.callLine(body, segs, true)
+	}
+	if hints := codeHints(body); hints != 0 && !isTestLike(body) {
 		pluginCode := false
 		if hints&hintThrow != 0 {
-			if h, ok := throwTodo(text, segs); ok {
+			if h, ok := throwTodo(body, segs); ok {
 				sc.hits = append(sc.hits, h)
 				pluginCode = true
 			}
 		}
 		if hints&hintReturn != 0 {
-			if h, ok := stubReturn(text, segs, &sc.back); ok {
-				sc.hits = append(sc.hits, h)
-			}
+			sc.stubReturn(n, text, off, segs)
 		}
 		if !pluginCode {
-			if h, ok := stubBody(text, segs, &sc.back, hints); ok {
+			h, whole, depth, ok := stubBody(body, segs, hints)
+			switch {
+			case ok && !whole:
 				sc.hits = append(sc.hits, h)
+			case ok && sc.wholeBody(n, text, off, segs, h, h.col, h.col+len(h.what), true):
+				sc.hits = append(sc.hits, h)
+			}
+			if depth > 0 && !(ok && !whole) {
+				sc.call = depth // its message may say so below
 			}
 		}
 	}
 	if commented && sc.fam == famPython {
-		if k, ok := isPythonPass(text, segs); ok {
-			sc.hits = append(sc.hits, hit{rule: rStubBody, col: k, what: strings.TrimSpace(text[k:])})
+		if k, ok := isPythonPass(body, segs); ok {
+			sc.hits = append(sc.hits, hit{rule: rStubBody, col: k, what: strings.TrimSpace(body[k:])})
 		}
 	}
 }
 
-// emit turns the line's hits into findings: ordered by column, one per
-// rule, without rules the policy turned off, and none when the excerpt
-// (the line's first 100 UTF-16 code units, as the plugin's) holds a
-// sentinel. Hit offsets are into text[off:]; columns count UTF-16 code
-// units of the whole line. The message quotes the line with what looks
-// like a credential masked.
-func (sc *lineScanner) emit(n int, text string, off int) {
-	hits := sc.hits
+// stubReturn is the code-stub-return rule: a candidate (stubReturnAt) that
+// is the whole body of its function (B08), the plugin's validation-pattern
+// exemption of return undefined; aside.
+func (sc *lineScanner) stubReturn(n int, text string, off int, segs []segment) {
+	body := text[off:]
+	for from := 0; from < len(body); {
+		p, end, ok := stubReturnAt(body, segs, from)
+		if !ok {
+			return
+		}
+		from = end
+		h := hit{rule: rStubReturn, col: p, what: body[p:end]}
+		if strings.Contains(h.what, "undefined") && isValidationPattern(&sc.back) {
+			continue
+		}
+		if sc.wholeBody(n, text, off, segs, h, p, end, false) {
+			sc.hits = append(sc.hits, h)
+			return
+		}
+		if sc.held.on {
+			return
+		}
+	}
+}
+
+// callLine reads a line inside the arguments of a raise, throw or panic
+// whose message goes on below its line: a string there saying the code is
+// not written is a stub-body hit (when the line is added).
+func (sc *lineScanner) callLine(body string, segs []segment, added bool) {
+	k := 0
+	for i := 0; i < len(body) && sc.call > 0; i++ {
+		for k < len(segs) && segs[k].end <= i {
+			k++
+		}
+		if k < len(segs) && segs[k].start <= i {
+			sg := segs[k]
+			if added && sg.isStringKind() && stubWording(body[sg.start:sg.end]) && !seenRule(sc.hits, rStubBody) {
+				sc.hits = append(sc.hits, hit{rule: rStubBody, col: sg.start, what: strings.TrimSpace(body[sg.start:sg.end])})
+			}
+			i = sg.end - 1
+			continue
+		}
+		switch body[i] {
+		case '(', '[', '{':
+			sc.call++
+		case ')', ']', '}':
+			sc.call--
+		}
+	}
+}
+
+// emit turns a line's hits into findings: ordered by column, one per rule,
+// a string rule's hit dropped for a code rule's, without rules the policy
+// turned off, and none when the excerpt (the line's first 100 UTF-16 code
+// units, as the plugin's) holds a sentinel. Hit offsets are into
+// text[off:]; columns count UTF-16 code units of the whole line. The
+// message quotes the line with what looks like a credential masked; the
+// key is the rule and the trimmed line, as the moved-lines check matches
+// findings.
+func (sc *lineScanner) emit(n int, text string, off int, hits []hit) {
 	for i := 1; i < len(hits); i++ { // insertion sort: a handful of hits
 		for j := i; j > 0 && hits[j].col < hits[j-1].col; j-- {
 			hits[j], hits[j-1] = hits[j-1], hits[j]
 		}
 	}
+	coded := seenRule(hits, rStubBody) || seenRule(hits, rThrowTodo)
 	shown, checked := "", false
 	for i, h := range hits {
-		if sc.opt.off[h.rule] || seenRule(hits[:i], h.rule) {
+		if sc.opt.off[h.rule] || seenRule(hits[:i], h.rule) || h.rule == rText && coded {
 			continue
 		}
 		if !checked {
@@ -262,8 +447,12 @@ func (sc *lineScanner) emit(n int, text string, off int) {
 			}
 			shown = shownExcerpt(text[off:])
 		}
+		sev := SeverityError
+		if h.warn {
+			sev = SeverityWarning
+		}
 		sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+h.col) + 1, Rule: phRuleIDs[h.rule],
-			Severity: SeverityError, Message: hitMessage(h, shown)})
+			Severity: sev, Message: hitMessage(h, shown), Key: fkey(phRuleIDs[h.rule], strings.TrimSpace(text[off:]))})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
 // Placeholders is swarm/placeholders: no placeholder on a line the pull
@@ -19,10 +20,14 @@ import (
 // (src/tools/placeholder-scan.ts, spec section 6) with the plugin's rule
 // ids, and goes beyond its line regexes:
 //
-//   - Rules: comment markers (TODO, FIXME, TBD, XXX, HACK), placeholder
-//     words in string literals, throw new Error("TODO"), stub returns, the
-//     template brackets of .swarm/plan.md; plus stub bodies
-//     (panic("not implemented"), todo!(), raise NotImplementedError, ...).
+//   - Rules: comment markers (TODO, FIXME, TBD, XXX, HACK: upper case, or
+//     any case before ':' or '(', as the plugin's fix #2306 has them),
+//     placeholder values in strings ("placeholder", "<stub>", "...; WIP")
+//     and "not implemented", throw new Error("TODO"), stub returns and stub
+//     bodies (raise NotImplementedError, throw new
+//     NotImplementedException()) only as the whole body of a function
+//     (B08), panic, raise or throw whose message says the code is not
+//     written (B10), todo!(), and the template brackets of .swarm/plan.md.
 //   - Comments and strings are told apart by a small lexer per language
 //     family (placeholder_lex.go), so "TODO" in a string or a URL is not a
 //     comment, and a multi-line /* ... */ or docstring is one. A file is
@@ -30,14 +35,21 @@ import (
 //     added line, so a comment or string opened on an unchanged line above
 //     is known; without the head content, each run of consecutive added
 //     lines is lexed on its own, from the code state.
+//   - Documents (Markdown, plain text) are prose: only a TODO: or FIXME:
+//     starting a line is reported, as a warning; fenced code is a sample.
 //   - Only added lines are looked at, so a TODO already on the base side
-//     never fails the gate; a moved line is an added line.
+//     never fails the gate; an added line whose finding (rule and trimmed
+//     line) is also in the file's merge-base version (Input.BaseFile; the
+//     old path of a rename) was moved or re-added: it is pre-existing, a
+//     warning (placeholder_moved.go).
 //   - Files skipped as in the plugin: test files (scaffold paths excepted),
 //     files over 1 MiB, binary files and files with NUL bytes; also
-//     .swarm/ (but .swarm/plan.md gets its bracket rules) and the policy's
-//     allow globs. A finding whose excerpt (the line's first 100 UTF-16
-//     code units) holds SC-PLACEHOLDER or a policy sentinel is dropped,
-//     and `swarm-gate:allow placeholder <reason>` in a comment on a line
+//     .swarm/ (but .swarm/plan.md gets its bracket rules), the policy's
+//     allow globs, data files (.csv, .tsv) and generated, vendored or
+//     minified files (GeneratedReason), listed in the summary. A finding
+//     whose excerpt (the line's first 100 UTF-16 code units) holds
+//     SC-PLACEHOLDER or a policy sentinel is dropped, and
+//     `swarm-gate:allow placeholder <reason>` in a comment on a line
 //     suppresses its findings.
 //   - Columns count UTF-16 code units, as swarm/sast and GitHub do; what
 //     looks like a credential is masked in messages (sast.MaskLine).
@@ -57,17 +69,26 @@ var (
 
 // placeholderStats counts what the scan did, for the summary.
 type placeholderStats struct {
-	lines, files, plan        int
+	lines, files, plan, docs  int
 	tests, binary, swarmFiles int
+	data                      int
 	runs                      int // files lexed run by run, without their head content
 	big, allowed              []string
+	generated                 []string // "`path` (reason)"
+	uncompared                []string // "`path` (why)": not compared with the merge base
+	preExisting, introduced   int
+	warnings                  int
+	noBase                    bool // a file with findings had a merge-base version, but no merge-base contents were given
 }
 
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	cfg := in.config().Placeholders
-	sc := &lineScanner{opt: newScanOptions(cfg)}
+	opt := newScanOptions(cfg)
+	sc := &lineScanner{opt: opt}
+	scratch := &lineScanner{opt: opt} // scans the other contents of a file with findings
 	var st placeholderStats
+	var prefix []byte
 	for i := range in.Changes.Files {
 		if err := ctx.Err(); err != nil {
 			return errorResult(g.Name(), err)
@@ -92,6 +113,11 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		case allowedByGlobs(cfg.Allow, f.NewPath):
 			st.allowed = append(st.allowed, f.NewPath)
 			continue
+		case !plan && st.skipGenerated(f.NewPath, nil):
+			continue
+		case isDataFile(f.NewPath):
+			st.data++
+			continue
 		case IsTestPath(f.NewPath):
 			st.tests++
 			continue
@@ -99,16 +125,17 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			st.big = append(st.big, f.NewPath)
 			continue
 		}
-		// A file whose added lines are its first lines is lexed from its
-		// top either way. Any other is lexed whole when its head content
-		// can be read; but when no rule could match any of its added lines
+		// A new file (or copy) is all added lines: it is lexed from its top
+		// either way. Any other is lexed whole when its head content can be
+		// read; but when no rule could match any of its added lines
 		// however they are lexed, it has no findings: it is neither read
 		// nor lexed.
-		fromTop := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added)
-		quiet := !fromTop && !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
+		complete := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added) &&
+			(f.Status == changeset.Added || f.Status == changeset.Copied)
+		quiet := !complete && !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
 		var content []byte
 		haveHead := false
-		if !fromTop && !quiet && in.HeadFile != nil {
+		if !complete && !quiet && in.HeadFile != nil {
 			content, haveHead = in.HeadFile(f.NewPath)
 			switch {
 			case haveHead && len(content) > MaxPlaceholderScanSize:
@@ -119,35 +146,120 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 				continue
 			}
 		}
+		if complete {
+			prefix = addedPrefix(prefix[:0], f.Added)
+			content = prefix
+		}
+		if !plan && (complete || haveHead) && st.skipGenerated(f.NewPath, content) {
+			continue
+		}
 		st.files++
-		if plan {
+		switch fam := familyOf(f.NewPath); {
+		case plan:
 			st.plan++
+		case fam.markdown:
+			st.docs++
 		}
 		st.lines += len(f.Added)
 		if quiet {
 			continue
 		}
 		sc.file(f.NewPath, plan)
-		if haveHead && sc.whole(string(content), f.Added) {
-			continue
+		head := ""
+		if haveHead {
+			head = string(content)
 		}
-		if !fromTop {
-			st.runs++
-		}
-		for k, al := range f.Added {
-			if k&0xffff == 0xffff {
-				if err := ctx.Err(); err != nil {
-					return errorResult(g.Name(), err)
-				}
+		if !haveHead || !sc.whole(head, f.Added) {
+			haveHead = false
+			if !complete {
+				st.runs++
 			}
-			sc.line(al.Line, al.Text)
+			for k, al := range f.Added {
+				if k&0xffff == 0xffff {
+					if err := ctx.Err(); err != nil {
+						return errorResult(g.Name(), err)
+					}
+				}
+				sc.line(al.Line, al.Text)
+			}
+			sc.finish(complete)
+		}
+		switch why := movedLines(in, f, sc.out[sc.start:], head, haveHead, complete, scratch); why {
+		case "":
+		case noMergeBase:
+			st.noBase = true
+		default:
+			st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
 		}
 	}
-	summary := placeholderSummary(&st, cfg)
-	if len(sc.out) > 0 {
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s on added lines", plural(len(sc.out), "placeholder", "placeholders")), Summary: summary, Findings: sc.out}
+	failing := 0
+	for _, fd := range sc.out {
+		switch {
+		case fd.Delta == DeltaPreExisting:
+			st.preExisting++
+		case fd.Severity == SeverityError:
+			failing++
+		case fd.Severity == SeverityWarning:
+			st.warnings++
+		}
 	}
-	return Result{Outcome: Passed, Title: fmt.Sprintf("no placeholders in %s", plural(st.lines, "added line", "added lines")), Summary: summary, Findings: []Finding{}}
+	st.introduced = failing
+	res := Result{Outcome: Passed, Summary: placeholderSummary(&st, cfg), Findings: sc.out}
+	if failing+st.preExisting > 0 {
+		res.Delta = &DeltaSummary{Introduced: failing, PreExisting: st.preExisting}
+		if st.noBase {
+			res.Delta.BaseError = "the merge-base contents of the changed files were not available"
+		}
+		res.Summary += "\n\n**Against the merge base**: " + deltaText(res.Delta)
+	}
+	switch {
+	case failing > 0:
+		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing, "placeholder", "placeholders"))
+		if st.preExisting > 0 {
+			res.Title += fmt.Sprintf(" (%s moved or already on the base branch)", plural(st.preExisting, "finding", "findings"))
+		}
+	case st.preExisting > 0:
+		res.Title = PreExistingPrefix + fmt.Sprintf("%s on added lines, all on lines moved or re-added", plural(st.preExisting, "placeholder", "placeholders"))
+	default:
+		res.Title = fmt.Sprintf("no placeholders in %s", plural(st.lines, "added line", "added lines"))
+	}
+	if st.warnings > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s in documents, as warnings)", plural(st.warnings, "note", "notes"))
+	}
+	if res.Findings == nil {
+		res.Findings = []Finding{}
+	}
+	return res
+}
+
+// skipGenerated records and reports whether the file at p is generated,
+// vendored or minified (GeneratedReason, with head its content's start or
+// nil).
+func (st *placeholderStats) skipGenerated(p string, head []byte) bool {
+	why := GeneratedReason(p, head)
+	if why != "" {
+		st.generated = append(st.generated, mdtext.Code(p)+" ("+why+")")
+	}
+	return why != ""
+}
+
+// addedPrefix appends the first 4 KiB of a new file's content, its added
+// lines, to buf, for GeneratedReason.
+func addedPrefix(buf []byte, lines []changeset.AddedLine) []byte {
+	for _, l := range lines {
+		if len(buf) >= 4096 {
+			break
+		}
+		buf = append(append(buf, l.Text...), '\n')
+	}
+	return buf
+}
+
+// isDataFile reports whether p is a data file (.csv, .tsv), whose cells are
+// data, not code or prose to scan.
+func isDataFile(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".csv" || ext == ".tsv"
 }
 
 // placeholderSummary says what was scanned and what was not, and why.
@@ -161,6 +273,9 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 	var skipped []string
 	if st.tests > 0 {
 		skipped = append(skipped, plural(st.tests, "test file", "test files"))
+	}
+	if st.data > 0 {
+		skipped = append(skipped, plural(st.data, "data file", "data files")+" (.csv, .tsv)")
 	}
 	if len(st.big) > 0 {
 		skipped = append(skipped, fmt.Sprintf("%s over 1 MiB (%s)", plural(len(st.big), "file", "files"), listSome(codes(st.big), 5)))
@@ -177,12 +292,28 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 	if len(skipped) > 0 {
 		b.WriteString(" Not scanned: " + strings.Join(skipped, ", ") + ".")
 	}
-	b.WriteString(" Only lines this pull request adds are checked (a moved line counts as added)")
+	if len(st.generated) > 0 {
+		fmt.Fprintf(&b, " Not scanned as generated, vendored or minified code, %s: %s.", plural(len(st.generated), "file", "files"), listSome(st.generated, 10))
+	}
+	if st.docs > 0 {
+		fmt.Fprintf(&b, " In %s (Markdown, text) only a TODO: or FIXME: starting a line of prose counts, as a warning; fenced code is a sample and is not scanned.",
+			plural(st.docs, "document", "documents"))
+	}
+	b.WriteString(" Only lines this pull request adds are checked")
 	if st.runs == 0 {
 		b.WriteString("; each file is lexed from its first line at head, so a comment or string opened above an added line is known.")
 	} else {
-		fmt.Fprintf(&b, "; %s lexed one run of added lines at a time (the head content could not be read, or did not hold the added lines): a comment or string opened on an unchanged line above a run is not known there.",
+		fmt.Fprintf(&b, "; %s lexed one run of added lines at a time (the head content could not be read, or did not hold the added lines): a comment or string opened on an unchanged line above a run is not known there, nor is a function's body that starts or ends outside the run.",
 			plural(st.runs, "file was", "files were"))
+	}
+	b.WriteString(" A finding whose rule and line are also in the merge-base version of its file (a moved or re-added line) is pre-existing: a warning, not a failure")
+	if st.preExisting > 0 {
+		fmt.Fprintf(&b, " (%s)", plural(st.preExisting, "finding", "findings"))
+	}
+	b.WriteString(".")
+	if len(st.uncompared) > 0 {
+		fmt.Fprintf(&b, " %s could not be compared with the merge base, so all their findings count as introduced: %s.",
+			plural(len(st.uncompared), "file", "files"), listSome(st.uncompared, 10))
 	}
 	var off []string
 	for _, id := range cfg.Disable {
