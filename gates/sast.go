@@ -31,6 +31,13 @@ type SASTScan struct {
 	Skipped    map[string]int
 	TooLarge   []string
 	NotScanned []string
+	// Generated lists the changed code files not scanned because they are
+	// generated, vendored or minified (GeneratedReason), with the reason.
+	Generated []SkippedFile
+	// Dismissed are the head findings sast.Refine set aside (a method
+	// named eval, text in a docstring, ...), each with its Note: listed,
+	// never gating.
+	Dismissed []sast.Finding
 	// SARIFFiles are the logs read (--sarif); SARIFKept counts their
 	// results in changed files, SARIFOther the rest (ignored); SARIFErr is
 	// why a log could not be read.
@@ -42,6 +49,9 @@ type SASTScan struct {
 	BaseBaseline, HeadBaseline       *sast.Baseline
 	BaseBaselineErr, HeadBaselineErr error
 }
+
+// SkippedFile is a changed file swarm/sast did not scan, and why.
+type SkippedFile struct{ Path, Reason string }
 
 // SAST is swarm/sast: a security finding the pull request introduces fails
 // the gate; findings that were already there do not (spec section 7). The
@@ -100,8 +110,12 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 			Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input)."}
 	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
-		return Result{Outcome: NotApplicable, Title: "no code files among the changed files", Findings: findings,
-			Summary: "The built-in rules found no file to scan (" + skippedText(s) + ") and no SARIF result lies in a changed file."}
+		title := "no code files among the changed files"
+		if n := len(s.Generated); n > 0 {
+			title = fmt.Sprintf("nothing scanned: the changed code is all generated, vendored or minified (%s not scanned)", plural(n, "file", "files"))
+		}
+		return Result{Outcome: NotApplicable, Title: title, Findings: findings,
+			Summary: "The built-in rules found no file to scan (" + skippedText(s) + ") and no SARIF result lies in a changed file." + generatedText(s)}
 	}
 
 	mode := cfg.Baseline
@@ -203,6 +217,17 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		fresh = still
 	}
 
+	// A new finding whose line is also one that was already there is a
+	// copy the pull request adds (a helper duplicated into a new function):
+	// new, but say where the original is, so that it does not read as a
+	// move gone wrong.
+	original := map[string]sast.Finding{}
+	for _, f := range append(append([]sast.Finding(nil), pre...), moved...) {
+		if _, ok := original[f.ReflowKey]; !ok && f.ReflowKey != "" {
+			original[f.ReflowKey] = f
+		}
+	}
+
 	threshold := cfg.Threshold
 	failing := 0
 	for _, f := range fresh {
@@ -217,6 +242,12 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		}
 		if f.Remediation != "" {
 			msg += ". " + strings.TrimRight(f.Remediation, ". ")
+		}
+		if f.Note != "" {
+			msg += "; " + f.Note
+		}
+		if o, ok := original[f.ReflowKey]; ok && f.ReflowKey != "" {
+			msg += fmt.Sprintf("; the same line is at %s:%d, which was already there: this is a copy the pull request adds", o.File, o.Line)
 		}
 		if e := selfTriaged[f.Fingerprint]; e != nil {
 			msg += "; the pull request added it to its own baseline"
@@ -262,6 +293,9 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("no new security findings at or above %s in %s", threshold, plural(s.Scanned, "scanned file", "scanned files"))
+	if n := len(s.Generated); n > 0 {
+		title += fmt.Sprintf("; %s generated, vendored or minified not scanned", plural(n, "file", "files"))
+	}
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
 }
 
@@ -302,7 +336,7 @@ func addedLines(cs *changeset.ChangeSet) map[string]map[int]bool {
 }
 
 func skippedText(s *SASTScan) string {
-	if len(s.Skipped) == 0 {
+	if len(s.Skipped) == 0 && len(s.Generated) == 0 {
 		return "nothing skipped"
 	}
 	keys := make([]string, 0, len(s.Skipped))
@@ -310,11 +344,36 @@ func skippedText(s *SASTScan) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", s.Skipped[k], k)
+	parts := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", s.Skipped[k], k))
+	}
+	if n := len(s.Generated); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d generated, vendored or minified, listed below", n))
 	}
 	return "skipped: " + strings.Join(parts, ", ")
+}
+
+// maxListedGenerated is how many skipped generated files the summary names.
+const maxListedGenerated = 10
+
+// generatedText lists the files not scanned as generated, vendored or
+// minified, once, so that skipping one is never silent.
+func generatedText(s *SASTScan) string {
+	if len(s.Generated) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\n**Not scanned**: %s generated, vendored or minified (not the project's own source, so its findings would not be this pull request's to fix); check that each is what its reason says:\n\n",
+		plural(len(s.Generated), "changed file is", "changed files are"))
+	for i, g := range s.Generated {
+		if i == maxListedGenerated {
+			fmt.Fprintf(&b, "- … and %d more\n", len(s.Generated)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", mdtext.Code(g.Path), mdtext.Inline(g.Reason))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fresh, accepted []sast.Finding, threshold sast.Severity) string {
@@ -323,7 +382,9 @@ func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fres
 	if len(s.SARIFFiles) > 0 {
 		fmt.Fprintf(&b, "; read %s: %s in changed files, %s elsewhere ignored", plural(len(s.SARIFFiles), "SARIF log", "SARIF logs"), plural(s.SARIFKept, "result", "results"), plural(s.SARIFOther, "result", "results"))
 	}
-	b.WriteString(".\n\n")
+	b.WriteString(".")
+	b.WriteString(generatedText(s))
+	b.WriteString("\n\n")
 	switch mode {
 	case SASTBaselineFile:
 		fmt.Fprintf(&b, "**Baseline**: %s at the merge base (schema %s, %s).", mdtext.Code(s.BaseBaseline.Path), mdtext.Inline(s.BaseBaseline.SchemaVersion), plural(len(s.BaseBaseline.Fingerprints), "fingerprint", "fingerprints"))
@@ -349,8 +410,22 @@ func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fres
 		}
 		b.WriteString("\n</details>")
 	}
+	if len(s.Dismissed) > 0 {
+		fmt.Fprintf(&b, " **Dismissed** (the rule's match is not what it means; never gating): %d.", len(s.Dismissed))
+	}
 	list("Pre-existing findings, for triage", pre)
 	list("Moved findings", moved)
 	list("Accepted by agent triage", accepted)
+	if len(s.Dismissed) > 0 {
+		fmt.Fprintf(&b, "\n\n<details><summary>Dismissed findings (%d)</summary>\n\n", len(s.Dismissed))
+		for i, f := range s.Dismissed {
+			if i == 30 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(s.Dismissed)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s:%d %s: %s\n", mdtext.Code(f.File), f.Line, mdtext.Code(f.RuleID), mdtext.Inline(f.Note))
+		}
+		b.WriteString("\n</details>")
+	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -9,23 +10,22 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/sast"
 )
 
-// sastScan builds the SASTScan the pipeline would: the rules on head and
-// merge-base contents of the given files.
+// sastScan builds the SASTScan the pipeline would: the refined rules on
+// head and merge-base contents of the given files.
 func sastScan(t *testing.T, base, head map[string]string) *SASTScan {
 	t.Helper()
 	s := &SASTScan{Skipped: map[string]int{}}
 	for p, c := range head {
-		fs, skipped := sast.ScanFile(p, []byte(c))
+		fs, dismissed, skipped := ScanSASTFile(p, []byte(c))
 		if skipped != "" {
 			s.Skipped[skipped]++
 			continue
 		}
 		s.Scanned++
-		sast.FingerprintFile(fs, []byte(c))
 		s.Head = append(s.Head, fs...)
+		s.Dismissed = append(s.Dismissed, dismissed...)
 		if old, ok := base[p]; ok {
-			bf, _ := sast.ScanFile(p, []byte(old))
-			sast.FingerprintFile(bf, []byte(old))
+			bf, _, _ := ScanSASTFile(p, []byte(old))
 			s.MergeBase = append(s.MergeBase, bf...)
 		}
 	}
@@ -52,7 +52,7 @@ func diffOf(base, head map[string]string) *changeset.ChangeSet {
 	return cs
 }
 
-const goBase = "package main\n\nimport \"os/exec\"\n\nfunc run() {\n\t_ = exec.Command(\"ls\")\n}\n"
+const goBase = "package main\n\nimport \"os/exec\"\n\nfunc run(dir string) {\n\t_ = exec.Command(\"ls\", dir)\n}\n"
 
 func TestSAST(t *testing.T) {
 	cases := []struct {
@@ -74,7 +74,7 @@ func TestSAST(t *testing.T) {
 			nil, Passed, 0, "**New**: 0"},
 		{"a second identical finding is new",
 			map[string]string{"app/run.go": goBase},
-			map[string]string{"app/run.go": goBase + "\nfunc run2() {\n\t_ = exec.Command(\"ls\")\n}\n"},
+			map[string]string{"app/run.go": goBase + "\nfunc run2(dir string) {\n\t_ = exec.Command(\"ls\", dir)\n}\n"},
 			nil, Failed, 1, "sast/go-shell-injection"},
 		{"below the threshold is a warning",
 			map[string]string{"app/x.py": "x = 1\n"},
@@ -261,4 +261,175 @@ func TestSASTFromABreakingPass(t *testing.T) {
 			t.Fatalf("outcome %s\n%s", r.Outcome, findingsText(r))
 		}
 	})
+}
+
+// sastCase is one pull request for swarm/sast: base and head contents,
+// the outcome, the number of failing findings, and what the output must
+// mention.
+type sastCase struct {
+	name       string
+	base, head map[string]string
+	want       Outcome
+	errors     int
+	mention    string
+}
+
+func runSASTCases(t *testing.T, cases []sastCase, threshold sast.Severity) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			if threshold != "" {
+				cfg.SAST.Threshold = threshold
+			}
+			r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: sastScan(t, c.base, c.head), Changes: diffOf(c.base, c.head), Config: cfg})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s\n%s", r.Outcome, r.Title, c.want, findingsText(r), r.Summary)
+			}
+			if n := len(failingFindings(r.Findings)); n != c.errors {
+				t.Errorf("%d failing findings, want %d:\n%s", n, c.errors, findingsText(r))
+			}
+			if all := r.Title + "\n" + r.Summary + "\n" + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// TestSASTRefinedRules: the false alarms of real pull requests (the
+// judged replay ranges) and the real findings next to them, through the
+// lexer swarm/sast shares with swarm/placeholders.
+func TestSASTRefinedRules(t *testing.T) {
+	added := func(p, c string) (map[string]string, map[string]string) {
+		return map[string]string{p: ""}, map[string]string{p: c}
+	}
+	row := func(name, p, content string, want Outcome, errors int, mention string) sastCase {
+		base, head := added(p, content)
+		return sastCase{name, base, head, want, errors, mention}
+	}
+	runSASTCases(t, []sastCase{
+		// IMU-Parkinson generate_paper_v5.py:1710: prose in an HTML f-string.
+		row(`"strict inductive eval (" in a triple-quoted f-string`, "generate_paper_v5.py",
+			"def abstract(t1):\n    return f\"\"\"\n      <p>pipelines and report under strict inductive eval (subject-level LOOCV with a fold-local\n      imputation) CCC = {t1['ccc']:.3f}</p>\n\"\"\"\n",
+			Passed, 0, "in a comment or string literal, not code"),
+		// opencode-swarm src/lang/profiles.ts:991.
+		row("eval() in a reviewer checklist string", "src/lang/profiles.ts",
+			"export const php = {\n\treviewerChecklist: [\n\t\t'Confirm no eval(), exec(), or shell_exec() with user-controlled input',\n\t],\n};\n",
+			Passed, 0, "**Dismissed**"),
+		row("eval( in a comment", "a.py", "# never eval(user_input) here\nx = 1\n", Passed, 0, "**Dismissed**"),
+		row("a real eval after a docstring that mentions eval(", "calc.py",
+			"def calc(expr):\n    \"\"\"Evaluate expr; unlike eval( it is safe.\n    \"\"\"\n    return eval(expr)\n",
+			Failed, 1, "(high, new): eval() allows arbitrary code execution: return eval(expr)"),
+		row("eval inside a template literal's interpolation is code", "a.ts", "const s = `result: ${eval(userInput)}`;\n", Failed, 1, "sast/js-eval (high, new)"),
+		row("model.eval() and .to(device).eval() (PyTorch)", "cache_item9_event_moment.py",
+			"def embed(model, device):\n    model.eval()\n    model = model.to(device).eval()\n    trunk.eval(); main_head.eval()\n",
+			Passed, 0, "**Dismissed** (the rule's match is not what it means; never gating): 4"),
+		row("a hardcoded secret in a comment is still a finding", "settings.py",
+			"# API_KEY = \"abcdefghijklmnopqrstuvwxyz\"\nAPI_KEY = os.environ[\"API_KEY\"]\n", Failed, 1, "sast/py-hardcoded-secret (critical, new)"),
+		// synapse_download_pd_only.py:53.
+		row(`os.system(f"du -sh {OUT_ROOT}")`, "synapse_download_pd_only.py",
+			"OUT_ROOT = Path(\"/data/synapse\")\nos.system(f\"du -sh {OUT_ROOT}\")\n", Passed, 0, "sast/py-os-system (low, new)"),
+		row(`os.system(f"rm -rf {path}")`, "clean.py", "def clean(path):\n    os.system(f\"rm -rf {path}\")\n", Failed, 1, "sast/py-os-system (critical, new)"),
+		// Frontend_1er_modulo src/lib/excel-to-image.ts:685 and :633.
+		row("td.innerHTML = '&nbsp;'", "src/lib/excel-to-image.ts",
+			"if (td.textContent.trim() === '') {\n  td.innerHTML = '&nbsp;'\n}\n", Passed, 0, "a string literal without interpolation"),
+		row("wrapper.innerHTML = html", "src/lib/excel-to-image.ts", "const html = XLSX.utils.sheet_to_html(ws)\nwrapper.innerHTML = html\n", Failed, 1, "sast/js-innerhtml (medium, new)"),
+		// ragapp backend/app/models/database.py:234.
+		row(`conn.execute(f"PRAGMA table_info({table})")`, "backend/app/models/database.py",
+			"def _column_exists(table: str, column: str) -> bool:\n    cursor = conn.execute(f\"PRAGMA table_info({table})\")\n    return any(row[1] == column for row in cursor.fetchall())\n",
+			Passed, 0, "check they are allow-listed"),
+		row("a value interpolated into WHERE", "backend/app/models/database.py",
+			"def get_file(file_id):\n    cursor = conn.execute(f\"SELECT * FROM files WHERE id = {file_id}\")\n",
+			Failed, 1, "sast/py-sql-injection (critical, new)"),
+	}, "")
+}
+
+// migration is ragapp's migrate_add_vaults helper (database.py at
+// e12857d1), with its line numbers kept apart from the code around it.
+const migration = "def migrate_add_vaults(sqlite_path: str) -> None:\n" +
+	"    conn = sqlite3.connect(sqlite_path)\n" +
+	"    try:\n" +
+	"        def _column_exists(table: str, column: str) -> bool:\n" +
+	"            cursor = conn.execute(f\"PRAGMA table_info({table})\")\n" +
+	"            return any(row[1] == column for row in cursor.fetchall())\n" +
+	"\n" +
+	"        if not _column_exists(\"files\", \"vault_id\"):\n" +
+	"            conn.execute(\"ALTER TABLE files ADD COLUMN vault_id INTEGER NOT NULL DEFAULT 1\")\n" +
+	"    finally:\n" +
+	"        conn.close()\n"
+
+// TestSASTMovedAndCopied: cards B15 and the ragapp range 73. A finding
+// whose line moved is not new; a copy of it that the pull request adds is,
+// and says where the original is. The threshold is low so that any new
+// finding fails.
+func TestSASTMovedAndCopied(t *testing.T) {
+	const db = "backend/app/models/database.py"
+	pad := func(n int) string { return strings.Repeat("conn.execute(\"PRAGMA busy_timeout=30000;\")\n", n) }
+	copied := strings.Replace(migration, "migrate_add_vaults", "migrate_add_email_columns", 1)
+	yamlBase := "def load(path):\n    data = open(path).read()\n    return yaml.load(data)\n"
+	yamlHead := "def load(path):\n    data = open(path, encoding=\"utf-8\").read()\n    return yaml.load(data)\n"
+	runSASTCases(t, []sastCase{
+		{"the helper moved 50 lines down unchanged", map[string]string{db: migration}, map[string]string{db: pad(50) + migration},
+			Passed, 0, "**New**: 0"},
+		{"range 73: the helper shifted and a copy in a new function", map[string]string{db: migration}, map[string]string{db: pad(10) + migration + "\n\n" + copied},
+			Failed, 1, "the same line is at " + db + ":15, which was already there: this is a copy the pull request adds"},
+		{"B15: an edit on the line above an old finding", map[string]string{"app/config.py": yamlBase}, map[string]string{"app/config.py": yamlHead},
+			Passed, 0, "**Moved** (same code, other line; never gating): 1"},
+		{"B15 control: a second yaml.load is new", map[string]string{"app/config.py": yamlBase}, map[string]string{"app/config.py": yamlHead + "\ndef load_extra(extra):\n    return yaml.load(extra)\n"},
+			Failed, 1, "(high, new): yaml.load() without SafeLoader can execute arbitrary code: return yaml.load(extra)"},
+	}, sast.Low)
+}
+
+// TestSASTGeneratedFiles: files the pipeline did not scan as generated,
+// vendored or minified are listed once, and never make the result read as
+// a clean pass.
+func TestSASTGeneratedFiles(t *testing.T) {
+	gen := func(n int) []SkippedFile {
+		var out []SkippedFile
+		for i := range n {
+			out = append(out, SkippedFile{Path: fmt.Sprintf("dist/agents/a%02d.d.ts", i), Reason: "build output (dist/)"})
+		}
+		return out
+	}
+	head := map[string]string{"src/index.ts": "export const a = 1;\n"}
+	for _, c := range []struct {
+		name      string
+		scan      *SASTScan
+		want      Outcome
+		title     string
+		mentions  []string
+		listedOne string // a path that must appear exactly once
+	}{
+		{"only generated code changed", &SASTScan{Skipped: map[string]int{}, Generated: gen(1)}, NotApplicable,
+			"nothing scanned: the changed code is all generated, vendored or minified (1 file not scanned)",
+			[]string{"`dist/agents/a00.d.ts`: build output (dist/)"}, "dist/agents/a00.d.ts"},
+		{"scanned files and generated ones", withGenerated(sastScan(t, nil, head), gen(3)), Passed,
+			"no new security findings at or above medium in 1 scanned file; 3 files generated, vendored or minified not scanned",
+			[]string{"**Not scanned**: 3 changed files are generated", "3 generated, vendored or minified, listed below"}, "dist/agents/a02.d.ts"},
+		{"twelve generated files: ten named", withGenerated(sastScan(t, nil, head), gen(12)), Passed, "12 files generated",
+			[]string{"dist/agents/a09.d.ts", "- … and 2 more"}, "dist/agents/a00.d.ts"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: c.scan, Changes: diffOf(nil, head)})
+			if r.Outcome != c.want || !strings.Contains(r.Title, c.title) {
+				t.Fatalf("outcome %s %q, want %s %q\n%s", r.Outcome, r.Title, c.want, c.title, r.Summary)
+			}
+			for _, m := range c.mentions {
+				if !strings.Contains(r.Summary, m) {
+					t.Errorf("summary does not mention %q:\n%s", m, r.Summary)
+				}
+			}
+			if n := strings.Count(r.Summary, c.listedOne); n != 1 {
+				t.Errorf("%s listed %d times:\n%s", c.listedOne, n, r.Summary)
+			}
+			if strings.Contains(r.Summary, "dist/agents/a10.d.ts") {
+				t.Errorf("more than ten named:\n%s", r.Summary)
+			}
+		})
+	}
+}
+
+func withGenerated(s *SASTScan, g []SkippedFile) *SASTScan {
+	s.Generated = g
+	return s
 }

@@ -19,11 +19,13 @@ import (
 const MaxSASTFiles = 5000
 
 // scanSAST computes what swarm/sast judges, at the edge where files can be
-// read: the built-in Tier A rules on every changed file at head and, for the
-// merge-base baseline, on the same files at the merge base (a renamed file
-// is scanned at its old path but fingerprinted under its new one, so that a
-// move is not a new finding); findings from SARIF logs in the changed
-// files; and the phase's sast-baseline.json on both sides.
+// read: the built-in Tier A rules, refined (gates.ScanSASTFile), on every
+// changed file at head and, for the merge-base baseline, on the same files
+// at the merge base (a renamed file is scanned at its old path but
+// fingerprinted under its new one, so that a move is not a new finding);
+// findings from SARIF logs in the changed files; and the phase's
+// sast-baseline.json on both sides. Generated, vendored and minified code
+// files are not scanned, and listed (gates.GeneratedReason).
 func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	headContent := map[string][]byte{}
@@ -34,6 +36,11 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			continue
 		}
 		changed[f.NewPath] = true
+		_, code := sast.LanguageOf(f.NewPath)
+		if reason := gates.GeneratedReason(f.NewPath, nil); code && reason != "" {
+			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
+			continue
+		}
 		if s.Scanned+len(s.NotScanned) >= MaxSASTFiles {
 			s.NotScanned = append(s.NotScanned, f.NewPath)
 			continue
@@ -41,34 +48,41 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		content, skip := readForScan(headFS, f.NewPath)
 		if skip != "" {
 			s.Skipped[skip]++
-			if _, code := sast.LanguageOf(f.NewPath); code && skip == sast.SkipTooLarge {
+			if code && skip == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
 			}
 			continue
 		}
-		findings, skipped := sast.ScanFile(f.NewPath, content)
+		var old []byte
+		hasOld := false
+		if f.Status != changeset.Added && f.OldPath != "" {
+			old, skip = readForScan(mergeBaseFS, f.OldPath)
+			hasOld = skip == ""
+		}
+		if reason := gates.GeneratedReason(f.NewPath, content); code && reason != "" {
+			// A generated-code header the pull request writes into a file
+			// that had none does not exempt it.
+			if !hasOld || gates.GeneratedReason(f.OldPath, old) != "" {
+				s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
+				continue
+			}
+		}
+		findings, dismissed, skipped := gates.ScanSASTFile(f.NewPath, content)
 		if skipped != "" {
 			s.Skipped[skipped]++
-			if _, code := sast.LanguageOf(f.NewPath); code && skipped == sast.SkipTooLarge {
+			if code && skipped == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
 			}
 			continue
 		}
 		s.Scanned++
 		headContent[f.NewPath] = content
-		sast.FingerprintFile(findings, content)
 		s.Head = append(s.Head, findings...)
-
-		if f.Status == changeset.Added || f.OldPath == "" {
-			continue
+		s.Dismissed = append(s.Dismissed, dismissed...)
+		if hasOld {
+			baseFindings, _, _ := gates.ScanSASTFile(f.NewPath, old)
+			s.MergeBase = append(s.MergeBase, baseFindings...)
 		}
-		old, skip := readForScan(mergeBaseFS, f.OldPath)
-		if skip != "" {
-			continue
-		}
-		baseFindings, _ := sast.ScanFile(f.NewPath, old)
-		sast.FingerprintFile(baseFindings, old)
-		s.MergeBase = append(s.MergeBase, baseFindings...)
 	}
 	for _, p := range sarifPaths {
 		s.SARIFFiles = append(s.SARIFFiles, p)

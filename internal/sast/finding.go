@@ -1,8 +1,9 @@
 // Package sast finds security issues in the files a pull request changes
 // and tells new findings from old ones: the plugin's built-in Tier A rules
-// (src/sast/rules/*.ts), findings read from SARIF 2.1.0 files other scanners
-// wrote, and the plugin's fingerprints and baseline file
-// (src/tools/sast-baseline.ts, spec section 7).
+// (src/sast/rules/*.ts), with their known false alarms refined (Refine),
+// findings read from SARIF 2.1.0 files other scanners wrote, and the
+// plugin's fingerprints and baseline file (src/tools/sast-baseline.ts, spec
+// section 7).
 package sast
 
 // Severity is a finding's severity, as the plugin names them.
@@ -72,4 +73,7 @@ type Finding struct {
 	// PartialFingerprint is the SARIF result's partialFingerprints value
 	// used for matching when present ("" otherwise), as "key:value".
 	PartialFingerprint string
+	// Note says why Refine lowered the rule's severity, or why it dismissed
+	// the finding ("" when it did neither).
+	Note string
 }

@@ -89,7 +89,10 @@ func extname(p string) string {
 }
 
 // Rule is one built-in Tier A rule: a regular expression applied to each
-// line of a file, every match a finding.
+// line of a file, every match a finding. ScanFile reports the matches as
+// the plugin does; Refine (rules_refine.go) then dismisses those in
+// comments and strings (for every rule but the secret ones and go-pprof)
+// and those a rule's comment says it refines.
 type Rule struct {
 	ID          string // "sast/go-shell-injection"
 	Severity    Severity

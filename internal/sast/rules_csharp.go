@@ -4,7 +4,8 @@ package sast
 var csharpRules = []spec{
 	{
 		// Dropped for the whole file when it sets UseShellExecute = false
-		// anywhere (the safe ProcessStartInfo pattern).
+		// anywhere (the safe ProcessStartInfo pattern). Refined to low when
+		// every argument is a literal or constant.
 		id: "sast/cs-command-injection", sev: Critical,
 		message:     "Process.Start allows command injection",
 		remediation: "Use ProcessStartInfo with Arguments property, or sanitize input thoroughly.",

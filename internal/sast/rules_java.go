@@ -3,7 +3,8 @@ package sast
 // javaRules are the plugin's Java rules (src/sast/rules/java.ts).
 var javaRules = []spec{
 	{
-		// Any .exec( call, Runtime's or not.
+		// Any .exec( call, Runtime's or not. Refined to low when the
+		// command, the first argument, is a literal or constant.
 		id: "sast/java-command-injection", sev: Critical,
 		message:     "Runtime.exec() with unsanitized input can lead to command injection",
 		remediation: "Avoid Runtime.exec(). Use ProcessBuilder with separate arguments, or validate/sanitize input thoroughly.",

@@ -7,6 +7,8 @@ package sast
 // reproduced here.
 var javascriptRules = []spec{
 	{
+		// Refined: x.eval() (but window.eval, globalThis.eval), $eval and a
+		// method definition eval(x) { are no call of the builtin.
 		id: "sast/js-eval", sev: High,
 		message:     "Dangerous use of eval() detected - allows arbitrary code execution",
 		remediation: "Avoid using eval(). If you must parse dynamic content, use JSON.parse() or a proper parser instead.",
@@ -22,7 +24,9 @@ var javascriptRules = []spec{
 	},
 	{
 		// exec( with a string or template literal as the first argument; the
-		// plugin's validator accepts every match.
+		// plugin's validator accepts every match. Refined: x.exec( in a file
+		// that uses no child_process (RegExp's, a database's exec) is
+		// dismissed, and a constant command is low.
 		id: "sast/js-command-injection", sev: Critical,
 		message:     "Potential command injection via child_process.exec() with unsanitized input",
 		remediation: "Never pass user input directly to exec(). Use execFile() with arguments array or sanitize input thoroughly.",
@@ -37,6 +41,8 @@ var javascriptRules = []spec{
 		literals:    []string{"setTimeout", "setInterval"}, anchor: true,
 	},
 	{
+		// Refined: a string literal without interpolation or concatenation
+		// (td.innerHTML = '&nbsp;') and a comparison (==) are dismissed.
 		id: "sast/js-innerhtml", sev: Medium,
 		message:     "Potential XSS via innerHTML - user input may be injected into DOM",
 		remediation: "Use textContent instead of innerHTML, or sanitize input with a library like DOMPurify.",
@@ -44,6 +50,7 @@ var javascriptRules = []spec{
 		literals:    []string{".innerHTML"}, anchor: true,
 	},
 	{
+		// Refined as js-innerhtml: one literal argument is dismissed.
 		id: "sast/js-document-write", sev: Medium,
 		message:     "document.write() can introduce XSS vulnerabilities",
 		remediation: "Use DOM manipulation methods (createElement, appendChild, textContent) instead.",

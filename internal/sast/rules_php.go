@@ -21,6 +21,8 @@ var phpRules = []spec{
 		literals:    []string{"$_"},
 	},
 	{
+		// Refined: $obj->eval(, Foo::eval( and $eval( are no call of the
+		// builtin ('.' is PHP's concatenation: "a" . eval($x) is one).
 		id: "sast/php-eval", sev: Critical,
 		message:     "eval() allows arbitrary code execution",
 		remediation: "Avoid eval(). Use a safer alternative for dynamic code execution.",

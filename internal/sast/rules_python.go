@@ -12,6 +12,8 @@ var pythonRules = []spec{
 		literals:    []string{"pickle."}, anchor: true,
 	},
 	{
+		// Refined to low when the call's command is constant, as for
+		// py-os-system (bandit B602).
 		id: "sast/py-shell-injection", sev: Critical,
 		message:     "subprocess with shell=True allows shell injection",
 		remediation: "Use subprocess.run() with shell=False and pass arguments as a list. Avoid shell=True.",
@@ -31,6 +33,8 @@ var pythonRules = []spec{
 		},
 	},
 	{
+		// Refined: a method named eval (PyTorch's model.eval()) or a
+		// definition is no call of the builtin, and is dismissed.
 		id: "sast/py-eval", sev: High,
 		message:     "eval() allows arbitrary code execution",
 		remediation: "Avoid eval(). Use ast.literal_eval() for safe literal evaluation or a proper parser.",
@@ -38,6 +42,7 @@ var pythonRules = []spec{
 		literals:    []string{"eval"}, anchor: true,
 	},
 	{
+		// Refined as py-eval (PyQt's app.exec()).
 		id: "sast/py-exec", sev: High,
 		message:     "exec() allows arbitrary code execution",
 		remediation: "Avoid exec(). Use a safer alternative for dynamic code execution.",
@@ -45,6 +50,9 @@ var pythonRules = []spec{
 		literals:    []string{"exec"}, anchor: true,
 	},
 	{
+		// Refined to low when the command is only literals and UPPER_CASE
+		// constants (os.system(f"du -sh {OUT_ROOT}")): no input reaches the
+		// shell, as bandit's B605 rates it.
 		id: "sast/py-os-system", sev: Critical,
 		message:     "os.system() passes command to shell - vulnerable to injection",
 		remediation: "Use subprocess module with shell=False instead of os.system().",
@@ -63,6 +71,10 @@ var pythonRules = []spec{
 		literals:    []string{"assert"},
 	},
 	{
+		// Refined to low when every interpolation is an identifier (after
+		// FROM, JOIN, INTO, UPDATE, TABLE, COLUMN, in PRAGMA x(...)), which
+		// SQL cannot bind as a parameter, or a constant; a value position
+		// keeps it critical.
 		id: "sast/py-sql-injection", sev: Critical,
 		message:     "String concatenation in SQL query can lead to SQL injection",
 		remediation: "Use parameterized queries or an ORM. Never concatenate user input into SQL strings.",
