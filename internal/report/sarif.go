@@ -119,7 +119,10 @@ type sarifResult struct {
 	Locations           []sarifLocation    `json:"locations"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
-	Properties          sarifResultProps   `json:"properties"`
+	// BaselineState is SARIF's word for a finding's delta: "new" when the
+	// pull request introduces it, "unchanged" when the merge base has it.
+	BaselineState string           `json:"baselineState,omitempty"`
+	Properties    sarifResultProps `json:"properties"`
 }
 
 type sarifLocation struct {
@@ -167,6 +170,7 @@ type sarifRunProps struct {
 	MergeBase   string            `json:"mergeBase,omitempty"`
 	Phase       int               `json:"phase,omitempty"`
 	PhaseSource gates.PhaseSource `json:"phaseSource,omitempty"`
+	Phases      []int             `json:"phases,omitempty"`
 	Config      string            `json:"config,omitempty"`
 	Error       string            `json:"error,omitempty"`
 	Gates       []sarifGateEntry  `json:"gates"`
@@ -184,7 +188,7 @@ func buildSARIF(r *Report, toolVersion string) sarifLog {
 		Invocations: []sarifInvocation{sarifInvocationOf(r)},
 		Results:     []sarifResult{},
 		Properties: sarifRunProps{Outcome: r.Outcome, ExitCode: r.ExitCode, Base: r.Base, Head: r.Head, MergeBase: r.MergeBase,
-			Phase: r.Phase, PhaseSource: r.PhaseSource, Config: r.Config, Error: r.Error, Gates: []sarifGateEntry{}},
+			Phase: r.Phase, PhaseSource: r.PhaseSource, Phases: r.Phases, Config: r.Config, Error: r.Error, Gates: []sarifGateEntry{}},
 	}
 	index := map[string]int{}
 	for i, rule := range run.Tool.Driver.Rules {
@@ -258,6 +262,12 @@ func sarifResultOf(g gates.Result, f gates.Finding, index map[string]int, seen m
 	}
 	if res.Message.Text == "" {
 		res.Message.Text = id
+	}
+	switch f.Delta {
+	case gates.DeltaIntroduced:
+		res.BaselineState = "new"
+	case gates.DeltaPreExisting:
+		res.BaselineState = "unchanged"
 	}
 	file, region := f.Path, sarifRegion{StartLine: f.Line}
 	switch {

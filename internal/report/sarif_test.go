@@ -292,3 +292,31 @@ func TestSARIFFingerprintsSurviveLineMoves(t *testing.T) {
 		t.Error("a different message has the same fingerprint")
 	}
 }
+
+// TestSARIFBaselineState: a finding the pull request introduces is "new",
+// one the merge base already has is "unchanged", in SARIF's own terms.
+func TestSARIFBaselineState(t *testing.T) {
+	r := report.New([]gates.Result{{Name: "swarm/drift", Outcome: gates.Failed, Title: "t", Findings: []gates.Finding{
+		{Path: ".swarm/spec.md", Line: 3, Rule: "drift/untraced-requirement", Severity: gates.SeverityError, Message: "FR-002", Delta: gates.DeltaIntroduced},
+		{Path: ".swarm/spec.md", Line: 2, Rule: "drift/untraced-requirement", Severity: gates.SeverityWarning, Message: gates.PreExistingPrefix + "FR-001", Delta: gates.DeltaPreExisting},
+		{Path: ".swarm/spec.md", Line: 4, Rule: "drift/untraced-task", Severity: gates.SeverityNotice, Message: "no delta"},
+	}}})
+	b, _ := writeSARIF(t, sarifSchema(t), r)
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				BaselineState string `json:"baselineState"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, res := range log.Runs[0].Results {
+		got = append(got, res.BaselineState)
+	}
+	if strings.Join(got, ",") != "new,unchanged," {
+		t.Errorf("baselineState %q, want new, unchanged and none", got)
+	}
+}
