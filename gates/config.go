@@ -92,7 +92,23 @@ type PlanFreezeConfig struct {
 	// approval the agent recorded itself (manual_override with
 	// user_confirmed false, from the plugin's approve_plan_critic tool).
 	FailAgentOverrides bool
+	// StatusRegression decides a task completed on the merge base that the
+	// pull request resets or removes: "" (the default) fails when the
+	// task's phase was complete on the merge base or the task's evidence is
+	// deleted in the same pull request, and warns otherwise;
+	// RegressionFail always fails; RegressionWarn always warns.
+	StatusRegression RegressionPolicy
 }
+
+// RegressionPolicy is plan_freeze.status_regression.
+type RegressionPolicy string
+
+// Status regression policies.
+const (
+	RegressionDefault RegressionPolicy = ""
+	RegressionFail    RegressionPolicy = "fail"
+	RegressionWarn    RegressionPolicy = "warn"
+)
 
 // ScopeConfig is the scope section of the config file.
 type ScopeConfig struct {

@@ -273,15 +273,21 @@ func describeStaleness(key string) string {
 
 // completedWork names what the pull request does to work the merge base
 // records as done (issue "what an agent hides is named"): a task completed
-// there that the head plan resets (pending, in_progress, blocked), drops,
-// or redefines (description, acceptance, depends, files_touched). Only a
-// plan of the same plan id is compared; the ledger's own transient resets
-// inside the pull request do not count when the head is whole again.
-func completedWork(in *Input, plan *swarm.Plan) []Finding {
+// there that the head plan resets (pending, in_progress, blocked) or drops
+// is a status regression, which fails by plan_freeze.status_regression
+// (by default when the task's phase was complete on the merge base or its
+// evidence is deleted too, else a warning); a task whose description,
+// acceptance, depends or files_touched the pull request rewrites is a
+// redefinition, listed before and after, which fails unless an approval
+// covers the head plan (approval, nil when none holds). Only a plan of the
+// same plan id is compared; transient resets inside the pull request do not
+// count when the head is whole again.
+func completedWork(in *Input, plan *swarm.Plan, approval *swarm.LedgerEvent) []Finding {
 	base := in.Base.Plan
 	if base == nil || base.ID() != plan.ID() {
 		return nil
 	}
+	policy := in.config().PlanFreeze.StatusRegression
 	var out []Finding
 	for _, bph := range base.Phases {
 		for _, bt := range bph.Tasks {
@@ -289,45 +295,105 @@ func completedWork(in *Input, plan *swarm.Plan) []Finding {
 				continue
 			}
 			ht, _ := plan.FindTask(bt.ID)
-			switch {
-			case ht == nil:
-				how := "with no task_removed event in " + swarm.LedgerPath
-				if removedInLedger(in, bt.ID) {
-					how = "through the ledger (task_removed), but removing finished work still needs a reviewer's eye"
-				}
-				out = append(out, Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleCompletedRemoved, Severity: SeverityError,
-					Message: fmt.Sprintf("task %s (%q) is completed on the base branch and removed from the head plan %s: completed work was removed; restore it, or have a maintainer accept the removal (`/swarm approve-plan-critic <reason>`)", bt.ID, clipN(bt.Description, 80), how)})
-			case ht.Status != "completed" && ht.Status != "closed":
-				out = append(out, Finding{Path: swarm.PlanPath, Line: ht.Line, EndLine: ht.Line, Rule: RuleCompletedReset, Severity: SeverityError,
-					Message: fmt.Sprintf("task %s is completed on the base branch but %s at head: completed work was reset; if the work must be redone, say so in the pull request and have a maintainer accept it (`/swarm approve-plan-critic <reason>`), else restore its status", bt.ID, ht.Status)})
+			if ht == nil || (ht.Status != "completed" && ht.Status != "closed") {
+				out = append(out, regression(in, policy, &bph, &bt, ht))
 			}
 			if ht == nil {
 				continue
 			}
-			if fields := rewrittenFields(&bt, ht); len(fields) > 0 {
-				out = append(out, Finding{Path: swarm.PlanPath, Line: ht.Line, EndLine: ht.Line, Rule: RuleCompletedRewritten, Severity: SeverityError,
-					Message: fmt.Sprintf("task %s is completed on the base branch, and the pull request rewrites its %s: a finished task's definition changed after the work was accepted, so its evidence no longer shows that what it now says was done; restore the definition, or add a new task for the new work", bt.ID, strings.Join(fields, ", "))})
+			if changes := redefinition(&bt, ht); len(changes) > 0 {
+				f := Finding{Path: swarm.PlanPath, Line: ht.Line, EndLine: ht.Line, Rule: RuleCompletedRewritten, Severity: SeverityError,
+					Message: fmt.Sprintf("completed task %s redefined: the pull request rewrites %s after the work was accepted, so its evidence no longer shows that what it now says was done; restore the definition, or add a new task for the new work", bt.ID, strings.Join(changes, "; "))}
+				if approval != nil {
+					f.Severity = SeverityWarning
+					f.Message += fmt.Sprintf(" (the critic-approved plan at seq %d includes the new definition)", approval.Seq)
+				}
+				out = append(out, f)
 			}
 		}
 	}
 	return out
 }
 
-// rewrittenFields lists the definition fields of a task that differ.
-func rewrittenFields(a, b *swarm.Task) []string {
+// regression is the finding of a task completed on the merge base that the
+// head resets (ht its head version) or drops (ht nil).
+func regression(in *Input, policy RegressionPolicy, bph *swarm.Phase, bt *swarm.Task, ht *swarm.Task) Finding {
+	what, rule, line := fmt.Sprintf("task %s: completed → %s", bt.ID, "(removed)"), RuleCompletedRemoved, 1
+	if ht != nil {
+		what, rule, line = fmt.Sprintf("task %s: completed → %s", bt.ID, ht.Status), RuleCompletedReset, ht.Line
+	}
+	why := []string{}
+	if phaseTerminal(bph) {
+		why = append(why, fmt.Sprintf("phase %d was complete on the base branch", bph.ID))
+	}
+	if gone := deletedEvidence(in, bt.ID); len(gone) > 0 {
+		why = append(why, "its evidence is deleted too ("+strings.Join(gone, ", ")+")")
+	}
+	sev := SeverityWarning
+	switch {
+	case policy == RegressionFail, policy == RegressionDefault && len(why) > 0:
+		sev = SeverityError
+	}
+	msg := what + ": completed work " + map[bool]string{true: "removed from the plan", false: "reset"}[ht == nil] + " " + regressionEvent(in, bt.ID, ht)
+	if len(why) > 0 {
+		msg += "; " + strings.Join(why, ", and ")
+	}
+	msg += "; if the work must be redone, say so in the pull request and have a maintainer accept it (`/swarm approve-plan-critic <reason>`), else restore it"
+	if ht == nil && removedInLedger(in, bt.ID) {
+		msg += " (the ledger records task_removed, but removing finished work still needs a reviewer's eye)"
+	}
+	return Finding{Path: swarm.PlanPath, Line: line, EndLine: line, Rule: rule, Severity: sev, Message: msg}
+}
+
+// regressionEvent names the ledger event the pull request added that moved
+// the task off completed, or says there is none.
+func regressionEvent(in *Input, id string, ht *swarm.Task) string {
+	l := in.Head.Ledger
+	if l != nil {
+		n := 0
+		if in.Base.Ledger != nil {
+			n = min(len(in.Base.Ledger.Events), len(l.Events))
+		}
+		for i := len(l.Events) - 1; i >= n; i-- {
+			ev := &l.Events[i]
+			if ev.TaskID == id && ((ev.EventType == "task_status_changed" && ev.FromStatus == "completed") || (ht == nil && ev.EventType == "task_removed")) {
+				return fmt.Sprintf("(%s line %d, seq %d: %s)", swarm.LedgerPath, ev.Line, ev.Seq, ev.EventType)
+			}
+		}
+	}
+	return "(no ledger event of this pull request records it: plan.json was edited, or a snapshot replaced the plan)"
+}
+
+// deletedEvidence lists the task's evidence files the merge base has and
+// the head does not.
+func deletedEvidence(in *Input, id string) []string {
 	var out []string
-	if a.Description != b.Description {
-		out = append(out, "description")
+	for _, p := range []string{swarm.EvidenceDir + "/" + id + ".json", swarm.TaskBundlePath(id)} {
+		if slices.Contains(in.Base.Evidence.Files, p) && !slices.Contains(in.Head.Evidence.Files, p) {
+			out = append(out, p)
+		}
 	}
-	if a.Acceptance != b.Acceptance {
-		out = append(out, "acceptance")
+	return out
+}
+
+// redefinition lists the definition fields of a task that differ, before
+// and after: `description "old…" → "new…"`.
+func redefinition(a, b *swarm.Task) []string {
+	var out []string
+	text := func(field, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("its %s %q → %q", field, clipN(x, 60), clipN(y, 60)))
+		}
 	}
-	if !slices.Equal(a.Depends, b.Depends) {
-		out = append(out, "depends")
+	list := func(field string, x, y []string) {
+		if !slices.Equal(x, y) {
+			out = append(out, fmt.Sprintf("its %s [%s] → [%s]", field, strings.Join(x, ", "), strings.Join(y, ", ")))
+		}
 	}
-	if !slices.Equal(a.FilesTouched, b.FilesTouched) {
-		out = append(out, "files_touched")
-	}
+	text("description", a.Description, b.Description)
+	text("acceptance", a.Acceptance, b.Acceptance)
+	list("depends", a.Depends, b.Depends)
+	list("files_touched", a.FilesTouched, b.FilesTouched)
 	return out
 }
 

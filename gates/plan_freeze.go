@@ -81,7 +81,7 @@ var planFreezeTitles = map[string]string{
 	RuleAgentOverride:      "the agent approved its own plan change (manual override, user_confirmed: false)",
 	RuleCompletedReset:     "completed work was reset: a task completed on the base branch is no longer completed",
 	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
-	RuleCompletedRewritten: "completed work was rewritten: a finished task's definition changed",
+	RuleCompletedRewritten: "completed work was redefined: a finished task's definition changed",
 	RulePlanDeleted:        "the pull request deletes the plan",
 }
 
@@ -136,12 +136,12 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
 		findings = append(findings, removedTasks(in, ledger, rep, plan)...)
 	}
-	findings = append(findings, completedWork(in, plan)...)
 	staleFindings, staleNotes := specStale(in, plan)
 	findings = append(findings, staleFindings...)
 
 	approvalFindings, approvalNotes, approval := checkApproval(in, cfg, ledger, plan)
 	findings = append(findings, approvalFindings...)
+	findings = append(findings, completedWork(in, plan, approval)...)
 	notes = append(notes, approvalNotes...)
 	notes = append(notes, "**Policy**: approvals accepted: "+string(cfg.PlanFreeze.Approval)+"; from "+mdtext.Inline(cfg.Source)+".")
 
@@ -182,7 +182,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		}
 		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
 	}
-	title := planFreezeTitles[failing[0].Rule]
+	title := planFreezeTitles[headline(failing).Rule]
 	if n := len(failing); n > 1 {
 		title += fmt.Sprintf(" (+%s)", plural(n-1, "more finding", "more findings"))
 	}
@@ -541,4 +541,24 @@ func payloadHashKind(ev *swarm.LedgerEvent) string {
 		return "absent"
 	}
 	return "matches neither hash of the embedded plan"
+}
+
+// headlineOrder ranks plan-freeze's rules for the title: what hides or
+// rewrites the record first, then lost work, then approval.
+var headlineOrder = []string{
+	RulePlanDeleted, RuleLedgerRewritten, RuleLedgerResetting, RuleLedgerHash, RuleLedgerSeq, RuleLedgerUnexplained, RulePlanOutsideLedger,
+	RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked, RuleAgentOverride,
+}
+
+// headline is the failing finding the title names: the first by
+// headlineOrder, else the first one.
+func headline(failing []Finding) Finding {
+	for _, rule := range headlineOrder {
+		for _, f := range failing {
+			if f.Rule == rule {
+				return f
+			}
+		}
+	}
+	return failing[0]
 }

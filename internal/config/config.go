@@ -150,6 +150,11 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 						c.PlanFreeze.FailAgentOverrides = v == "fail"
 					}
 				},
+				"status_regression": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "plan_freeze.status_regression", "default", "fail", "warn"); ok && v != "default" {
+						c.PlanFreeze.StatusRegression = gates.RegressionPolicy(v)
+					}
+				},
 			})
 		},
 		"placeholders": func(n *yaml.Node) {

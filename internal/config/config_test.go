@@ -26,6 +26,9 @@ func TestParse(t *testing.T) {
 			gates.PlanFreezeConfig{Approval: gates.ApprovalHuman, AllowLegacyPlans: true, WarnUnhashedChanges: true}},
 		{"explicit defaults", "plan_freeze:\n  approval: any\n  legacy_plans: fail\n  unhashed_changes: fail\n  agent_overrides: warn\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
 		{"agent overrides fail", "plan_freeze:\n  agent_overrides: fail\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny, FailAgentOverrides: true}},
+		{"status regression fail", "plan_freeze:\n  status_regression: fail\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny, StatusRegression: gates.RegressionFail}},
+		{"status regression warn", "plan_freeze:\n  status_regression: warn\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny, StatusRegression: gates.RegressionWarn}},
+		{"status regression default", "plan_freeze:\n  status_regression: default\n", gates.PlanFreezeConfig{Approval: gates.ApprovalAny}},
 		{"anchor on a section", "plan_freeze: &p\n  approval: human\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
 		{"CRLF", "plan_freeze:\r\n  approval: human\r\n", gates.PlanFreezeConfig{Approval: gates.ApprovalHuman}},
 	}
@@ -57,6 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{"version as string", "version: \"1\"\n", 1, "version must be an integer"},
 		{"list at top", "- a\n- b\n", 1, "the top level must be a mapping"},
 		{"section is a list", "plan_freeze:\n  - approval\n", 2, "plan_freeze must be a mapping"},
+		{"bad status regression", "plan_freeze:\n  status_regression: never\n", 2, `plan_freeze.status_regression: "never" is not one of default, fail, warn`},
 		{"empty section", "plan_freeze:\n", 1, "plan_freeze must be a mapping (key: value lines), found null"},
 		{"duplicate key", "plan_freeze:\n  approval: any\n  approval: human\n", 3, `"approval" appears twice`},
 		{"syntax error", "plan_freeze:\n  approval: [any\n", 0, ""},
