@@ -83,6 +83,7 @@ var planFreezeTitles = map[string]string{
 	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
 	RuleCompletedRewritten: "completed work was redefined: a finished task's definition changed",
 	RulePlanDeleted:        "the pull request deletes the plan",
+	RulePlanReplaced:       "plan replaced: a new plan without a plan-critic approval",
 }
 
 // approvalRules are the rules a human override can clear: they are about
@@ -92,6 +93,7 @@ var approvalRules = map[string]bool{
 	RuleBookkeepingChanged: true, RuleUnhashedChanged: true, RuleApprovalSource: true,
 	// Rework a maintainer accepts: the override names who and why.
 	RuleCompletedReset: true, RuleCompletedRemoved: true, RuleCompletedRewritten: true,
+	RulePlanReplaced: true,
 }
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
@@ -128,8 +130,14 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: 1, EndLine: 1, Rule: RuleLedgerRewritten, Severity: SeverityError,
 			Message: fmt.Sprintf("the pull request deletes %s, which has %s at the merge base; the ledger is append-only: restore it", swarm.LedgerPath, plural(len(baseLedger.Events), "event", "events"))})
 	}
+	replaced, err := findReplacement(in, baseLedger, ledger)
+	if err != nil {
+		return errorResult(g.Name(), err)
+	}
 	if ledger != nil {
-		findings = append(findings, appendOnly(baseLedger, ledger)...)
+		if replaced == nil {
+			findings = append(findings, appendOnly(baseLedger, ledger)...)
+		}
 		findings = append(findings, ledgerIntegrity(ledger, plan)...)
 		rep := swarm.ReplayLedgerWithPlan(ledger, plan.Value)
 		findings = append(findings, replayFindings(rep, plan)...)
@@ -142,6 +150,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	approvalFindings, approvalNotes, approval := checkApproval(in, cfg, ledger, plan)
 	findings = append(findings, approvalFindings...)
 	findings = append(findings, completedWork(in, plan, approval)...)
+	if replaced != nil {
+		findings = append(findings, replaced.finding(in, plan, approval))
+	}
 	notes = append(notes, approvalNotes...)
 	notes = append(notes, "**Policy**: approvals accepted: "+string(cfg.PlanFreeze.Approval)+"; from "+mdtext.Inline(cfg.Source)+".")
 
@@ -183,6 +194,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
 	}
 	title := planFreezeTitles[headline(failing).Rule]
+	if h := headline(failing); h.Rule == RulePlanReplaced {
+		title, _, _ = strings.Cut(h.Message, "; a new plan")
+	}
 	if n := len(failing); n > 1 {
 		title += fmt.Sprintf(" (+%s)", plural(n-1, "more finding", "more findings"))
 	}
@@ -546,7 +560,7 @@ func payloadHashKind(ev *swarm.LedgerEvent) string {
 // headlineOrder ranks plan-freeze's rules for the title: what hides or
 // rewrites the record first, then lost work, then approval.
 var headlineOrder = []string{
-	RulePlanDeleted, RuleLedgerRewritten, RuleLedgerResetting, RuleLedgerHash, RuleLedgerSeq, RuleLedgerUnexplained, RulePlanOutsideLedger,
+	RulePlanDeleted, RulePlanReplaced, RuleLedgerRewritten, RuleLedgerResetting, RuleLedgerHash, RuleLedgerSeq, RuleLedgerUnexplained, RulePlanOutsideLedger,
 	RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked, RuleAgentOverride,
 }
 

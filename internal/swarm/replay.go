@@ -35,6 +35,10 @@ const (
 	// structural edits together with the status change, and the snapshot
 	// that follows carries them (spec section 3.3, "structural edits").
 	HowResave = "resave"
+	// HowRetry: the event repeats the one before it (the next seq, every
+	// other field and the payload identical): a retried write, which changes
+	// nothing. It shares the verdict of the event it repeats.
+	HowRetry = "retry"
 	// HowReset: a plan_reset event; the replayed state is cleared.
 	HowReset = "reset"
 	// HowUnexplained: nothing above explains the event (Explained is false
@@ -253,6 +257,21 @@ func embeddedPlan(ev *LedgerEvent) *jsjson.Value {
 	return nil
 }
 
+// isRetry reports whether ev repeats prev as a retried append does: the
+// next seq, and every other field (the timestamp aside) and the payload the
+// same.
+func isRetry(prev, ev *LedgerEvent) bool {
+	if ev.Seq != prev.Seq+1 || ev.PlanID != prev.PlanID || ev.EventType != prev.EventType || ev.Source != prev.Source ||
+		ev.PlanHashBefore != prev.PlanHashBefore || ev.PlanHashAfter != prev.PlanHashAfter || ev.SchemaVersion != prev.SchemaVersion ||
+		ev.TaskID != prev.TaskID || ev.PhaseID != prev.PhaseID || ev.FromStatus != prev.FromStatus || ev.ToStatus != prev.ToStatus {
+		return false
+	}
+	if (ev.Payload == nil) != (prev.Payload == nil) {
+		return false
+	}
+	return ev.Payload == nil || bytes.Equal(jsjson.Stringify(ev.Payload), jsjson.Stringify(prev.Payload))
+}
+
 // sameBatch reports whether next belongs to the batch that ev starts.
 func sameBatch(ev, next *LedgerEvent) bool {
 	return embeddedPlan(next) == nil && next.EventType != "plan_reset" &&
@@ -317,8 +336,14 @@ func (p *replayer) batch(i, j int) {
 	var notes []string
 	profiles := make([]*jsjson.Value, 0, j-i)
 	mutated, derive, unknown := false, false, false
+	retry := make([]bool, j-i)
 	for k := i; k < j; k++ {
 		ev := &p.evs[k]
+		if k > i && isRetry(&p.evs[k-1], ev) {
+			retry[k-i] = true
+			profiles = append(profiles, cur.Get("execution_profile"))
+			continue
+		}
 		if note := fromStatusMismatch(cur, ev); note != "" {
 			// The plugin's replay ignores from_status, but savePlan writes
 			// the status the task had: a different one means an edited line.
@@ -353,6 +378,9 @@ func (p *replayer) batch(i, j int) {
 	for k := i; k < j; k++ {
 		ev := &p.evs[k]
 		st := ReplayStep{Seq: ev.Seq, Line: ev.Line, EventType: ev.EventType, How: how, Explained: how != HowUnexplained, Problem: problem}
+		if retry[k-i] && st.Explained {
+			st.How = HowRetry
+		}
 		p.record(st, cur == nil, profiles[k-i])
 	}
 }

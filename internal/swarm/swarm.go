@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 )
@@ -80,6 +81,15 @@ type Artifacts struct {
 	// plan-ledger.jsonl is not read. Sibling files (plan-ledger.archived-*,
 	// plan-ledger.quarantine.*, backups) are never read.
 	LedgerResetting bool
+
+	// Archives are the plugin's archived ledgers,
+	// .swarm/plan-ledger.archived-<ms>-<rand>.jsonl, in name order: savePlan
+	// (src/plan/manager.ts) renames the old ledger so when the plan's
+	// identity (title or swarm) changes and starts a new one. Each is read as
+	// the ledger is; an archive that cannot be read keeps its error.
+	Archives []ArchivedLedger
+	// ArchivesErr says why .swarm/ could not be listed for archives.
+	ArchivesErr error
 
 	Events    *EventLog
 	EventsErr error
@@ -148,6 +158,7 @@ func Load(fsys fs.FS) *Artifacts {
 	} else {
 		a.Ledger, a.LedgerErr = l, err
 	}
+	a.Archives, a.ArchivesErr = loadArchives(fsys)
 	if data, err := readArtifact(fsys, EventsPath); err != nil {
 		a.EventsErr = nilIfNotExist(err)
 	} else {
@@ -286,4 +297,42 @@ func trimBOM(b []byte) []byte {
 		return b[3:]
 	}
 	return b
+}
+
+// ArchivedLedger is one .swarm/plan-ledger.archived-*.jsonl file: its
+// ledger, or the error that kept it from being read (an *ArtifactError with
+// the line where known).
+type ArchivedLedger struct {
+	Path   string
+	Ledger *Ledger
+	Err    error
+}
+
+// ArchivePrefix starts the name of an archived ledger in .swarm/.
+const ArchivePrefix = "plan-ledger.archived-"
+
+// maxArchives bounds how many archives are read; real projects have one or
+// two.
+const maxArchives = 64
+
+// loadArchives reads the archived ledgers of .swarm/.
+func loadArchives(fsys fs.FS) ([]ArchivedLedger, error) {
+	entries, err := fs.ReadDir(fsys, Dir)
+	if err != nil {
+		return nil, &ArtifactError{Path: Dir, Err: unwrapPath(err)}
+	}
+	var out []ArchivedLedger
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ArchivePrefix) || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		p := Dir + "/" + name
+		if len(out) == maxArchives {
+			return out, &ArtifactError{Path: p, Err: fmt.Errorf("more than %d archived ledgers in %s; not read", maxArchives, Dir)}
+		}
+		l, err := readLedger(fsys, p)
+		out = append(out, ArchivedLedger{Path: p, Ledger: l, Err: err})
+	}
+	return out, nil
 }
