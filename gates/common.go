@@ -42,6 +42,8 @@ func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
 			fix = "name the branch after a phase of the plan (swarm/phase-<N> unless the policy's phase_branch says otherwise), or pass --phase N (the Action's phase input)"
 		case PhaseFromLabel:
 			fix = "label the pull request swarm:phase-<N> with a phase of the plan, or pass --phase N (the Action's phase input)"
+		case PhaseFromFlag:
+			fix = "give --phase (the Action's phase input) one of those, or leave it out to infer the phase from the tasks the pull request changes"
 		}
 		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s; %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "), fix)
 	}

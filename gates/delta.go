@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -73,8 +74,8 @@ func (in *Input) AtMergeBase() bool { return in.atMergeBase }
 // merge base, as baseComparer describes, and adjusts the outcome and title
 // when what fails is only what was already there.
 func applyDelta(ctx context.Context, in *Input, g Gate, r *Result) {
-	if r.Outcome != Failed && r.Outcome != Passed && r.Outcome != NotApplicable {
-		return // could not evaluate, or overridden: nothing to compare
+	if r.Outcome == Overridden || (r.Outcome == Error && !slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Key != "" })) {
+		return // overridden, or could not evaluate at all: nothing to compare
 	}
 	base := evaluateAtBase(ctx, in, g)
 	d := &DeltaSummary{}

@@ -144,6 +144,39 @@ func TestNoPlan(t *testing.T) {
 	}
 }
 
+// TestPlanlessLedger: without plan.json on either side, the merge base's
+// ledger is still append-only (a tester truncated it and passed).
+func TestPlanlessLedger(t *testing.T) {
+	l := newLedger(t, testPlan).approve(testPlan)
+	full := string(l.data())
+	first, _, _ := strings.Cut(full, "\n")
+	base := side(map[string]string{".swarm/plan-ledger.jsonl": full})
+	for _, c := range []struct {
+		name    string
+		head    map[string]string
+		outcome Outcome
+		says    string
+	}{
+		{"the ledger truncated", map[string]string{".swarm/plan-ledger.jsonl": first + "\n"}, Failed, "the ledger was truncated"},
+		{"the ledger deleted", map[string]string{".swarm/context.md": "x\n"}, Failed, "the pull request deletes .swarm/plan-ledger.jsonl, which has 2 events"},
+		{"the whole .swarm/ deleted", map[string]string{}, Failed, "deletes .swarm/plan-ledger.jsonl"},
+		{"the ledger kept", map[string]string{".swarm/plan-ledger.jsonl": full}, NotApplicable, ""},
+		{"the ledger extended", map[string]string{".swarm/plan-ledger.jsonl": full + strings.Replace(first, `"seq":1`, `"seq":3`, 1) + "\n"}, NotApplicable, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(PlanFreeze{}, &Input{Head: load(side(c.head)), Base: load(base), PhaseSource: PhaseFromNoPlan})
+			if r.Outcome != c.outcome || !strings.Contains(findingsText(r), c.says) {
+				t.Errorf("%s %q, want %s saying %q:\n%s", r.Outcome, r.Title, c.outcome, c.says, findingsText(r))
+			}
+		})
+	}
+	// The other gates have nothing to check without a plan.
+	r := eval(Evidence{}, &Input{Head: load(side(map[string]string{".swarm/plan-ledger.jsonl": first + "\n"})), Base: load(base), PhaseSource: PhaseFromNoPlan})
+	if r.Outcome != NotApplicable {
+		t.Errorf("evidence: %s %q", r.Outcome, r.Title)
+	}
+}
+
 // TestCompletedWork names what a pull request does to work the merge base
 // records as done, and how much it weighs (plan_freeze.status_regression).
 func TestCompletedWork(t *testing.T) {
@@ -254,5 +287,27 @@ func TestDriftEveryClosedPhase(t *testing.T) {
 	r = eval(Drift{}, &Input{Phase: 1, PhaseSource: PhaseFromFlag, Base: base, Head: head})
 	if strings.Contains(r.Title, "phase 2") {
 		t.Errorf("phase 2 checked without being among the changed phases: %q", r.Title)
+	}
+}
+
+// TestDeltaUnderError: a gate that could not evaluate one file still marks
+// the findings the merge base already has, and stays an error.
+func TestDeltaUnderError(t *testing.T) {
+	both := edit(t, edit(t, testPlan, `"status": "pending", "size": "small", "description": "Write`, `"status": "completed", "size": "small", "description": "Write`),
+		`"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	base := side(map[string]string{".swarm/plan.json": both})
+	head := side(map[string]string{".swarm/plan.json": both, ".swarm/evidence/1.1.json": "{\n"})
+	r := eval(Evidence{}, &Input{Phase: 1, Base: load(base), Head: load(head)})
+	if r.Outcome != Error {
+		t.Fatalf("%s %q", r.Outcome, r.Title)
+	}
+	var pre bool
+	for _, f := range r.Findings {
+		if f.Rule == RuleEvidenceMissing && strings.Contains(f.Message, "task 1.2") {
+			pre = f.Delta == DeltaPreExisting && f.Severity == SeverityWarning
+		}
+	}
+	if !pre {
+		t.Errorf("task 1.2's missing evidence is on the base branch, not marked so:\n%s", findingsText(r))
 	}
 }

@@ -164,6 +164,9 @@ func noPlan(name string, in *Input) (Result, bool) {
 	}
 	b := in.Base
 	if b.Plan == nil {
+		if r, ok := planlessLedger(name, in); ok {
+			return r, true
+		}
 		what := "neither the merge base nor the head has " + swarm.PlanPath
 		if !b.Present && !h.Present {
 			what = "neither the merge base nor the head has a .swarm/ folder"
@@ -199,6 +202,31 @@ func noPlan(name string, in *Input) (Result, bool) {
 	msg += ", which the merge base has: the plan and its history are the record the gates check, so deleting them hides what was planned and approved. Restore them, or, if the project stops using opencode-swarm, have a maintainer approve the removal (override this check)"
 	return Result{Outcome: Failed, Title: "the pull request deletes the plan", Summary: "The merge base has a plan; the head has none. " + msg + ".",
 		Findings: []Finding{{Path: swarm.PlanPath, Rule: RulePlanDeleted, Severity: SeverityError, Message: msg}}}, true
+}
+
+// planlessLedger is plan-freeze's verdict when neither side has a plan but
+// the merge base has a ledger: the ledger is append-only with or without
+// plan.json, so deleting or rewriting it still fails.
+func planlessLedger(name string, in *Input) (Result, bool) {
+	b, h := in.Base, in.Head
+	if name != (PlanFreeze{}).Name() || b.Ledger == nil || len(b.Ledger.Events) == 0 {
+		return Result{}, false
+	}
+	if h.LedgerErr != nil {
+		return errorResult(name, h.LedgerErr), true
+	}
+	var findings []Finding
+	if h.Ledger == nil || !h.Present {
+		findings = []Finding{{Path: swarm.LedgerPath, Line: 1, EndLine: 1, Rule: RuleLedgerRewritten, Severity: SeverityError, Key: fkey(RuleLedgerRewritten, "deleted"),
+			Message: fmt.Sprintf("the pull request deletes %s, which has %s at the merge base; the ledger is append-only: restore it", swarm.LedgerPath, plural(len(b.Ledger.Events), "event", "events"))}}
+	} else if !h.LedgerResetting {
+		findings = appendOnly(b.Ledger, h.Ledger)
+	}
+	if len(findings) == 0 {
+		return Result{}, false
+	}
+	return Result{Outcome: Failed, Title: planFreezeTitles[RuleLedgerRewritten], Findings: findings,
+		Summary: "Neither side has " + swarm.PlanPath + ", but the merge base has " + swarm.LedgerPath + " (" + plural(len(b.Ledger.Events), "event", "events") + "), and the ledger is append-only whether or not plan.json is committed."}, true
 }
 
 // planComplete reports whether every phase of the plan is terminal

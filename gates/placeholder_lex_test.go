@@ -216,11 +216,11 @@ func TestPlaceholderHeadFileUse(t *testing.T) {
 		modifiedAt("quiet.go", head["quiet.go"], 2, 4), // no rule could match: not read
 	}
 	r, got := placeholdersHead(t, nil, headFS(t, head, "new.go", "quiet.go"), files...)
-	want := []string{"comment-todo@1:4", "comment-fixme@1:4", "comment-todo@2:11", "comment-other@2:4", "comment-todo@3:1"}
+	want := []string{"comment-todo@1:4", "comment-fixme@1:4", "comment-todo@2:11", "comment-other@2:4", "comment-todo@3:1", "not-scanned@1:0", "not-scanned@1:0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
 	}
-	for _, s := range []string{"Scanned 9 added lines in 6 files", "1 file was lexed one run of added lines at a time", "1 binary file", "1 file over 1 MiB (`big.go`)"} {
+	for _, s := range []string{"Scanned 9 added lines in 6 files", "1 file was lexed one run of added lines at a time", "1 source file with NUL bytes (`nul.go`)", "1 file over 1 MiB (`big.go`)"} {
 		if !strings.Contains(r.Summary, s) {
 			t.Errorf("summary lacks %q:\n%s", s, r.Summary)
 		}

@@ -25,7 +25,12 @@ const (
 	RulePlanBracketProject = "placeholder/plan-bracket-project"
 	RulePlanBracketDate    = "placeholder/plan-bracket-date"
 	RulePlanBracketReason  = "placeholder/plan-bracket-reason"
-	RulePlanBracketDesc    = "placeholder/plan-bracket-description"
+	// RulePlaceholderNotScanned is a changed source file the scan could not
+	// read as text: NUL bytes (an error: a source file has none, and the
+	// plugin's scan skips such files, so they hide a placeholder), or over
+	// 1 MiB (a warning, an error when no other file was scanned).
+	RulePlaceholderNotScanned = "placeholder/not-scanned"
+	RulePlanBracketDesc       = "placeholder/plan-bracket-description"
 
 	RuleCodeStubBody        = "placeholder/code-stub-body"             // extension: panic("not implemented"), todo!(), ...
 	RuleSuppressionNoReason = "placeholder/suppression-without-reason" // extension: swarm-gate:allow placeholder without a reason

@@ -13,6 +13,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 )
 
 // Placeholders is swarm/placeholders: no placeholder on a line the pull
@@ -74,10 +75,12 @@ type placeholderStats struct {
 	data                      int
 	runs                      int // files lexed run by run, without their head content
 	big, allowed              []string
+	nul                       []string // source files with NUL bytes (or that git diffs as binary)
 	generated                 []string // "`path` (reason)"
 	uncompared                []string // "`path` (why)": not compared with the merge base
 	preExisting, introduced   int
 	warnings                  int
+	unscanned                 int  // source files over 1 MiB, as warnings
 	noBase                    bool // a file with findings had a merge-base version, but no merge-base contents were given
 }
 
@@ -106,7 +109,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		}
 		switch {
 		case f.Binary || hasNUL(f.Added):
-			st.binary++
+			st.binaryFile(cfg, f.NewPath)
 			continue
 		case len(f.Added) == 0:
 			continue
@@ -142,7 +145,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 				st.big = append(st.big, f.NewPath)
 				continue
 			case haveHead && bytes.IndexByte(content, 0) >= 0:
-				st.binary++
+				st.binaryFile(cfg, f.NewPath)
 				continue
 			}
 		}
@@ -192,6 +195,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
 		}
 	}
+	sc.out = append(sc.out, st.notScanned()...)
 	failing := 0
 	for _, fd := range sc.out {
 		switch {
@@ -199,6 +203,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			st.preExisting++
 		case fd.Severity == SeverityError:
 			failing++
+		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned:
+			st.unscanned++
 		case fd.Severity == SeverityWarning:
 			st.warnings++
 		}
@@ -213,6 +219,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		res.Summary += "\n\n**Against the merge base**: " + deltaText(res.Delta)
 	}
 	switch {
+	case failing > 0 && failing == notScannedErrors(sc.out):
+		res.Outcome, res.Title = Failed, fmt.Sprintf("%s could not be scanned (%s)", plural(failing, "changed source file", "changed source files"), notScannedWhy(sc.out))
 	case failing > 0:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing, "placeholder", "placeholders"))
 		if st.preExisting > 0 {
@@ -226,10 +234,80 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	if st.warnings > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s in documents, as warnings)", plural(st.warnings, "note", "notes"))
 	}
+	if st.unscanned > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s over 1 MiB not scanned)", plural(st.unscanned, "source file", "source files"))
+	}
 	if res.Findings == nil {
 		res.Findings = []Finding{}
 	}
 	return res
+}
+
+// binaryFile records a changed file with NUL bytes: a source file (by its
+// extension; not a test, allowed or generated file) is a finding, anything
+// else is binary and skipped.
+func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, p string) {
+	if _, code := sast.LanguageOf(p); code && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReason(p, nil) == "" {
+		st.nul = append(st.nul, p)
+		return
+	}
+	st.binary++
+}
+
+// notScanned are the findings of the source files the scan could not
+// read: NUL bytes always fail; files over 1 MiB warn, and fail when
+// nothing else was scanned (as swarm/sast fails closed when zero files
+// were scanned).
+func (st *placeholderStats) notScanned() []Finding {
+	var out []Finding
+	for _, p := range st.nul {
+		out = append(out, Finding{Path: p, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: SeverityError, Key: fkey(RulePlaceholderNotScanned, p, "nul"),
+			Message: p + " is a source file (by its extension) with NUL bytes, so it is not scanned: the plugin's placeholder scan skips such files, which hides what they hold; remove the NUL bytes, or add the file to placeholders.allow in the base branch's policy if it is really binary"})
+	}
+	sev := SeverityWarning
+	if st.files == 0 {
+		sev = SeverityError
+	}
+	for _, p := range st.big {
+		if _, code := sast.LanguageOf(p); !code {
+			continue
+		}
+		msg := p + " is over 1 MiB, so it is not scanned (as in the plugin)"
+		if sev == SeverityError {
+			msg += "; no other changed file was scanned, so nothing was checked: split the file, or add it to placeholders.allow in the base branch's policy"
+		}
+		out = append(out, Finding{Path: p, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, p, "big"), Message: msg})
+	}
+	return out
+}
+
+// notScannedErrors counts the failing not-scanned findings.
+func notScannedErrors(fs []Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Rule == RulePlaceholderNotScanned && f.Severity == SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
+// notScannedWhy says why the failing not-scanned files were not scanned.
+func notScannedWhy(fs []Finding) string {
+	var why []string
+	for _, f := range fs {
+		if f.Rule != RulePlaceholderNotScanned || f.Severity != SeverityError {
+			continue
+		}
+		w := "over 1 MiB"
+		if strings.Contains(f.Message, "NUL bytes") {
+			w = "NUL bytes"
+		}
+		if !slices.Contains(why, w) {
+			why = append(why, w)
+		}
+	}
+	return strings.Join(why, ", ")
 }
 
 // skipGenerated records and reports whether the file at p is generated,
@@ -282,6 +360,9 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 	}
 	if st.binary > 0 {
 		skipped = append(skipped, plural(st.binary, "binary file", "binary files")+" (or with NUL bytes)")
+	}
+	if len(st.nul) > 0 {
+		skipped = append(skipped, fmt.Sprintf("%s with NUL bytes (%s)", plural(len(st.nul), "source file", "source files"), listSome(codes(st.nul), 5)))
 	}
 	if len(st.allowed) > 0 {
 		skipped = append(skipped, fmt.Sprintf("%s allowed by the policy (%s)", plural(len(st.allowed), "file", "files"), listSome(codes(st.allowed), 5)))

@@ -332,7 +332,7 @@ func TestPlaceholdersOnlyAddedLinesAndSkips(t *testing.T) {
 	for _, f := range r.Findings {
 		paths = append(paths, fmt.Sprintf("%s:%d", f.Path, f.Line))
 	}
-	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1", "tests/gen-fixture.ts:1", `.swarm/..\evil.py:1`}
+	want := []string{"app/handler.go:13", "templates/tests/gen.ts:1", "tests/gen-fixture.ts:1", `.swarm/..\evil.py:1`, "gen/big.go:1", "gen/big2.go:1"}
 	if !slices.Equal(paths, want) {
 		t.Errorf("findings %v (%v), want %v", paths, got, want)
 	}

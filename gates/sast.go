@@ -31,6 +31,9 @@ type SASTScan struct {
 	Skipped    map[string]int
 	TooLarge   []string
 	NotScanned []string
+	// Unreadable lists the changed files the head commit has that could not
+	// be read, with why: the gate cannot evaluate them, so it fails closed.
+	Unreadable []SkippedFile
 	// Generated lists the changed code files not scanned because they are
 	// generated, vendored or minified (GeneratedReason), with the reason.
 	Generated []SkippedFile
@@ -94,6 +97,13 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	}
 	if s.BaseBaselineErr != nil {
 		return errorResult(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
+	}
+	if len(s.Unreadable) > 0 {
+		r := errorResult(g.Name(), fmt.Errorf("%s could not be read for scanning: %s: %s", plural(len(s.Unreadable), "changed file", "changed files"), s.Unreadable[0].Path, s.Unreadable[0].Reason))
+		for _, u := range s.Unreadable {
+			r.Findings = append(r.Findings, Finding{Path: u.Path, Rule: RuleUnreadable, Severity: SeverityError, Message: "could not evaluate: the file could not be read for scanning: " + u.Reason})
+		}
+		return r
 	}
 	cfg := in.config().SAST
 	var findings []Finding

@@ -202,6 +202,7 @@ func TestSASTFailsClosed(t *testing.T) {
 		{"unreadable base baseline", &SASTScan{Scanned: 1, BaseBaselineErr: err}, ".swarm/evidence/1/sast-baseline.json"},
 		{"unreadable SARIF", &SASTScan{Scanned: 1, SARIFErr: err}, "drop the --sarif flag"},
 		{"forced file mode without a file", &SASTScan{Scanned: 1}, "sast.baseline: file"},
+		{"a changed file that cannot be read", &SASTScan{Scanned: 1, Unreadable: []SkippedFile{{Path: "src/a.ts", Reason: "reading blob 1234: object not found"}}}, "1 changed file could not be read for scanning: src/a.ts"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()

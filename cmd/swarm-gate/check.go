@@ -122,11 +122,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		opts.Gates = gs
 	}
-	if opts.Base == "" {
+	if strings.TrimSpace(opts.Base) == "" {
 		fmt.Fprintln(stderr, "swarm-gate check: --base is required: the ref the pull request targets, e.g. --base origin/main")
 		return exitUsage
 	}
-	if opts.Head == "" || opts.Head == "HEAD" {
+	if strings.TrimSpace(opts.Head) == "" {
+		// An empty expression in a workflow (${{ ... head.sha }}) must not
+		// quietly check whatever HEAD is.
+		fmt.Fprintln(stderr, "swarm-gate check: --head is empty: give the pull request's head ref or SHA, or leave the flag out for HEAD")
+		return exitUsage
+	}
+	if opts.Head == "HEAD" {
 		// Only commits are read; say so when the work tree has more.
 		if n, err := source.UncommittedChanges(ctx, opts.RepoDir); err == nil && n > 0 {
 			fmt.Fprintf(stderr, "swarm-gate check: note: the work tree has %d uncommitted %s, which %s not checked: only commits are (head is the commit HEAD names); commit them to include them\n",

@@ -119,6 +119,9 @@ head commit's time.
 		if set["dir"] || set["at"] {
 			return usageErr("--dir and --at are for folder mode; with --base the head commit is read from git")
 		}
+		if strings.TrimSpace(opts.Head) == "" {
+			return usageErr("--head is empty: give the head ref or SHA, or leave the flag out for HEAD")
+		}
 		opts.Phase = phase
 		rep = phaseWrapGit(ctx, opts)
 	} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/sast"
+	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -45,7 +46,11 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.NotScanned = append(s.NotScanned, f.NewPath)
 			continue
 		}
-		content, skip := readForScan(headFS, f.NewPath)
+		content, skip, err := readForScan(headFS, f.NewPath)
+		if err != nil {
+			s.Unreadable = append(s.Unreadable, gates.SkippedFile{Path: f.NewPath, Reason: err.Error()})
+			continue
+		}
 		if skip != "" {
 			s.Skipped[skip]++
 			if code && skip == sast.SkipTooLarge {
@@ -55,8 +60,10 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		}
 		var old []byte
 		hasOld := false
-		if f.Status != changeset.Added && f.OldPath != "" {
-			old, skip = readForScan(mergeBaseFS, f.OldPath)
+		// A copy's source keeps its lines, so what the copy holds is new
+		// code: it is not compared with the source's merge-base version.
+		if f.Status != changeset.Added && f.Status != changeset.Copied && f.OldPath != "" {
+			old, skip, _ = readForScan(mergeBaseFS, f.OldPath)
 			hasOld = skip == ""
 		}
 		if reason := gates.GeneratedReason(f.NewPath, content); code && reason != "" {
@@ -135,25 +142,32 @@ func isSwarm(p string) bool {
 	return p == swarm.Dir || len(p) > len(swarm.Dir) && p[:len(swarm.Dir)+1] == swarm.Dir+"/"
 }
 
+// skipLink is the skip reason of a changed path that is a symlink or a
+// submodule (or a directory): there is no file of the commit to scan.
+const skipLink = "symlink or submodule"
+
 // readForScan reads a file for the scanner, or says why it was skipped
-// (over the scanner's size limit, unreadable: a symlink or submodule).
-func readForScan(fsys fs.FS, p string) ([]byte, string) {
+// (over the scanner's size limit, a symlink or submodule); err is set, and
+// the skip is "unreadable", when a file the commit has could not be read.
+func readForScan(fsys fs.FS, p string) ([]byte, string, error) {
 	info, err := fs.Stat(fsys, p)
-	if err != nil || info.IsDir() {
-		return nil, "unreadable (symlink, submodule or missing)"
-	}
-	if info.Size() > sast.MaxScanSize {
-		return nil, sast.SkipTooLarge
+	switch {
+	case errors.Is(err, source.ErrSymlink), errors.Is(err, source.ErrSubmodule), err == nil && info.IsDir():
+		return nil, skipLink, nil
+	case err != nil:
+		return nil, "unreadable", unwrapPathErr(err)
+	case info.Size() > sast.MaxScanSize:
+		return nil, sast.SkipTooLarge, nil
 	}
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
-		return nil, "unreadable (symlink, submodule or missing)"
+		return nil, "unreadable", unwrapPathErr(err)
 	}
-	return data, ""
+	return data, "", nil
 }
 
 func readAll(fsys fs.FS, p string) ([]byte, bool) {
-	data, skip := readForScan(fsys, p)
+	data, skip, _ := readForScan(fsys, p)
 	return data, skip == ""
 }
 

@@ -40,7 +40,8 @@ var ErrBadEntryName = errors.New("has an entry whose name is not a file name (em
 // fs.ReadDirFS, fs.ReadFileFS, fs.StatFS and fs.ReadLinkFS.
 //
 // Names are slash-separated paths relative to the repository root, checked
-// with fs.ValidPath ("." is the root). Missing paths give errors satisfying
+// as fs.ValidPath does but for its UTF-8 check ("." is the root; Git names
+// are bytes). Missing paths give errors satisfying
 // errors.Is(err, fs.ErrNotExist), invalid names fs.ErrInvalid. A symlink
 // (mode 120000), or a path through one, gives an error wrapping ErrSymlink
 // from Open, ReadFile and Stat; ReadDir lists it with fs.ModeSymlink, Lstat
@@ -100,7 +101,7 @@ type node struct {
 // refused when refuseLeaf is set and returned otherwise (for Lstat and
 // ReadLink).
 func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
-	if !fs.ValidPath(name) {
+	if !validPath(name) {
 		return node{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	n := node{name: name, tree: s.root}
@@ -458,4 +459,27 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	d.offset += n
 	return rest[:n], nil
+}
+
+// validPath is fs.ValidPath without its UTF-8 check: Git stores a name as
+// bytes, and a file whose name is not UTF-8 must still be read (a gate that
+// cannot read a changed file would otherwise skip it).
+func validPath(name string) bool {
+	if name == "." {
+		return true
+	}
+	for {
+		i := strings.IndexByte(name, '/')
+		elem := name
+		if i >= 0 {
+			elem = name[:i]
+		}
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		name = name[i+1:]
+	}
 }

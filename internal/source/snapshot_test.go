@@ -331,3 +331,29 @@ func closeIf(f fs.File) {
 		f.Close()
 	}
 }
+
+// TestSnapshotNonUTF8Name: Git names are bytes; a changed file whose name
+// is not UTF-8 is read like any other (fs.ValidPath would refuse it, and a
+// gate would skip the file), while "..", "." and empty elements stay
+// invalid.
+func TestSnapshotNonUTF8Name(t *testing.T) {
+	const name = "src/caf\xe9.ts"
+	r := newTestRepo(t)
+	h := r.commit(tree{name: {content: "eval(x)\n"}}, "latin-1 name")
+	fsys, err := r.open().Snapshot(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fs.ReadFile(fsys, name)
+	if err != nil || string(got) != "eval(x)\n" {
+		t.Fatalf("ReadFile(%q) = %q, %v", name, got, err)
+	}
+	if info, err := fs.Stat(fsys, name); err != nil || info.Size() != 8 {
+		t.Fatalf("Stat(%q) = %v, %v", name, info, err)
+	}
+	for _, bad := range []string{"src/../src/caf\xe9.ts", "src//caf\xe9.ts", "./src", "/src", "src/", ""} {
+		if _, err := fsys.Open(bad); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("Open(%q) = %v, want fs.ErrInvalid", bad, err)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// TestPlaceholdersNotScanned: a changed source file the scan cannot read
+// never leaves a clean pass (a tester hid a TODO behind one NUL byte).
+func TestPlaceholdersNotScanned(t *testing.T) {
+	big := added("src/big.go", "// no markers")
+	big.Size = 2 << 20
+	allow := DefaultConfig()
+	allow.Placeholders.Allow = []string{"fixtures/**"}
+	cases := []struct {
+		name    string
+		cfg     *Config
+		files   []changeset.File
+		outcome Outcome
+		title   string
+	}{
+		{"a source file with a NUL byte", nil, []changeset.File{added("internal/a.ts", "// TODO: later", "\x00")},
+			Failed, "1 changed source file could not be scanned (NUL bytes)"},
+		{"a source file git diffs as binary", nil, []changeset.File{{Status: changeset.Added, NewPath: "internal/a.ts", Binary: true, Size: 90}},
+			Failed, "1 changed source file could not be scanned (NUL bytes)"},
+		{"NUL bytes beside a placeholder elsewhere: both count", nil, []changeset.File{added("internal/a.ts", "\x00"), added("b.go", "// TODO: x")},
+			Failed, "2 placeholders on added lines"},
+		{"only a source file over 1 MiB", nil, []changeset.File{big},
+			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
+		{"a source file over 1 MiB beside one scanned: a warning", nil, []changeset.File{big, added("b.go", "x := 1")},
+			Passed, "no placeholders in 1 added line (1 source file over 1 MiB not scanned)"},
+		{"an image: binary, skipped", nil, []changeset.File{{Status: changeset.Added, NewPath: "logo.png", Binary: true, Size: 90}},
+			Passed, "no placeholders in 0 added lines"},
+		{"a text file with a NUL byte: binary, skipped", nil, []changeset.File{added("notes.txt", "TODO\x00")},
+			Passed, "no placeholders in 0 added lines"},
+		{"a source file with NUL bytes the policy allows", allow, []changeset.File{added("fixtures/raw.ts", "\x00")},
+			Passed, "no placeholders in 0 added lines"},
+		{"a test file with NUL bytes", nil, []changeset.File{added("src/a.test.ts", "\x00")},
+			Passed, "no placeholders in 0 added lines"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := placeholders(t, c.cfg, c.files...)
+			if r.Outcome != c.outcome || r.Title != c.title {
+				t.Fatalf("%s %q, want %s %q\n%s", r.Outcome, r.Title, c.outcome, c.title, findingsText(r))
+			}
+			if c.outcome == Passed && strings.Contains(c.name, "warning") && !strings.Contains(findingsText(r), "over 1 MiB, so it is not scanned") {
+				t.Errorf("no warning for the file not scanned:\n%s", findingsText(r))
+			}
+		})
+	}
+}
