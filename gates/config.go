@@ -88,10 +88,14 @@ type PlanFreezeConfig struct {
 	// that still matter to the process (task fr_refs, phase type) into
 	// warnings instead of failures (default false: they fail).
 	WarnUnhashedChanges bool
-	// FailAgentOverrides fails, instead of warning about, a plan-critic
-	// approval the agent recorded itself (manual_override with
-	// user_confirmed false, from the plugin's approve_plan_critic tool).
-	FailAgentOverrides bool
+	// AgentOverrides decides a plan-critic approval that no critic gave
+	// and no human comment backs (SelfApproval: the plugin's
+	// approve_plan_critic tool, or a manual override the pull request adds):
+	// "" (the default) accepts it for bookkeeping-grade changes, with a
+	// warning, and fails it when it is the only approval of a material
+	// change, as the critic-gate protocol says; AgentOverridesAllow always
+	// warns; AgentOverridesFail always fails.
+	AgentOverrides AgentOverridePolicy
 	// StatusRegression decides a task completed on the merge base that the
 	// pull request resets or removes: "" (the default) fails when the
 	// task's phase was complete on the merge base or the task's evidence is
@@ -99,6 +103,16 @@ type PlanFreezeConfig struct {
 	// RegressionFail always fails; RegressionWarn always warns.
 	StatusRegression RegressionPolicy
 }
+
+// AgentOverridePolicy is plan_freeze.agent_overrides.
+type AgentOverridePolicy string
+
+// Agent override policies ("warn", the old name of allow, parses as allow).
+const (
+	AgentOverridesDefault AgentOverridePolicy = ""
+	AgentOverridesAllow   AgentOverridePolicy = "allow"
+	AgentOverridesFail    AgentOverridePolicy = "fail"
+)
 
 // RegressionPolicy is plan_freeze.status_regression.
 type RegressionPolicy string

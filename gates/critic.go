@@ -31,6 +31,9 @@ const (
 	RuleCriticStale         = "critic/approved-an-earlier-plan"
 	RuleCriticReceiptReject = "critic/receipt-rejected"
 	RuleCriticNotIntact     = "critic/approval-not-intact"
+	// RuleCriticSelfApproved: the approval is a self-approval
+	// (isSelfApproval) that plan_freeze.agent_overrides does not accept.
+	RuleCriticSelfApproved = "critic/self-approved"
 )
 
 // Verdicts of the critic on a plan, as the protocol names them.
@@ -147,6 +150,15 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 				res.Findings[0].Key = fkey(RuleCriticReceiptReject, rej.Path, rej.ReviewedAt, eventKey(approval))
 			}
 			break
+		}
+		if isSelfApproval(in, approval) {
+			if f, _, _ := agentOverride(in, cfg, ledger, approval, plan); f.Severity == SeverityError {
+				f.Rule, f.Key = RuleCriticSelfApproved, fkey(RuleCriticSelfApproved, eventKey(approval), plan.Digests.Structure)
+				res = Result{Outcome: Failed, Title: "no critic verdict: the agent approved its own plan change",
+					Summary:  fmt.Sprintf("Verdict: **none from the critic**: the approval at seq %d is a manual override no critic gave and no maintainer's comment backs; swarm/plan-freeze lists what changed since the last critic approval.", approval.Seq),
+					Findings: []Finding{f}}
+				break
+			}
 		}
 		res = Result{Outcome: Passed,
 			Title:   fmt.Sprintf("critic verdict: APPROVED (seq %d, %s)", approval.Seq, approvalOrigin(in, approval, nil)),

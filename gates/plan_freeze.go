@@ -78,7 +78,7 @@ var planFreezeTitles = map[string]string{
 	RuleLedgerRewritten:    "the ledger was rewritten: it does not extend the merge base's",
 	RuleLedgerSeq:          "the ledger's seq numbers are out of order",
 	RuleLedgerResetting:    "a ledger reset marker (plan-ledger.resetting) is present",
-	RuleAgentOverride:      "the agent approved its own plan change (manual override, user_confirmed: false)",
+	RuleAgentOverride:      "the agent approved its own material change: re-run the critic or ask a maintainer for /swarm approve-plan-critic",
 	RuleCompletedReset:     "completed work was reset: a task completed on the base branch is no longer completed",
 	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
 	RuleCompletedRewritten: "completed work was redefined: a finished task's definition changed",
@@ -93,7 +93,7 @@ var approvalRules = map[string]bool{
 	RuleBookkeepingChanged: true, RuleUnhashedChanged: true, RuleApprovalSource: true,
 	// Rework a maintainer accepts: the override names who and why.
 	RuleCompletedReset: true, RuleCompletedRemoved: true, RuleCompletedRewritten: true,
-	RulePlanReplaced: true,
+	RulePlanReplaced: true, RuleAgentOverride: true,
 }
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
@@ -173,6 +173,9 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	case len(failing) == 0 && approval != nil && isAgentOverride(approval.Approval):
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: fmt.Sprintf("plan matches an approval the agent recorded itself (seq %d, manual override, user_confirmed: false, %s)", approval.Seq, approvalOrigin(in, approval, override))}
+	case len(failing) == 0 && approval != nil && isSelfApproval(in, approval):
+		return Result{Outcome: Passed, Findings: findings, Summary: summary,
+			Title: fmt.Sprintf("plan matches a manual override this pull request adds (seq %d, user_confirmed: true, %s)", approval.Seq, approvalOrigin(in, approval, override))}
 	case len(failing) == 0 && approval != nil:
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, approvalOrigin(in, approval, override))}
@@ -276,8 +279,8 @@ func checkApproval(in *Input, cfg *Config, ledger *swarm.Ledger, plan *swarm.Pla
 	findings = append(findings, cf...)
 	notes = append(notes, cn)
 	findings = append(findings, sourcePolicy(in, cfg, approval)...)
-	if isAgentOverride(approval.Approval) {
-		f, n := agentOverride(cfg, ledger, approval, plan)
+	if isSelfApproval(in, approval) {
+		f, n, _ := agentOverride(in, cfg, ledger, approval, plan)
 		findings = append(findings, f)
 		notes = append(notes, n)
 	}
@@ -317,46 +320,89 @@ func skippedAfter(l *swarm.Ledger, approval *swarm.LedgerEvent, id string) strin
 	return "Newer critic_approved snapshots passed over: " + strings.Join(parts, "; ") + "."
 }
 
-// agentOverride reports an approval the agent recorded itself (the
-// plugin's approve_plan_critic tool: manual_override, user_confirmed
-// false): the plugin accepts it, but no critic saw the plan. It lists what
-// changed since the last approval that was not the agent's own.
-func agentOverride(cfg *Config, l *swarm.Ledger, approval *swarm.LedgerEvent, plan *swarm.Plan) (Finding, string) {
+// isSelfApproval reports an approval no critic gave and no human comment
+// backs: a manual override the agent recorded itself (the plugin's
+// approve_plan_critic tool, user_confirmed false), or any manual override
+// the pull request adds (the plugin also records the editor's
+// /swarm approve-plan-critic, user_confirmed true, and swarm-gate cannot
+// tell it from the agent's word), unless a maintainer's comment command
+// (an Override, verified from the pull request) is bound to the structure
+// hash the override approved.
+func isSelfApproval(in *Input, ev *swarm.LedgerEvent) bool {
+	a := ev.Approval
+	if a == nil || a.Method != "manual_override" || ev.Plan == nil {
+		return false
+	}
+	if in.override(CommandApprovePlanCritic, ev.Plan.Digests.Structure) != nil {
+		return false
+	}
+	return isAgentOverride(a) || !baseAnchored(in.Base.Ledger, ev)
+}
+
+// agentOverride reports a self-approval (isSelfApproval) and what changed
+// since the last approval that was not one. The critic-gate protocol lets
+// a manual override cover bookkeeping-grade changes only: when a material
+// change (or a change outside the hash), or a plan no critic ever
+// approved, rests on it alone, it fails by default (material is true);
+// plan_freeze.agent_overrides: allow makes it a warning, fail fails every
+// self-approval.
+func agentOverride(in *Input, cfg *Config, l *swarm.Ledger, approval *swarm.LedgerEvent, plan *swarm.Plan) (f Finding, note string, material bool) {
 	var prior *swarm.LedgerEvent
 	for i := len(l.Events) - 1; i >= 0; i-- {
 		ev := &l.Events[i]
 		if ev.Seq < approval.Seq && ev.EventType == "snapshot" && ev.Source == "critic_approved" && ev.Approval.IsPlanCritic() &&
-			ev.Approval.Verdict == "APPROVED" && !isAgentOverride(ev.Approval) && ev.Plan != nil && ev.Plan.ID() == plan.ID() {
+			ev.Approval.Verdict == "APPROVED" && !isSelfApproval(in, ev) && ev.Plan != nil && ev.Plan.ID() == plan.ID() {
 			prior = ev
 			break
 		}
-	}
-	sev := SeverityWarning
-	if cfg.PlanFreeze.FailAgentOverrides {
-		sev = SeverityError
 	}
 	reason := ""
 	if approval.Approval.Reason != "" {
 		reason = fmt.Sprintf(" (reason: %q)", clipN(approval.Approval.Reason, 200))
 	}
-	msg := fmt.Sprintf("the approval at seq %d is a manual override the agent recorded itself%s (the plugin's approve_plan_critic tool: method manual_override, user_confirmed false), not a critic verdict", approval.Seq, reason)
-	note := "**Agent self-approval**: " + mdtext.Inline(msg) + "."
+	who := fmt.Sprintf("the approval at seq %d is a manual override the agent recorded itself%s (the plugin's approve_plan_critic tool: method manual_override, user_confirmed false), not a critic verdict", approval.Seq, reason)
+	if !isAgentOverride(approval.Approval) {
+		who = fmt.Sprintf("the approval at seq %d is a manual override this pull request adds%s (method manual_override, user_confirmed true), with no maintainer's `/swarm approve-plan-critic` comment behind it: swarm-gate cannot tell it from the agent's word", approval.Seq, reason)
+	}
+	var since string
+	var changes []swarm.PlanChange
+	count := map[swarm.ChangeClass]int{}
 	if prior == nil {
-		msg += "; no critic approval precedes it, so no critic has reviewed this plan"
-		note += " No critic approval precedes it."
+		material = true
+		since = "no critic approval precedes it, so no critic has reviewed this plan"
 	} else {
-		changes := swarm.ComparePlans(prior.Plan, plan)
-		count := map[swarm.ChangeClass]int{}
+		changes = swarm.ComparePlans(prior.Plan, plan)
 		for _, c := range changes {
 			count[c.Class]++
 		}
-		msg += fmt.Sprintf("; since the last critic approval (seq %d): %d material, %d bookkeeping-grade, %d outside the hash", prior.Seq, count[swarm.ChangeMaterial], count[swarm.ChangeBookkeeping], count[swarm.ChangeUnhashed])
+		material = count[swarm.ChangeMaterial]+count[swarm.ChangeUnhashed] > 0
+		since = fmt.Sprintf("since the last critic approval (seq %d): %d material, %d bookkeeping-grade, %d outside the hash", prior.Seq, count[swarm.ChangeMaterial], count[swarm.ChangeBookkeeping], count[swarm.ChangeUnhashed])
+	}
+	sev := SeverityWarning
+	switch cfg.PlanFreeze.AgentOverrides {
+	case AgentOverridesFail:
+		sev = SeverityError
+	case AgentOverridesDefault:
+		if material {
+			sev = SeverityError
+		}
+	}
+	msg := who + "; " + since
+	if sev == SeverityError && material && cfg.PlanFreeze.AgentOverrides == AgentOverridesDefault {
+		msg = "the agent approved its own material change: re-run the critic or ask a maintainer for `/swarm approve-plan-critic`; a manual override covers bookkeeping-grade changes only (the critic-gate protocol). " + msg +
+			" (plan_freeze.agent_overrides: allow accepts it with a warning)"
+	} else {
+		msg += "; have the critic review the plan, or a maintainer record `/swarm approve-plan-critic <reason>` (plan_freeze.agent_overrides: fail makes every self-approval a failure)"
+	}
+	note = "**Self-approval**: " + mdtext.Inline(who) + "."
+	if prior == nil {
+		note += " No critic approval precedes it."
+	} else {
 		note += fmt.Sprintf(" What changed since the last critic approval (seq %d), which no critic has seen:\n\n", prior.Seq) +
 			strings.TrimPrefix(changesNote(prior, changes, count), fmt.Sprintf("**Since approval (seq %d)**: ", prior.Seq))
 	}
-	msg += "; have the critic review the plan, or a maintainer record `/swarm approve-plan-critic <reason>` (plan_freeze.agent_overrides: fail makes this a failure)"
 	return Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleAgentOverride, Severity: sev, Message: msg,
-		Key: fkey(RuleAgentOverride, eventKey(approval), plan.Digests.Structure)}, note
+		Key: fkey(RuleAgentOverride, eventKey(approval), plan.Digests.Structure)}, note, material
 }
 
 // noApproval explains a ledger without a plan-critic approval for the head
@@ -561,7 +607,8 @@ func payloadHashKind(ev *swarm.LedgerEvent) string {
 // rewrites the record first, then lost work, then approval.
 var headlineOrder = []string{
 	RulePlanDeleted, RulePlanReplaced, RuleLedgerRewritten, RuleLedgerResetting, RuleLedgerHash, RuleLedgerSeq, RuleLedgerUnexplained, RulePlanOutsideLedger,
-	RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked, RuleAgentOverride,
+	RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked,
+	RulePlanChanged, RuleBookkeepingChanged, RuleUnhashedChanged, RuleAgentOverride,
 }
 
 // headline is the failing finding the title names: the first by

@@ -11,7 +11,9 @@ import (
 func TestPlanFreezeTrust(t *testing.T) {
 	changed := edit(t, testPlan, `"description": "Wire the command"`, `"description": "Wire the command and delete the database"`)
 	failAgent := DefaultConfig()
-	failAgent.PlanFreeze.FailAgentOverrides = true
+	failAgent.PlanFreeze.AgentOverrides = AgentOverridesFail
+	allowAgent := DefaultConfig()
+	allowAgent.PlanFreeze.AgentOverrides = AgentOverridesAllow
 	cases := []struct {
 		name    string
 		base    func(t *testing.T) fstest.MapFS
@@ -22,9 +24,12 @@ func TestPlanFreezeTrust(t *testing.T) {
 		sev     Severity
 		mention string
 	}{
-		{"the agent approves its own change", nil, func(t *testing.T) fstest.MapFS {
+		{"the agent approves its own material change", nil, func(t *testing.T) fstest.MapFS {
 			return newLedger(t, testPlan).approve(testPlan).snapshot(changed).agentApprove(changed, "critic output lost").fs(changed)
-		}, nil, Passed, RuleAgentOverride, SeverityWarning, "task 1.2: description changed"},
+		}, nil, Failed, RuleAgentOverride, SeverityError, "task 1.2: description changed"},
+		{"the agent approves its own material change, policy allows it", nil, func(t *testing.T) fstest.MapFS {
+			return newLedger(t, testPlan).approve(testPlan).snapshot(changed).agentApprove(changed, "critic output lost").fs(changed)
+		}, allowAgent, Passed, RuleAgentOverride, SeverityWarning, "task 1.2: description changed"},
 		{"the agent approves its own change, policy fails it", nil, func(t *testing.T) fstest.MapFS {
 			return newLedger(t, testPlan).approve(testPlan).snapshot(changed).agentApprove(changed, "x").fs(changed)
 		}, failAgent, Failed, RuleAgentOverride, SeverityError, "not a critic verdict"},

@@ -146,8 +146,13 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 					}
 				},
 				"agent_overrides": func(n *yaml.Node) {
-					if v, ok := p.enum(n, "plan_freeze.agent_overrides", "warn", "fail"); ok {
-						c.PlanFreeze.FailAgentOverrides = v == "fail"
+					if v, ok := p.enum(n, "plan_freeze.agent_overrides", "default", "allow", "fail", "warn"); ok {
+						switch v {
+						case "allow", "warn":
+							c.PlanFreeze.AgentOverrides = gates.AgentOverridesAllow
+						case "fail":
+							c.PlanFreeze.AgentOverrides = gates.AgentOverridesFail
+						}
 					}
 				},
 				"status_regression": func(n *yaml.Node) {

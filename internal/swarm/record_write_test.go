@@ -30,6 +30,12 @@ func approval(reason string) swarm.ManualApproval {
 	return swarm.ManualApproval{Reason: reason, SessionID: swarm.ApprovalSessionID(42), ApprovedAt: approvedAt, WrittenAt: writtenAt}
 }
 
+// maintainer is the verified `/swarm approve-plan-critic` comment behind a
+// record swarm-gate wrote, bound to the head plan's structure hash.
+func maintainer(a *swarm.Artifacts) gates.Override {
+	return gates.Override{Command: gates.CommandApprovePlanCritic, Actor: "maint", StructureHash: a.Plan.Digests.Structure, RecordedAt: approvedAt.Format(time.RFC3339), Reason: "reviewed"}
+}
+
 // copySwarm copies a corpus repository's .swarm folder into a fresh
 // directory at test time and returns the directory (the repository root).
 func copySwarm(t *testing.T, repo string) string {
@@ -89,7 +95,7 @@ func write(t *testing.T, root, p string, data []byte) {
 
 // evalGates runs swarm/plan-freeze and swarm/critic from gates.Registry
 // with base as the merge base and head as the pull request's head.
-func evalGates(t *testing.T, base, head *swarm.Artifacts) map[string]gates.Result {
+func evalGates(t *testing.T, base, head *swarm.Artifacts, overrides ...gates.Override) map[string]gates.Result {
 	t.Helper()
 	var gs []gates.Gate
 	for _, g := range gates.Registry() {
@@ -101,7 +107,7 @@ func evalGates(t *testing.T, base, head *swarm.Artifacts) map[string]gates.Resul
 	if head.Plan != nil && head.Plan.CurrentPhase > 0 {
 		phase = head.Plan.CurrentPhase
 	}
-	in := &gates.Input{Phase: phase, PhaseSource: gates.PhaseFromFlag, Base: base, Head: head, Changes: &changeset.ChangeSet{}}
+	in := &gates.Input{Phase: phase, PhaseSource: gates.PhaseFromFlag, Base: base, Head: head, Changes: &changeset.ChangeSet{}, Overrides: overrides}
 	out := map[string]gates.Result{}
 	for _, r := range gates.Run(context.Background(), in, gs) {
 		out[r.Name] = r
@@ -180,7 +186,7 @@ func TestAppendManualApprovalCorpus(t *testing.T) {
 				t.Errorf("replay: %d unexplained before, %d after (%+v); final hash %s", len(before.Unexplained), len(after.Unexplained), after.Unexplained, after.FinalHash)
 			}
 			if len(before.Unexplained) == 0 {
-				for name, r := range evalGates(t, old, a) {
+				for name, r := range evalGates(t, old, a, maintainer(a)) {
 					if r.Outcome == gates.Passed {
 						continue
 					}
@@ -243,7 +249,14 @@ func TestApprovalTurnsPlanFreezeGreen(t *testing.T) {
 	}
 	write(t, root, swarm.LedgerPath, rec.Ledger)
 	write(t, root, swarm.EventsPath, rec.Events)
-	res = evalGates(t, base, swarm.Load(os.DirFS(root)))
+	approved := swarm.Load(os.DirFS(root))
+	// The record alone, with no maintainer's comment behind it, is a
+	// manual override the agent could have written: it does not cover the
+	// material change.
+	if r := evalGates(t, base, approved)["swarm/plan-freeze"]; r.Outcome != gates.Failed || !strings.Contains(r.Title, "the agent approved its own material change") {
+		t.Errorf("plan-freeze with the record but no comment: %s: %s", r.Outcome, r.Title)
+	}
+	res = evalGates(t, base, approved, maintainer(approved))
 	for name, r := range res {
 		if r.Outcome != gates.Passed {
 			t.Errorf("%s after the approval: %s: %s\n%s", name, r.Outcome, r.Title, r.Summary)
