@@ -78,8 +78,9 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	var findings []Finding
 	var unreadable []error
 	ok := 0
+	defs := taskDefinitions(in.Head.Ledger, plan.ID())
 	for _, t := range completed {
-		te := checkTaskEvidence(in, t)
+		te := checkTaskEvidence(in, t, defs)
 		findings = append(findings, te.findings...)
 		if te.unreadable != nil {
 			unreadable = append(unreadable, te.unreadable)
@@ -180,7 +181,9 @@ type evidenceRecord struct {
 	line                int    // line of the verdict field, else of the record
 	at                  time.Time
 	timed               bool
+	ts                  string // the timestamp as written ("" when absent)
 	agent               string
+	bundle              bool // an EvidenceBundle entry, whose schema requires a verdict
 }
 
 // taskEvidence is what the evidence files say about one completed task.
@@ -193,7 +196,7 @@ type taskEvidence struct {
 }
 
 // checkTaskEvidence applies swarm/evidence's rule to one completed task.
-func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
+func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) taskEvidence {
 	var te taskEvidence
 	ev := in.Head.Evidence
 	gateFile := swarm.EvidenceDir + "/" + t.ID + ".json"
@@ -232,9 +235,9 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		return te
 	}
 	var recs []evidenceRecord
-	add := func(gate, verdict, invalid, file string, line int, ts, agent string) {
+	add := func(gate, verdict, invalid, file string, line int, ts, agent string, bundle bool) {
 		at, timed := parseISOTime(ts)
-		recs = append(recs, evidenceRecord{gate: gateName(gate), verdict: verdict, invalid: invalid, file: file, line: line, at: at, timed: timed, agent: agent})
+		recs = append(recs, evidenceRecord{gate: gateName(gate), verdict: verdict, invalid: invalid, file: file, line: line, at: at, timed: timed, ts: ts, agent: agent, bundle: bundle})
 	}
 	var required []string
 	switch {
@@ -255,18 +258,18 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 			te.files = append(te.files, gateFile)
 		}
 		for _, g := range tg.Gates {
-			add(g.Name, g.Verdict, g.VerdictInvalid, gateFile, g.VerdictLine, g.Timestamp, g.Agent)
+			add(g.Name, g.Verdict, g.VerdictInvalid, gateFile, g.VerdictLine, g.Timestamp, g.Agent, false)
 		}
 	}
 	if tb != nil {
 		te.files = append(te.files, bundlePath)
 		for _, e := range tb.Entries {
 			if e.Type != "" {
-				add(e.Type, e.Verdict, e.VerdictInvalid, bundlePath, e.FieldLine("verdict"), e.Timestamp, e.Agent)
+				add(e.Type, e.Verdict, e.VerdictInvalid, bundlePath, e.FieldLine("verdict"), e.Timestamp, e.Agent, true)
 			}
 		}
 		for _, g := range tb.Gates {
-			add(g.Name, g.Verdict, g.VerdictInvalid, bundlePath, g.VerdictLine, g.Timestamp, g.Agent)
+			add(g.Name, g.Verdict, g.VerdictInvalid, bundlePath, g.VerdictLine, g.Timestamp, g.Agent, true)
 		}
 	}
 	allTimed := true
@@ -292,6 +295,23 @@ func checkTaskEvidence(in *Input, t swarm.Task) taskEvidence {
 		}
 		if last == nil {
 			missing = append(missing, gate)
+			continue
+		}
+		if last.ts != "" && !last.timed {
+			te.unreadable = &swarm.ArtifactError{Path: last.file, Line: last.line,
+				Err: fmt.Errorf("task %s: the newest %s record's timestamp %q is not an ISO 8601 time, so it cannot be ordered or dated", t.ID, gate, last.ts)}
+			return te
+		}
+		if f := staleEvidence(&t, gate, last, defs[t.ID], defs[t.ID] != (taskDefinition{})); f != nil {
+			failed = true
+			te.findings = append(te.findings, *f)
+			continue
+		}
+		if last.bundle && last.invalid == "" && last.verdict == "" {
+			failed = true
+			te.findings = append(te.findings, Finding{Path: last.file, Line: last.line, EndLine: last.line, Rule: RuleEvidenceUnrecognizedVerdict, Severity: SeverityError,
+				Key:     fkey(RuleEvidenceUnrecognizedVerdict, t.ID, gate, last.file, "no verdict"),
+				Message: fmt.Sprintf("task %s: the newest %s entry of %s has no verdict (empty or missing; the plugin's evidence schema requires one): no verdict, neither approving nor rejecting; swarm-gate fails closed", t.ID, gate, last.file)})
 			continue
 		}
 		if last.invalid != "" {

@@ -23,9 +23,13 @@ func TestEvidenceCorpus(t *testing.T) {
 		{"phlawlessDevelopment__bomberz", 1, Passed, "", ""},
 		{"melvernaldo__melvernaldo.github.io", 1, NotApplicable, "", "no completed tasks"},
 		// Review receipts with verdict rejected (the curator's phase digests)
-		// are not task evidence: photochron and quest-forge still pass.
+		// are not task evidence: photochron still passes.
 		{"micschr0__photochron", 2, Passed, "", "9 completed tasks"},
-		{"sleuthy-sloth__quest-forge", 1, Passed, "", "4 completed tasks"},
+		// quest-forge (with no merge base, every completed task counts): the plan of this ledger was created at
+		// 17:22 with task 2.1 already completed; its review and test
+		// records are from 16:35, under the archived plan, whose 2.1 was
+		// another task ("Audit authentication flows").
+		{"sleuthy-sloth__quest-forge", 1, Failed, RuleEvidenceStale, "task 2.1: the newest reviewer evidence in .swarm/evidence/2.1.json (2026-04-30T16:35:12.961Z) is older than the task's current definition (.swarm/plan-ledger.jsonl seq 1, 2026-04-30T17:22:35Z: added)"},
 		// IMU's required_gates include critic, explorer, sme and docs, each
 		// recorded.
 		{"DediGadot__IMU-Parkinson", 1, Passed, "", "6 completed tasks"},

@@ -35,7 +35,7 @@ func (PhaseWrap) OnDemand() bool { return true }
 
 // Failure codes of phase-wrap steps. Those named like the plugin's are the
 // plugin's; TASKS_INCOMPLETE, TASK_EVIDENCE_MISSING, TASK_EVIDENCE_REJECTED,
-// TASK_EVIDENCE_INVALID and REQUIRED_AGENTS_MISSING are swarm-gate's (the
+// TASK_EVIDENCE_INVALID, TASK_EVIDENCE_STALE and REQUIRED_AGENTS_MISSING are swarm-gate's (the
 // plugin reports missing agents as status "incomplete" without a code, and
 // has no task checks).
 const (
@@ -52,6 +52,9 @@ const (
 	// CodeTaskEvidenceInvalid: a verdict that is neither approving nor
 	// rejecting (or not a string), or a task id the plugin does not accept.
 	CodeTaskEvidenceInvalid = "TASK_EVIDENCE_INVALID"
+	// CodeTaskEvidenceStale: the newest review or test record of a
+	// required gate is older than the task's current definition.
+	CodeTaskEvidenceStale = "TASK_EVIDENCE_STALE"
 )
 
 // RulePhaseWrapPrefix prefixes the rule of each failed step's finding:
@@ -695,8 +698,9 @@ func agentsCheck(in *Input, phase *swarm.Phase) CheckItem {
 		}
 	}
 	allPassed := len(phase.Tasks) > 0
+	defs := headDefinitions(in)
 	for _, t := range phase.Tasks {
-		te := checkTaskEvidence(in, t)
+		te := checkTaskEvidence(in, t, defs)
 		for _, a := range te.agents {
 			if _, ok := dispatched[a]; !ok && te.unreadable == nil {
 				dispatched[a] = "gate evidence of task " + t.ID
@@ -794,12 +798,13 @@ func taskEvidenceCheck(in *Input, phase *swarm.Phase) CheckItem {
 	var done, bad []string
 	var first *Finding
 	var errs []error
+	defs := headDefinitions(in)
 	for _, t := range phase.Tasks {
 		if t.Status != "completed" {
 			continue
 		}
 		done = append(done, t.ID)
-		te := checkTaskEvidence(in, t)
+		te := checkTaskEvidence(in, t, defs)
 		switch {
 		case te.unreadable != nil:
 			errs = append(errs, te.unreadable)
@@ -823,6 +828,8 @@ func taskEvidenceCheck(in *Input, phase *swarm.Phase) CheckItem {
 			code = CodeTaskEvidenceRejected
 		case RuleEvidenceUnrecognizedVerdict, RuleEvidenceInvalidTaskID:
 			code = CodeTaskEvidenceInvalid
+		case RuleEvidenceStale:
+			code = CodeTaskEvidenceStale
 		}
 		return checkFail(step, code, first.Path, first.Line, "%d of %s without passing evidence (%s); first: %s", len(bad), plural(len(done), "completed task", "completed tasks"), strings.Join(bad, ", "), first.Message)
 	}

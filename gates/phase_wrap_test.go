@@ -57,15 +57,19 @@ func TestPhaseWrapCorpus(t *testing.T) {
 			{"drift", CheckFail, CodeDriftMissing, ".swarm/spec.md exists"},
 			{"final-council", CheckSkipped, "", "final_council is off"},
 		}},
-		// fm-value-scout phase 1 closed cleanly: retro-1, completion-verify
+		// fm-value-scout phase 1 closed cleanly (retro-1, completion-verify
 		// pass, drift approved, phase_complete success at events line 77;
-		// docs is named by task 1.1's gate file.
-		{"JG1995__fm-value-scout", 1, CheckPass, []want{
+		// docs is named by task 1.1's gate file), but a day later the
+		// ledger resets task 1.2 to pending (seq 55), rewrites its
+		// description while pending (seq 97) and completes it again (seq
+		// 101) with no new review: its reviewer record is from before.
+		{"JG1995__fm-value-scout", 1, CheckFail, []want{
 			{"retrospective", CheckPass, "", ""},
 			{"completion-verify", CheckPass, "", "3 checked, 2 skipped"},
 			{"drift", CheckPass, "", "approved"},
 			{"required-agents", CheckPass, "", "line 77 (success)"},
 			{"tasks", CheckPass, "", ""},
+			{"task-evidence", CheckFail, CodeTaskEvidenceStale, "task 1.2: the newest reviewer evidence in .swarm/evidence/1.2.json (2026-05-04T19:08:19.684Z) is older than the task's current definition (.swarm/plan-ledger.jsonl seq 97"},
 		}},
 		{"JG1995__fm-value-scout", 5, CheckFail, []want{
 			{"drift", CheckPass, "", "approved"},

@@ -33,7 +33,10 @@ func TestPhaseWrapFolder(t *testing.T) {
 			" 1. PASS     retrospective        .swarm/evidence/retro-1/evidence.json",
 			" 3. FAIL     drift                .swarm/evidence/1/drift-verifier.json:15: DRIFT_VERIFICATION_REJECTED: entry 1 has verdict \"approved\", but its summary contains NEEDS_REVISION",
 			"result: phase 1 cannot close: DRIFT_VERIFICATION_REJECTED"}},
-		{"JG1995__fm-value-scout", []string{"--phase", "1"}, 0, []string{"result: phase 1 can close (6 PASS, 4 SKIPPED; exit code 0)", "the newest phase_complete event for phase 1, .swarm/events.jsonl line 77 (success)"}},
+		// Phase 1 closed at events line 77, but its tasks 1.2 and 1.3 were
+		// later reset, redefined and completed again on the old records.
+		{"JG1995__fm-value-scout", []string{"--phase", "1"}, 1, []string{"the newest phase_complete event for phase 1, .swarm/events.jsonl line 77 (success)", "TASK_EVIDENCE_STALE: 2 of 3 completed tasks without passing evidence (1.2, 1.3)"}},
+		{"sleuthy-sloth__quest-forge", []string{"--phase", "1"}, 0, []string{"result: phase 1 can close (6 PASS, 4 SKIPPED; exit code 0)", "all 2 completed tasks have passing gate evidence"}},
 		{"basel-ax__saleor-tma-frontend", nil, 1, []string{"DRIFT_VERIFICATION_MISSING", "TASKS_INCOMPLETE: 1 of 5 tasks not completed: 1.4 pending"}},
 	}
 	for _, c := range cases {

@@ -1,0 +1,117 @@
+package gates
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
+)
+
+// RuleEvidenceStale is evidence older than the task's current definition.
+const RuleEvidenceStale = "evidence/stale"
+
+// taskDefinition is the ledger event that last added or redefined a task:
+// the first embedded plan of the ledger that holds it, or a later one whose
+// description or acceptance for it differ from the one before while the
+// task was not yet completed there.
+type taskDefinition struct {
+	seq, line int
+	at        time.Time
+	timed     bool   // the event's timestamp could be read
+	what      string // "added", "description changed", ...
+}
+
+// taskDefinitions maps each task id of the ledger's embedded plans (of the
+// head plan's id) to its latest definition. A ledger without embedded plans
+// (a legacy one) gives an empty map: there is nothing to date evidence by.
+func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
+	out := map[string]taskDefinition{}
+	if l == nil {
+		return out
+	}
+	type def struct{ description, acceptance string }
+	seen := map[string]def{}
+	for i := range l.Events {
+		ev := &l.Events[i]
+		if ev.Plan == nil || ev.Plan.ID() != planID {
+			continue
+		}
+		at, timed := parseISOTime(ev.Timestamp)
+		for _, ph := range ev.Plan.Phases {
+			for _, t := range ph.Tasks {
+				d := def{t.Description, t.Acceptance}
+				prev, ok := seen[t.ID]
+				// A save that drops a field redefines nothing (real ledgers
+				// drop acceptance and restore it in later saves): the
+				// definition keeps the text it had.
+				if ok && d.description == "" {
+					d.description = prev.description
+				}
+				if ok && d.acceptance == "" {
+					d.acceptance = prev.acceptance
+				}
+				what := ""
+				switch {
+				case !ok:
+					what = "added"
+				case prev.description != d.description && prev.acceptance != d.acceptance:
+					what = "description and acceptance changed"
+				case prev.description != d.description:
+					what = "description changed"
+				case prev.acceptance != d.acceptance:
+					what = "acceptance changed"
+				}
+				seen[t.ID] = d
+				// Rewriting a task once it is done does not undo the checks
+				// of the work (plan-freeze names a finished task redefined);
+				// evidence dates against definitions made before that.
+				if what != "" && what != "added" && (t.Status == "completed" || t.Status == "closed") {
+					continue
+				}
+				if what != "" {
+					out[t.ID] = taskDefinition{seq: ev.Seq, line: ev.Line, at: at, timed: timed, what: what}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// verifyingGates are the gates whose record certifies the work of a task
+// (review and tests): only they must postdate its definition. An explorer
+// or SME record is written while the plan is still being made.
+var verifyingGates = map[string]bool{"reviewer": true, "test_engineer": true}
+
+// headDefinitions is taskDefinitions of the head ledger for the head plan.
+func headDefinitions(in *Input) map[string]taskDefinition {
+	if in.Head.Plan == nil {
+		return map[string]taskDefinition{}
+	}
+	return taskDefinitions(in.Head.Ledger, in.Head.Plan.ID())
+}
+
+// staleEvidence is the finding of a task's newest record of a gate that is
+// older than the task's current definition, or nil when it is not (only
+// verifyingGates are dated). A
+// record with no readable time cannot be shown to be newer: it counts as
+// stale (fail closed), and says so.
+func staleEvidence(t *swarm.Task, gate string, r *evidenceRecord, d taskDefinition, ok bool) *Finding {
+	if !ok || !d.timed || !verifyingGates[gate] {
+		return nil
+	}
+	var why string
+	switch {
+	case !r.timed && r.ts == "":
+		why = "has no timestamp, so it cannot be shown to postdate"
+	case !r.timed:
+		return nil // an unreadable timestamp is reported as such
+	case r.at.Before(d.at):
+		why = fmt.Sprintf("(%s) is older than", r.ts)
+	default:
+		return nil
+	}
+	return &Finding{Path: r.file, Line: r.line, EndLine: r.line, Rule: RuleEvidenceStale, Severity: SeverityError,
+		Key: fkey(RuleEvidenceStale, t.ID, gate, r.file, r.ts, fmt.Sprint(d.seq)),
+		Message: fmt.Sprintf("task %s: the newest %s evidence in %s %s the task's current definition (%s seq %d, %s: %s), so it does not show that the task as it now reads passed %s; run the gate again for the task as it is now",
+			t.ID, gate, r.file, why, swarm.LedgerPath, d.seq, d.at.UTC().Format(time.RFC3339), d.what, gate)}
+}

@@ -1,0 +1,114 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestStaleEvidence: a review or test record counts only for the task as
+// it now reads (issue 18 item 4). The ledger builder stamps seq N at
+// 2026-07-17T18:NN:00Z.
+func TestStaleEvidence(t *testing.T) {
+	redefined := edit(t, testPlan, `"description": "Wire the command"`, `"description": "Wire the command and the import"`)
+	done := func(plan string) string {
+		return edit(t, plan, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	}
+	gates := func(reviewerAt string, extra string) string {
+		ts := ""
+		if reviewerAt != "" {
+			ts = fmt.Sprintf(`"timestamp":%q`, reviewerAt)
+		}
+		return fmt.Sprintf(`{"taskId":"1.2","required_gates":["explorer","reviewer","test_engineer"],"gates":{"explorer":{"timestamp":"2026-07-17T17:00:00.000Z"},"reviewer":{%s},"test_engineer":{"timestamp":"2026-07-17T18:30:00.000Z"%s}}}`, ts, extra)
+	}
+	cases := []struct {
+		name     string
+		ledger   func() *ledgerBuilder
+		plan     string
+		evidence string
+		outcome  Outcome
+		rule     string
+		says     string
+	}{
+		{"redefined while pending, reviewed before: stale",
+			func() *ledgerBuilder {
+				return newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done(redefined))
+			},
+			done(redefined), gates("2026-07-17T18:02:30.000Z", ""), Failed, RuleEvidenceStale,
+			"task 1.2: the newest reviewer evidence in .swarm/evidence/1.2.json (2026-07-17T18:02:30.000Z) is older than the task's current definition (.swarm/plan-ledger.jsonl seq 3, 2026-07-17T18:03:00Z: description changed)"},
+		{"redefined while pending, reviewed after: passes",
+			func() *ledgerBuilder {
+				return newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done(redefined))
+			},
+			done(redefined), gates("2026-07-17T18:20:00.000Z", ""), Passed, "", ""},
+		{"an explorer record from before the plan is not dated",
+			func() *ledgerBuilder { return newLedger(t, testPlan).approve(testPlan).snapshot(done(testPlan)) },
+			done(testPlan), gates("2026-07-17T18:20:00.000Z", ""), Passed, "", ""},
+		{"redefined after it was completed: not this gate's finding",
+			func() *ledgerBuilder {
+				return newLedger(t, testPlan).snapshot(done(testPlan)).snapshot(done(redefined))
+			},
+			done(redefined), gates("2026-07-17T18:02:30.000Z", ""), Passed, "", ""},
+		{"added already completed, reviewed before the plan existed: stale",
+			func() *ledgerBuilder { return newLedger(t, done(testPlan)) },
+			done(testPlan), gates("2026-07-17T17:30:00.000Z", ""), Failed, RuleEvidenceStale, "(.swarm/plan-ledger.jsonl seq 1, 2026-07-17T18:01:00Z: added)"},
+		{"a review record without a timestamp cannot be dated: stale",
+			func() *ledgerBuilder { return newLedger(t, testPlan).snapshot(done(testPlan)) },
+			done(testPlan), gates("", ""), Failed, RuleEvidenceStale, "has no timestamp, so it cannot be shown to postdate"},
+		{"an unreadable timestamp: could not evaluate, naming the file",
+			func() *ledgerBuilder { return newLedger(t, testPlan).snapshot(done(testPlan)) },
+			done(testPlan), gates("yesterday", ""), Error, "", `.swarm/evidence/1.2.json: line`},
+		{"a legacy ledger without embedded plans: nothing to date by",
+			func() *ledgerBuilder {
+				b := newLedger(t, testPlan)
+				b.lines = b.lines[:0]
+				b.add(`"event_type":"plan_created","source":"initLedger"`, b.hashes(done(testPlan)).Ledger)
+				return b
+			},
+			done(testPlan), gates("2026-07-17T17:30:00.000Z", ""), Passed, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head := c.ledger().fs(c.plan)
+			head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(c.evidence)}
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(head)})
+			if r.Outcome != c.outcome {
+				t.Fatalf("%s %q, want %s\n%s", r.Outcome, r.Title, c.outcome, findingsText(r))
+			}
+			if c.says != "" && !strings.Contains(r.Title+findingsText(r), c.says) {
+				t.Errorf("want %q:\n%s\n%s", c.says, r.Title, findingsText(r))
+			}
+			if c.rule != "" && !hasRule(r, c.rule) {
+				t.Errorf("rules %v, want %s", rules(r), c.rule)
+			}
+		})
+	}
+}
+
+// TestBundleEntryWithoutVerdict: the plugin's evidence schema requires an
+// entry's verdict; one that is empty or missing is no verdict and fails
+// closed, while a gate file's record (which has none by design) passes.
+func TestBundleEntryWithoutVerdict(t *testing.T) {
+	plan := edit(t, testPlan, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	for _, c := range []struct {
+		name, entry string
+		outcome     Outcome
+	}{
+		{"missing", `{"type":"review","agent":"reviewer","timestamp":"2026-07-17T18:30:00.000Z","summary":"ok"}`, Failed},
+		{"empty", `{"type":"review","agent":"reviewer","verdict":"","timestamp":"2026-07-17T18:30:00.000Z","summary":"ok"}`, Failed},
+		{"approved", `{"type":"review","agent":"reviewer","verdict":"approved","timestamp":"2026-07-17T18:30:00.000Z","summary":"ok"}`, Passed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bundle := `{"schema_version":"1.0.0","task_id":"1.2","entries":[` + c.entry + `,{"type":"test","agent":"test_engineer","verdict":"pass","timestamp":"2026-07-17T18:31:00.000Z","summary":"ok"}],"created_at":"2026-07-17T18:30:00.000Z","updated_at":"2026-07-17T18:31:00.000Z"}`
+			head := side(map[string]string{".swarm/plan.json": plan, ".swarm/evidence/1.2/evidence.json": bundle})
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(head)})
+			if r.Outcome != c.outcome {
+				t.Fatalf("%s %q, want %s\n%s", r.Outcome, r.Title, c.outcome, findingsText(r))
+			}
+			if c.outcome == Failed && !strings.Contains(findingsText(r), "has no verdict (empty or missing") {
+				t.Errorf("the finding does not say the verdict is missing:\n%s", findingsText(r))
+			}
+		})
+	}
+}
