@@ -130,6 +130,11 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		findings = append(findings, Finding{Path: swarm.LedgerPath, Line: 1, EndLine: 1, Rule: RuleLedgerRewritten, Severity: SeverityError,
 			Message: fmt.Sprintf("the pull request deletes %s, which has %s at the merge base; the ledger is append-only: restore it", swarm.LedgerPath, plural(len(baseLedger.Events), "event", "events"))})
 	}
+	archiveFindings, archiveErr := brokenArchives(in)
+	if archiveErr != nil {
+		return errorResult(g.Name(), archiveErr)
+	}
+	findings = append(findings, archiveFindings...)
 	replaced, err := findReplacement(in, baseLedger, ledger)
 	if err != nil {
 		return errorResult(g.Name(), err)

@@ -106,3 +106,27 @@ func droppedWork(old, cur *swarm.Plan) []string {
 	}
 	return out
 }
+
+// brokenArchives reports the head's archived ledgers that cannot be read:
+// one the pull request adds or changes stops the gate (an error naming it);
+// one the merge base already has, broken the same way, is a warning.
+func brokenArchives(in *Input) ([]Finding, error) {
+	var out []Finding
+	for _, a := range in.Head.Archives {
+		if a.Err == nil {
+			continue
+		}
+		same := false
+		for _, b := range in.Base.Archives {
+			if b.Path == a.Path && b.Err != nil && b.Err.Error() == a.Err.Error() {
+				same = true
+			}
+		}
+		if !same {
+			return nil, fmt.Errorf("an archived ledger the pull request adds or changes cannot be read: %w", a.Err)
+		}
+		out = append(out, Finding{Path: a.Path, Line: 1, EndLine: 1, Rule: RuleUnreadable, Severity: SeverityWarning,
+			Message: "already on the base branch: this archived ledger cannot be read (" + a.Err.Error() + "); the plugin does not read archives, so it only matters if the plan is replaced again"})
+	}
+	return out, nil
+}

@@ -46,6 +46,18 @@ func TestPlanReplaced(t *testing.T) {
 		{"an archive that does not parse: could not evaluate, naming it", with(fresh.fs(testPlan), archive, []byte("{\"seq\":1,\n")),
 			Error, "", "", archive + ": line 1"},
 	}
+	// A broken archive the pull request adds stops the gate even when the
+	// ledger extends the base's; one already broken on the base warns.
+	broken := []byte("{\"seq\":1,\n")
+	extended := with(base, archive, broken)
+	r := eval(PlanFreeze{}, &Input{Phase: 1, Base: load(base), Head: load(extended)})
+	if r.Outcome != Error || !strings.Contains(r.Title, "an archived ledger the pull request adds or changes cannot be read") || !strings.Contains(findingsText(r), archive) {
+		t.Errorf("a broken archive added: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	r = eval(PlanFreeze{}, &Input{Phase: 1, Base: load(extended), Head: load(extended)})
+	if r.Outcome == Error || !strings.Contains(findingsText(r), "already on the base branch: this archived ledger cannot be read") {
+		t.Errorf("a broken archive already on the base: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := eval(PlanFreeze{}, &Input{Phase: 1, Base: load(base), Head: load(c.head)})
