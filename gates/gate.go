@@ -109,6 +109,9 @@ type Input struct {
 	HeadFile func(path string) (content []byte, ok bool)
 	// BaseFile is HeadFile for the merge base; nil when not available.
 	BaseFile func(path string) (content []byte, ok bool)
+	// Linguist is what the base branch's .gitattributes say is generated
+	// or vendored (nil: only GeneratedReason's path and header rules).
+	Linguist Linguist
 	// SAST is the security scan the pipeline ran for swarm/sast (nil when it
 	// did not run).
 	SAST *SASTScan

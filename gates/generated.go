@@ -52,6 +52,51 @@ func GeneratedReason(p string, head []byte) string {
 	return ""
 }
 
+// Linguist is what a commit's .gitattributes say of paths
+// (internal/gitattr.Linguist): Reason's set is false when they say
+// nothing, and reason is "" with set true when they mark the path as the
+// project's own (linguist-generated=false); Errors lists the
+// .gitattributes files that could not be read.
+type Linguist interface {
+	Reason(path string) (reason string, set bool)
+	Errors() []error
+}
+
+// GeneratedReasonFor is GeneratedReason with the .gitattributes first:
+// linguist-generated and linguist-vendored skip a file, and =false (or
+// -linguist-...) scans one the path rules would skip. l may be nil. The
+// attributes come from the base branch, so a pull request cannot mark its
+// own code generated to skip it.
+func GeneratedReasonFor(l Linguist, p string, head []byte) string {
+	if l != nil {
+		if r, set := l.Reason(p); set {
+			return r
+		}
+	}
+	return GeneratedReason(p, head)
+}
+
+// linguistNote says which .gitattributes files could not be read ("" when
+// none), for a gate's summary.
+func linguistNote(l Linguist) string {
+	if l == nil {
+		return ""
+	}
+	errs := l.Errors()
+	if len(errs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" Not applied (the files they would skip are scanned): ")
+	for i, err := range errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(err.Error())
+	}
+	return b.String() + "."
+}
+
 // generatedHeader reports whether the first lines carry a generated-code
 // marker: Go's "Code generated ... DO NOT EDIT." convention, or @generated.
 func generatedHeader(head []byte) bool {

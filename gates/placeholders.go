@@ -109,14 +109,14 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		}
 		switch {
 		case f.Binary || hasNUL(f.Added):
-			st.binaryFile(cfg, f.NewPath)
+			st.binaryFile(cfg, in.Linguist, f.NewPath)
 			continue
 		case len(f.Added) == 0:
 			continue
 		case allowedByGlobs(cfg.Allow, f.NewPath):
 			st.allowed = append(st.allowed, f.NewPath)
 			continue
-		case !plan && st.skipGenerated(f.NewPath, nil):
+		case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
 			continue
 		case isDataFile(f.NewPath):
 			st.data++
@@ -145,7 +145,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 				st.big = append(st.big, f.NewPath)
 				continue
 			case haveHead && bytes.IndexByte(content, 0) >= 0:
-				st.binaryFile(cfg, f.NewPath)
+				st.binaryFile(cfg, in.Linguist, f.NewPath)
 				continue
 			}
 		}
@@ -153,7 +153,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			prefix = addedPrefix(prefix[:0], f.Added)
 			content = prefix
 		}
-		if !plan && (complete || haveHead) && st.skipGenerated(f.NewPath, content) {
+		if !plan && (complete || haveHead) && st.skipGenerated(in.Linguist, f.NewPath, content) {
 			continue
 		}
 		st.files++
@@ -210,7 +210,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		}
 	}
 	st.introduced = failing
-	res := Result{Outcome: Passed, Summary: placeholderSummary(&st, cfg), Findings: sc.out}
+	res := Result{Outcome: Passed, Summary: placeholderSummary(&st, cfg) + linguistNote(in.Linguist), Findings: sc.out}
 	if failing+st.preExisting > 0 {
 		res.Delta = &DeltaSummary{Introduced: failing, PreExisting: st.preExisting}
 		if st.noBase {
@@ -246,8 +246,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 // binaryFile records a changed file with NUL bytes: a source file (by its
 // extension; not a test, allowed or generated file) is a finding, anything
 // else is binary and skipped.
-func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, p string) {
-	if _, code := sast.LanguageOf(p); code && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReason(p, nil) == "" {
+func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, l Linguist, p string) {
+	if _, code := sast.LanguageOf(p); code && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReasonFor(l, p, nil) == "" {
 		st.nul = append(st.nul, p)
 		return
 	}
@@ -313,8 +313,8 @@ func notScannedWhy(fs []Finding) string {
 // skipGenerated records and reports whether the file at p is generated,
 // vendored or minified (GeneratedReason, with head its content's start or
 // nil).
-func (st *placeholderStats) skipGenerated(p string, head []byte) bool {
-	why := GeneratedReason(p, head)
+func (st *placeholderStats) skipGenerated(l Linguist, p string, head []byte) bool {
+	why := GeneratedReasonFor(l, p, head)
 	if why != "" {
 		st.generated = append(st.generated, mdtext.Code(p)+" ("+why+")")
 	}

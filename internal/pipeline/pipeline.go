@@ -20,6 +20,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
+	"github.com/swarm-gate/swarm-gate/internal/gitattr"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -192,14 +193,17 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Phases: changed, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), BaseFile: headFileReader(baseFS), Overrides: opts.Overrides}
+		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), BaseFile: headFileReader(baseFS), Overrides: opts.Overrides,
+		// From the base branch, as the policy: a pull request cannot mark
+		// its own code generated to have it skipped.
+		Linguist: gitattr.New(baseTipFS)}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()
 	}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
-			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF, repo.Root())
+			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF, repo.Root(), in.Linguist)
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
 		}
 	}

@@ -27,7 +27,7 @@ const MaxSASTFiles = 5000
 // findings from SARIF logs in the changed files; and the phase's
 // sast-baseline.json on both sides. Generated, vendored and minified code
 // files are not scanned, and listed (gates.GeneratedReason).
-func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string) *gates.SASTScan {
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	headContent := map[string][]byte{}
 	changed := map[string]bool{}
@@ -38,7 +38,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		}
 		changed[f.NewPath] = true
 		_, code := sast.LanguageOf(f.NewPath)
-		if reason := gates.GeneratedReason(f.NewPath, nil); code && reason != "" {
+		if reason := gates.GeneratedReasonFor(linguist, f.NewPath, nil); code && reason != "" {
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
@@ -66,10 +66,10 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			old, skip, _ = readForScan(mergeBaseFS, f.OldPath)
 			hasOld = skip == ""
 		}
-		if reason := gates.GeneratedReason(f.NewPath, content); code && reason != "" {
+		if reason := gates.GeneratedReasonFor(linguist, f.NewPath, content); code && reason != "" {
 			// A generated-code header the pull request writes into a file
 			// that had none does not exempt it.
-			if !hasOld || gates.GeneratedReason(f.OldPath, old) != "" {
+			if !hasOld || gates.GeneratedReasonFor(linguist, f.OldPath, old) != "" {
 				s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 				continue
 			}

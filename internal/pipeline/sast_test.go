@@ -94,3 +94,45 @@ func TestCheckSAST(t *testing.T) {
 		})
 	}
 }
+
+// TestGitattributesLinguist: the base branch's .gitattributes decide what
+// is generated or vendored for swarm/sast and swarm/placeholders; a pull
+// request that marks its own code generated is still scanned.
+func TestGitattributesLinguist(t *testing.T) {
+	const bad = "package gen\n\nimport \"os/exec\"\n\n// TODO: remove\nfunc Run(cmd string) { _ = exec.Command(\"sh\", \"-c\", cmd) }\n"
+	both := []gates.Gate{gates.SAST{}, gates.Placeholders{}}
+	cases := []struct {
+		name  string
+		head  map[string]string
+		want  gates.Outcome // sast (placeholders passes where sast is not applicable)
+		notes string
+	}{
+		{"a path the base marks linguist-generated is skipped", map[string]string{"gen/api.go": bad}, gates.NotApplicable, "generated (.gitattributes linguist-generated)"},
+		{"a path the base marks linguist-vendored is skipped", map[string]string{"third/lib.go": bad}, gates.NotApplicable, "vendored (.gitattributes linguist-vendored)"},
+		{"dist/ the base marks -linguist-generated is scanned", map[string]string{"dist/cli.go": bad}, gates.Failed, ""},
+		{"a pull request marking its own code generated is still scanned", map[string]string{".gitattributes": "gen/** linguist-generated\nthird/** linguist-vendored\ndist/** -linguist-generated\nsrc/** linguist-generated\n", "src/evil.go": bad}, gates.Failed, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.commit("", map[string]string{".swarm/plan.json": miniPlan, ".gitattributes": "gen/** linguist-generated\nthird/** linguist-vendored\ndist/** -linguist-generated\n"})
+			r.commit("swarm/phase-1", c.head)
+			rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-1", Phase: 1, Gates: both, DiffEngine: "go-git"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range rep.Gates {
+				want := c.want
+				if want == gates.NotApplicable && g.Name == (gates.Placeholders{}).Name() {
+					want = gates.Passed // placeholders passes with the notice
+				}
+				if g.Outcome != want {
+					t.Errorf("%s: %s %q, want %s\n%s", g.Name, g.Outcome, g.Title, want, g.Summary)
+				}
+				if c.notes != "" && !strings.Contains(g.Title+g.Summary, c.notes) {
+					t.Errorf("%s does not say %q:\n%s\n%s", g.Name, c.notes, g.Title, g.Summary)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package gitattr
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestReason(t *testing.T) {
+	fsys := fstest.MapFS{
+		".gitattributes":     {Data: []byte("# generated code\n*.gen.ts linguist-generated\nassets/** linguist-vendored\ndist/** -linguist-generated\n*.pb.go linguist-generated=true\nlib/keep.js linguist-vendored=false\n[attr]gen linguist-generated\nproto/*.ts gen\n")},
+		"web/.gitattributes": {Data: []byte("legacy/*.js linguist-vendored\n*.gen.ts -linguist-generated\n")},
+	}
+	l := New(fsys)
+	cases := []struct {
+		path, reason string
+		set          bool
+	}{
+		{"src/api.gen.ts", "generated (.gitattributes linguist-generated)", true},
+		{"assets/jquery/jquery.js", "vendored (.gitattributes linguist-vendored)", true},
+		{"dist/cli.js", "", true},
+		{"api/x.pb.go", "generated (.gitattributes linguist-generated)", true},
+		{"lib/keep.js", "", true},
+		{"proto/a.ts", "generated (.gitattributes linguist-generated)", true},
+		{"web/legacy/old.js", "vendored (.gitattributes linguist-vendored)", true},
+		{"web/src/a.gen.ts", "", true}, // the deeper file wins
+		{"src/main.go", "", false},
+		{"legacy/old.js", "", false}, // web/'s pattern is relative to web/
+	}
+	for _, c := range cases {
+		reason, set := l.Reason(c.path)
+		if reason != c.reason || set != c.set {
+			t.Errorf("Reason(%q) = %q, %v; want %q, %v", c.path, reason, set, c.reason, c.set)
+		}
+	}
+	if errs := l.Errors(); len(errs) != 0 {
+		t.Errorf("errors: %v", errs)
+	}
+}
+
+func TestReasonBadFiles(t *testing.T) {
+	l := New(fstest.MapFS{
+		".gitattributes":       {Data: []byte(strings.Repeat("x", MaxFileSize+1))},
+		"sub/.gitattributes":   {Data: []byte("[attr]macro linguist-generated\n*.js macro\n")},
+		"dir/.gitattributes/x": {Data: []byte("")},
+	})
+	if _, set := l.Reason("sub/a.js"); set {
+		t.Error("a macro outside the root file must not apply")
+	}
+	if _, set := l.Reason("dir/a.js"); set {
+		t.Error("a .gitattributes directory applies nothing")
+	}
+	errs := l.Errors()
+	if len(errs) < 2 || !strings.Contains(errs[0].Error(), ".gitattributes: 1048577 bytes, over the 1048576-byte limit") {
+		t.Errorf("errors: %v", errs)
+	}
+	var nilL *Linguist
+	if r, set := nilL.Reason("a"); r != "" || set {
+		t.Error("a nil Linguist says nothing")
+	}
+}
