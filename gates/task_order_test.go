@@ -57,37 +57,38 @@ func TestTaskOrder(t *testing.T) {
 		status   map[string]string
 		depends  map[string]string
 		phase    int
-		severity Severity // error: the dependency is in the task's phase ("" no finding; plan-lint only warns)
-		rule     string   // the task-order rule, without the gate (plan-lint/...)
+		evidence Outcome  // swarm/evidence's outcome
+		severity Severity // of its swarm/evidence finding: error when the dependency is in the task's phase ("" no finding; plan-lint only warns)
+		rule     string   // the task-order rule, without the gate (evidence/..., plan-lint/...)
 		mention  string
 	}{
 		{name: "a dependency pending in the same phase", status: map[string]string{"1.2": done}, phase: 1,
-			severity: SeverityError, rule: "completed-before-dependency", mention: "task 1.2 is completed but depends on 1.1, which is pending"},
+			evidence: Failed, severity: SeverityError, rule: "completed-before-dependency", mention: "task 1.2 is completed but depends on 1.1, which is pending"},
 		{name: "a dependency in another phase", status: map[string]string{"2.1": done}, depends: map[string]string{"2.1": `["1.2"]`}, phase: 2,
-			severity: SeverityWarning, rule: "completed-before-dependency", mention: "task 2.1 is completed but depends on 1.2 of phase 1, which is pending"},
+			evidence: Passed, severity: SeverityWarning, rule: "completed-before-dependency", mention: "task 2.1 is completed but depends on 1.2 of phase 1, which is pending"},
 		{name: "a dependency in progress", status: map[string]string{"1.1": "in_progress", "1.2": done}, phase: 1,
-			severity: SeverityError, rule: "completed-before-dependency", mention: "depends on 1.1, which is in_progress"},
-		{name: "a dependency completed", status: map[string]string{"1.1": done, "1.2": done}, phase: 1},
-		{name: "a dependency closed (swarm close) counts as done", status: map[string]string{"1.1": "closed", "1.2": done}, phase: 1},
-		{name: "a pending task waiting for its dependency is fine", status: map[string]string{"1.1": done}, phase: 1},
+			evidence: Failed, severity: SeverityError, rule: "completed-before-dependency", mention: "depends on 1.1, which is in_progress"},
+		{name: "a dependency completed", status: map[string]string{"1.1": done, "1.2": done}, phase: 1, evidence: Passed},
+		{name: "a dependency closed (swarm close) counts as done", status: map[string]string{"1.1": "closed", "1.2": done}, phase: 1, evidence: Passed},
+		{name: "a pending task waiting for its dependency is fine", status: map[string]string{"1.1": done}, phase: 1, evidence: Passed},
 		{name: "an unknown dependency of the same phase", status: map[string]string{"1.1": done, "1.2": done}, depends: map[string]string{"1.2": `["1.1","1.9"]`}, phase: 1,
-			severity: SeverityError, rule: "missing-dependency", mention: "task 1.2 depends on missing 1.9: no task of the plan has that id"},
+			evidence: Failed, severity: SeverityError, rule: "missing-dependency", mention: "task 1.2 depends on missing 1.9: no task of the plan has that id"},
 		{name: "an unknown dependency of no phase", status: map[string]string{"1.1": done, "1.2": done}, depends: map[string]string{"1.2": `["7.1"]`}, phase: 1,
-			severity: SeverityWarning, rule: "missing-dependency", mention: "depends on missing 7.1"},
+			evidence: Passed, severity: SeverityWarning, rule: "missing-dependency", mention: "depends on missing 7.1"},
 		{name: "a phase id as a dependency", status: map[string]string{"2.1": done}, depends: map[string]string{"2.1": `["1"]`}, phase: 2,
-			severity: SeverityWarning, rule: "missing-dependency", mention: "that is phase 1's id"},
+			evidence: Passed, severity: SeverityWarning, rule: "missing-dependency", mention: "that is phase 1's id"},
 		{name: "an empty dependency id", status: map[string]string{"1.1": done}, depends: map[string]string{"1.1": `[""]`}, phase: 1,
-			severity: SeverityWarning, rule: "missing-dependency", mention: `task 1.1 depends on missing "": an empty id names no task`},
+			evidence: Passed, severity: SeverityWarning, rule: "missing-dependency", mention: `task 1.1 depends on missing "": an empty id names no task`},
 		{name: "a self-dependency", status: map[string]string{"1.1": done, "1.2": done}, depends: map[string]string{"1.2": `["1.1","1.2"]`}, phase: 1,
-			severity: SeverityError, rule: "circular-dependency", mention: "task 1.2 depends on itself (circular dependency 1.2 → 1.2)"},
+			evidence: Failed, severity: SeverityError, rule: "circular-dependency", mention: "task 1.2 depends on itself (circular dependency 1.2 → 1.2)"},
 		{name: "a 2-cycle across phases", status: map[string]string{"1.1": done, "2.1": done}, depends: map[string]string{"1.1": `["2.1"]`, "2.1": `["1.1"]`}, phase: 2,
-			severity: SeverityWarning, rule: "circular-dependency", mention: "circular dependency 1.1 → 2.1 → 1.1"},
+			evidence: Passed, severity: SeverityWarning, rule: "circular-dependency", mention: "circular dependency 1.1 → 2.1 → 1.1"},
 		{name: "a 3-cycle", status: map[string]string{"1.1": done, "1.2": done, "1.3": done}, depends: map[string]string{"1.1": `["1.3"]`, "1.3": `["1.2"]`}, phase: 1,
-			severity: SeverityError, rule: "circular-dependency", mention: "circular dependency 1.1 → 1.3 → 1.2 → 1.1 (each depends on the next)"},
+			evidence: Failed, severity: SeverityError, rule: "circular-dependency", mention: "circular dependency 1.1 → 1.3 → 1.2 → 1.1 (each depends on the next)"},
 		{name: "a 3-cycle across phases", status: map[string]string{"1.1": done, "1.2": done, "2.1": done}, depends: map[string]string{"1.1": `["2.1"]`, "2.1": `["1.2"]`}, phase: 2,
-			severity: SeverityWarning, rule: "circular-dependency", mention: "circular dependency 1.1 → 2.1 → 1.2 → 1.1"},
+			evidence: Passed, severity: SeverityWarning, rule: "circular-dependency", mention: "circular dependency 1.1 → 2.1 → 1.2 → 1.1"},
 		{name: "a dependency already violated on the merge base", base: map[string]string{"1.2": done}, status: map[string]string{"1.1": "in_progress", "1.2": done}, phase: 1,
-			severity: SeverityWarning, rule: "completed-before-dependency", mention: PreExistingPrefix + "task 1.2 is completed but depends on 1.1, which is in_progress"},
+			evidence: Passed, severity: SeverityWarning, rule: "completed-before-dependency", mention: PreExistingPrefix + "task 1.2 is completed but depends on 1.1, which is in_progress"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +110,15 @@ func TestTaskOrder(t *testing.T) {
 				}
 				base = load(withEvidence(orderPlan(t, c.base, c.depends), bids...))
 			}
+			r := eval(Evidence{}, &Input{Phase: c.phase, Phases: []int{c.phase}, Base: base, Head: head})
+			if r.Outcome != c.evidence {
+				t.Fatalf("evidence: outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.evidence, findingsText(r))
+			}
+			checkOrderFinding(t, "evidence", r, "evidence/"+c.rule, c.severity, c.mention)
+			if c.severity != "" && !strings.Contains(r.Title, "task-order problem") && !strings.Contains(r.Title, "about task order") {
+				t.Errorf("evidence title %q does not say the task order", r.Title)
+			}
+
 			lint := eval(PlanLint{}, &Input{Phase: c.phase, Base: base, Head: head})
 			want := NotApplicable
 			if c.severity == "" {
@@ -171,6 +181,22 @@ func checkOrderFinding(t *testing.T, gate string, r Result, rule string, severit
 	}
 }
 
+// TestTaskOrderOnlyPhasesUnderCheck: swarm/evidence judges the completed
+// tasks it checks, not a violation left in a phase the pull request does
+// not touch; plan-lint lints the whole plan.
+func TestTaskOrderOnlyPhasesUnderCheck(t *testing.T) {
+	plan := orderPlan(t, map[string]string{"1.2": "completed", "2.1": "completed"}, nil)
+	base := load(withEvidence(orderPlan(t, map[string]string{"1.2": "completed"}, nil), "1.2"))
+	head := load(withEvidence(plan, "1.2", "2.1"))
+	r := eval(Evidence{}, &Input{Phase: 2, Phases: []int{2}, Base: base, Head: head})
+	if r.Outcome != Passed || hasRule(r, RuleEvidenceDependsOpen) {
+		t.Errorf("evidence judged phase 1 while checking phase 2: %s (%s)\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	if lint := eval(PlanLint{}, &Input{Phase: 2, Base: base, Head: head}); !hasRule(lint, RulePlanLintDependsOpen) {
+		t.Errorf("plan-lint rules %v, want %s", rules(lint), RulePlanLintDependsOpen)
+	}
+}
+
 // TestTaskOrderOddPlans: odd ids, duplicate ids and very long chains do not
 // panic and stay linear.
 func TestTaskOrderOddPlans(t *testing.T) {
@@ -208,7 +234,7 @@ func TestTaskOrderOddPlans(t *testing.T) {
 				t.Fatal(head.PlanErr)
 			}
 			start := time.Now()
-			for _, g := range []Gate{PlanLint{}} {
+			for _, g := range []Gate{PlanLint{}, Evidence{}} {
 				r := eval(g, &Input{Phase: 1, Head: head})
 				if r.Outcome == Error && strings.Contains(r.Title, "internal error") {
 					t.Fatalf("%s: %s", g.Name(), r.Title)
@@ -216,7 +242,7 @@ func TestTaskOrderOddPlans(t *testing.T) {
 				if c.mention != "" && !strings.Contains(findingsText(r), c.mention) {
 					t.Errorf("%s findings do not mention %q:\n%s", g.Name(), c.mention, clipN(findingsText(r), 2000))
 				}
-				if c.mention == "" && (hasRule(r, RulePlanLintDependsLoop) || hasRule(r, RulePlanLintDependsOpen)) {
+				if c.mention == "" && (hasRule(r, RulePlanLintDependsLoop) || hasRule(r, RuleEvidenceDependsLoop) || hasRule(r, RulePlanLintDependsOpen)) {
 					t.Errorf("%s: task-order findings in a clean chain:\n%s", g.Name(), clipN(findingsText(r), 2000))
 				}
 			}
