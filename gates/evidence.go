@@ -38,6 +38,14 @@ import (
 // the plugin's form (N.N[.N...], swarm.TaskIDPattern) fails: the plugin
 // reads no evidence for it. A bundle whose task_id names another task is
 // unreadable, like a gate file whose taskId does not match its name.
+//
+// The same completed tasks are checked against their depends (task
+// order, task_order.go): a dependency that is not completed (or closed),
+// one that names no task, and a circular dependency the task is part of.
+// Each fails when the dependency is in the task's own phase (for a missing
+// one: when its id names that phase; for a loop: when all of it is) and is
+// a warning across phases, where the other phase's pull request may be the
+// one to fix it.
 type Evidence struct{}
 
 // Name implements Gate.
@@ -51,7 +59,16 @@ const (
 	RuleEvidenceRejected            = "evidence/rejected"
 	RuleEvidenceUnrecognizedVerdict = "evidence/unrecognized-verdict"
 	RuleEvidenceInvalidTaskID       = "evidence/invalid-task-id"
+	RuleEvidenceDependsOpen         = "evidence/completed-before-dependency"
+	RuleEvidenceDependsGone         = "evidence/missing-dependency"
+	RuleEvidenceDependsLoop         = "evidence/circular-dependency"
 )
+
+// evidenceDependsRules are swarm/evidence's rules for the task-order
+// problems.
+var evidenceDependsRules = map[dependsKind]string{
+	dependsOpen: RuleEvidenceDependsOpen, dependsMissing: RuleEvidenceDependsGone, dependsCycle: RuleEvidenceDependsLoop,
+}
 
 // Evaluate implements Gate.
 func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
@@ -95,20 +112,67 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	summary += "\n\nVerdicts are read from the records' verdict fields (the newest record of each gate decides), never from summaries. A task without a gate file needs " +
 		strings.Join(defaultRequiredGates(in.config().QAGates), " and ") + " (" + in.config().qaProfileSource() + ")."
+	order, orderErrs := taskOrderFindings(plan, completed)
+	if len(order) > 0 {
+		summary += "\n\nTask order: a completed task's depends must be completed (or closed), name tasks of the plan and not loop back to it; this fails when the dependency is in the task's own phase and is a warning across phases."
+	}
 	if len(unreadable) > 0 {
 		r := errorResult(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary
 		r.Findings = append(r.Findings, findings...)
+		r.Findings = append(r.Findings, order...)
 		return r
 	}
-	if len(findings) > 0 {
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s without passing evidence", plural(len(completed)-ok, "completed task", "completed tasks")), Summary: summary, Findings: findings}
+	failedTasks := len(completed) - ok
+	findings = append(findings, order...)
+	switch {
+	case failedTasks > 0:
+		title := fmt.Sprintf("%s without passing evidence", plural(failedTasks, "completed task", "completed tasks"))
+		if orderErrs > 0 {
+			title += fmt.Sprintf("; %s", plural(orderErrs, "task-order problem", "task-order problems"))
+		}
+		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+	case orderErrs > 0:
+		title := plural(orderErrs, "task-order problem", "task-order problems") + ": "
+		for _, f := range order {
+			if f.Severity == SeverityError {
+				title += clipN(f.Message, 120)
+				break
+			}
+		}
+		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("all %s have their gate evidence", plural(len(completed), "completed task", "completed tasks"))
 	if len(completed) == 1 {
 		title = "the completed task has its gate evidence"
 	}
-	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: []Finding{}}
+	if len(order) > 0 {
+		title += fmt.Sprintf(" (%s about task order)", plural(len(order), "warning", "warnings"))
+	}
+	if findings == nil {
+		findings = []Finding{}
+	}
+	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// taskOrderFindings are the task-order problems of the completed tasks
+// swarm/evidence checks: errors when the dependency is in the task's own
+// phase, warnings across phases; errs counts the errors.
+func taskOrderFindings(plan *swarm.Plan, completed []swarm.Task) (findings []Finding, errs int) {
+	judged := map[string]bool{}
+	for _, t := range completed {
+		judged[t.ID] = true
+	}
+	for _, p := range dependsProblems(plan, func(t *swarm.Task, _ int) bool { return t.Status == "completed" && judged[t.ID] }) {
+		rule := evidenceDependsRules[p.kind]
+		sev := SeverityWarning
+		if p.samePhase {
+			sev = SeverityError
+			errs++
+		}
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: p.task.Line, EndLine: p.task.Line, Rule: rule, Severity: sev, Message: p.message(), Key: p.key(rule)})
+	}
+	return findings, errs
 }
 
 // tasksToCheck are the completed tasks of the phase plus the tasks of other

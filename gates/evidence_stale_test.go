@@ -11,6 +11,8 @@ import (
 // it now reads (issue 18 item 4). The ledger builder stamps seq N at
 // 2026-07-17T18:NN:00Z.
 func TestStaleEvidence(t *testing.T) {
+	// 1.2 without its dependency on 1.1, so that task order is not at stake.
+	testPlan := edit(t, testPlan, `"depends": ["1.1"]`, `"depends": []`)
 	redefined := edit(t, testPlan, `"description": "Wire the command"`, `"description": "Wire the command and the import"`)
 	done := func(plan string) string {
 		return edit(t, plan, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
@@ -90,7 +92,7 @@ func TestStaleEvidence(t *testing.T) {
 // entry's verdict; one that is empty or missing is no verdict and fails
 // closed, while a gate file's record (which has none by design) passes.
 func TestBundleEntryWithoutVerdict(t *testing.T) {
-	plan := edit(t, testPlan, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	plan := edit(t, edit(t, testPlan, `"depends": ["1.1"]`, `"depends": []`), `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
 	for _, c := range []struct {
 		name, entry string
 		outcome     Outcome

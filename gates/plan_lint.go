@@ -29,7 +29,16 @@ import (
 //     app/[slug]/page.tsx, [x] check boxes, links, indexes) are not
 //     placeholders;
 //   - plan-lint/separate-test-task: a task that only writes tests ("Write
-//     tests for X"): the protocol has test_engineer test each task within it.
+//     tests for X"): the protocol has test_engineer test each task within it;
+//   - plan-lint/completed-before-dependency: a completed task whose depends
+//     names a task that is not completed (or closed), naming the task, the
+//     dependency and its status;
+//   - plan-lint/missing-dependency: a depends id that names no task;
+//   - plan-lint/circular-dependency: tasks whose depends loop back to them
+//     (a task that depends on itself included), named in depends order.
+//
+// The depends rules (task_order.go) are swarm/evidence's too, where they
+// fail for the completed tasks it checks.
 type PlanLint struct{}
 
 // Name implements Gate.
@@ -41,7 +50,15 @@ const (
 	RulePlanLintFewPhases   = "plan-lint/too-few-phases"
 	RulePlanLintPlaceholder = "plan-lint/bracket-placeholder"
 	RulePlanLintTestTask    = "plan-lint/separate-test-task"
+	RulePlanLintDependsOpen = "plan-lint/completed-before-dependency"
+	RulePlanLintDependsGone = "plan-lint/missing-dependency"
+	RulePlanLintDependsLoop = "plan-lint/circular-dependency"
 )
+
+// planLintDependsRules are plan-lint's rules for the task-order problems.
+var planLintDependsRules = map[dependsKind]string{
+	dependsOpen: RulePlanLintDependsOpen, dependsMissing: RulePlanLintDependsGone, dependsCycle: RulePlanLintDependsLoop,
+}
 
 // largeTaskFiles is the files_touched count from which a task is LARGE.
 const largeTaskFiles = 6
@@ -120,6 +137,10 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 				add(t.Line, RulePlanLintTestTask, "task %s is a separate test-writing task (%q): the protocol has test_engineer test each task as part of it; fold these tests into the tasks they test", t.ID, clipN(t.Description, 80))
 			}
 		}
+	}
+	for _, p := range dependsProblems(plan, func(*swarm.Task, int) bool { return true }) {
+		rule := planLintDependsRules[p.kind]
+		findings = append(findings, Finding{Path: swarm.PlanPath, Line: p.task.Line, EndLine: p.task.Line, Rule: rule, Severity: sev, Message: p.message(), Key: p.key(rule)})
 	}
 	mode := "advisory (the default): findings are warnings and the check is neutral; `plan_lint: fail` in the policy enforces them"
 	if enforce {
