@@ -165,6 +165,10 @@ type PlaceholdersConfig struct {
 	// IgnoreMarkdownHeadings stops reporting a Markdown "# TODO:" heading
 	// (a prose marker, reported as a warning). Default false.
 	IgnoreMarkdownHeadings bool
+	// FailProse makes a prose marker (a TODO: or FIXME: starting a line of
+	// Markdown or text) a failure instead of a warning
+	// (placeholders.prose: fail). Default false.
+	FailProse bool
 	// Disable lists rule ids (see PlaceholderRules) that are not applied,
 	// e.g. placeholder/code-stub-return.
 	// placeholder/suppression-without-reason cannot be disabled.

@@ -73,6 +73,10 @@ type Result struct {
 	// that compare with it (nil otherwise, and when there was nothing to
 	// count).
 	Delta *DeltaSummary `json:"delta,omitempty"`
+	// Suppressions are swarm/placeholders' added lines whose findings an
+	// inline `swarm-gate:allow placeholder <reason>` dropped, with the
+	// reasons (nil for other gates).
+	Suppressions []Suppression `json:"suppressions,omitempty"`
 }
 
 // PhaseSource says where the pull request's phase number came from.

@@ -862,6 +862,7 @@ type suppressionMark struct {
 	reason  bool   // it gives a reason (a letter or digit, comment closers aside)
 	col     int    // its byte offset in the line
 	written string // the marker as written, blanks collapsed: "swarm-gate:allow placeholder" when right
+	why     string // the reason as written, trimmed
 }
 
 // findSuppression finds the first marker for this gate in a comment of the
@@ -910,7 +911,7 @@ func findSuppression(s string, segs []segment) suppressionMark {
 				}
 				why = trimmed
 			}
-			return suppressionMark{found: true, col: sg.start + p,
+			return suppressionMark{found: true, col: sg.start + p, why: strings.TrimSpace(why),
 				reason:  strings.IndexFunc(why, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0,
 				written: body[p:p+len(placeholderAllowMarker)] + " " + word}
 		}

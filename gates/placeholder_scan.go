@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -72,11 +73,12 @@ func (b *lookback) clear() { b.n, b.next = 0, 0 }
 type scanOptions struct {
 	sentinels []string // lowercased; SC-PLACEHOLDER first
 	headings  bool     // Markdown '#' headings are comments (plugin parity)
+	failProse bool     // prose markers fail (placeholders.prose: fail)
 	off       [numPhRules]bool
 }
 
 func newScanOptions(c PlaceholdersConfig) *scanOptions {
-	o := &scanOptions{headings: !c.IgnoreMarkdownHeadings, sentinels: []string{strings.ToLower(placeholderDefaultSentinel)}}
+	o := &scanOptions{headings: !c.IgnoreMarkdownHeadings, failProse: c.FailProse, sentinels: []string{strings.ToLower(placeholderDefaultSentinel)}}
 	for _, s := range c.Sentinels {
 		o.sentinels = append(o.sentinels, strings.ToLower(s))
 	}
@@ -110,6 +112,19 @@ type lineScanner struct {
 	call  int         // brackets left open by a raise, throw or panic whose message may go on below
 	start int         // where the current file's findings start in out
 	out   []Finding
+	// suppressed are the lines whose findings a marker with a reason
+	// dropped.
+	suppressed []Suppression
+}
+
+// Suppression is one added line whose placeholder findings an inline
+// `swarm-gate:allow placeholder <reason>` dropped: its rules and the
+// reason as written (comment closers trimmed).
+type Suppression struct {
+	Path   string   `json:"path"`
+	Line   int      `json:"line"`
+	Rules  []string `json:"rules"`
+	Reason string   `json:"reason"`
 }
 
 // utf8BOM is a byte order mark, which only the first line of a file may
@@ -294,6 +309,20 @@ func (sc *lineScanner) scan(n int, text string) {
 				Message: fmt.Sprintf("`%s` is not a suppression marker and suppresses nothing: the marker is exactly `swarm-gate:allow placeholder <reason>` (lowercase, singular)", sup.written),
 				Key:     fkey(RuleSuppressionNoReason, strings.TrimSpace(body))})
 		case sup.reason:
+			if len(sc.hits) > 0 || sc.held.on {
+				rules := make([]string, 0, len(sc.hits)+1)
+				for _, h := range sc.hits {
+					if !sc.opt.off[h.rule] && !slices.Contains(rules, phRuleIDs[h.rule]) {
+						rules = append(rules, phRuleIDs[h.rule])
+					}
+				}
+				if sc.held.on && !slices.Contains(rules, RuleCodeStubBody) {
+					rules = append(rules, RuleCodeStubBody)
+				}
+				if len(rules) > 0 {
+					sc.suppressed = append(sc.suppressed, Suppression{Path: sc.path, Line: n, Rules: rules, Reason: sup.why})
+				}
+			}
 			sc.hits, sc.held.on = sc.hits[:0], false
 		default:
 			sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason, Severity: SeverityError,
@@ -448,7 +477,7 @@ func (sc *lineScanner) emit(n int, text string, off int, hits []hit) {
 			shown = shownExcerpt(text[off:])
 		}
 		sev := SeverityError
-		if h.warn {
+		if h.warn && !sc.opt.failProse {
 			sev = SeverityWarning
 		}
 		sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+h.col) + 1, Rule: phRuleIDs[h.rule],

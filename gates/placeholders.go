@@ -237,10 +237,29 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	if st.unscanned > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s over 1 MiB not scanned)", plural(st.unscanned, "source file", "source files"))
 	}
+	if n := len(sc.suppressed); n > 0 {
+		res.Suppressions = sc.suppressed
+		res.Title += fmt.Sprintf(" (%s suppressed with a reason)", plural(n, "line", "lines"))
+		res.Summary += "\n\n" + suppressionList(sc.suppressed)
+	}
 	if res.Findings == nil {
 		res.Findings = []Finding{}
 	}
 	return res
+}
+
+// suppressionList is the summary's list of suppressed lines and reasons.
+func suppressionList(sup []Suppression) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Suppressed** (`swarm-gate:allow placeholder <reason>`): %s.", plural(len(sup), "line", "lines"))
+	for i, s := range sup {
+		if i == maxListedChanges {
+			fmt.Fprintf(&b, "\n- and %d more (all in the JSON report's suppressions)", len(sup)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n- %s: %s: %s", mdtext.Code(fmt.Sprintf("%s:%d", s.Path, s.Line)), strings.Join(codes(s.Rules), ", "), mdtext.Inline(clipN(s.Reason, 200)))
+	}
+	return b.String()
 }
 
 // binaryFile records a changed file with NUL bytes: a source file (by its
@@ -377,8 +396,12 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 		fmt.Fprintf(&b, " Not scanned as generated, vendored or minified code, %s: %s.", plural(len(st.generated), "file", "files"), listSome(st.generated, 10))
 	}
 	if st.docs > 0 {
-		fmt.Fprintf(&b, " In %s (Markdown, text) only a TODO: or FIXME: starting a line of prose counts, as a warning; fenced code is a sample and is not scanned.",
-			plural(st.docs, "document", "documents"))
+		as := "as a warning (placeholders.prose: fail makes it fail)"
+		if cfg.FailProse {
+			as = "and fails (placeholders.prose: fail)"
+		}
+		fmt.Fprintf(&b, " In %s (Markdown, text) only a TODO: or FIXME: starting a line of prose counts, %s; fenced code is a sample and is not scanned.",
+			plural(st.docs, "document", "documents"), as)
 	}
 	b.WriteString(" Only lines this pull request adds are checked")
 	if st.runs == 0 {

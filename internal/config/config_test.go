@@ -267,7 +267,8 @@ func TestParsePlaceholders(t *testing.T) {
 		{"defaults", "", gates.PlaceholdersConfig{}},
 		{"all keys", "placeholders:\n  allow: [vendor/**, \"*.snap\"]\n  sentinels: [NOCHECK, \"TODO(owner)\"]\n  markdown_headings: ignore\n  disable: [placeholder/code-stub-return]\n",
 			gates.PlaceholdersConfig{Allow: []string{"vendor/**", "*.snap"}, Sentinels: []string{"NOCHECK", "TODO(owner)"}, IgnoreMarkdownHeadings: true, Disable: []string{gates.RuleCodeStubReturn}}},
-		{"explicit default", "placeholders:\n  markdown_headings: flag\n", gates.PlaceholdersConfig{}},
+		{"explicit default", "placeholders:\n  markdown_headings: flag\n  prose: warn\n", gates.PlaceholdersConfig{}},
+		{"prose fails", "placeholders:\n  prose: fail\n", gates.PlaceholdersConfig{FailProse: true}},
 		{"empty lists", "placeholders:\n  allow: []\n  sentinels: []\n  disable: []\n", gates.PlaceholdersConfig{Allow: []string{}, Sentinels: []string{}, Disable: []string{}}},
 		{"null section: every setting commented out", "placeholders:\n  # allow:\n  #   - vendor/**\n  # markdown_headings: ignore\nscope:\n  lockfiles: true\n", gates.PlaceholdersConfig{}},
 		{"null section: last key", "version: 1\nplaceholders:\n", gates.PlaceholdersConfig{}},
@@ -299,7 +300,7 @@ func TestParsePlaceholders(t *testing.T) {
 		{"bad headings value", "placeholders:\n  markdown_headings: skip\n", 2, `placeholders.markdown_headings: "skip" is not one of flag, ignore`},
 		{"unknown rule", "placeholders:\n  disable: [placeholder/comment-todos]\n", 2, `"placeholder/comment-todos" is not a placeholder rule (known: placeholder/comment-todo,`},
 		{"suppression rule", "placeholders:\n  disable:\n    - placeholder/suppression-without-reason\n", 3, "cannot be turned off"},
-		{"unknown key", "placeholders:\n  allows: [a]\n", 2, `unknown key "allows" in placeholders (known keys: allow, disable, markdown_headings, sentinels); did you mean "allow"?`},
+		{"unknown key", "placeholders:\n  allows: [a]\n", 2, `unknown key "allows" in placeholders (known keys: allow, disable, markdown_headings, prose, sentinels); did you mean "allow"?`},
 		{"section is a list", "placeholders: [a]\n", 1, "placeholders must be a mapping"},
 	}
 	for _, tt := range bad {

@@ -29,6 +29,11 @@ func (p *parser) placeholders(n *yaml.Node, c *gates.PlaceholdersConfig) {
 		"sentinels": func(n *yaml.Node) {
 			c.Sentinels = p.sentinels(n, "placeholders.sentinels")
 		},
+		"prose": func(n *yaml.Node) {
+			if v, ok := p.enum(n, "placeholders.prose", "warn", "fail"); ok {
+				c.FailProse = v == "fail"
+			}
+		},
 		"markdown_headings": func(n *yaml.Node) {
 			if v, ok := p.enum(n, "placeholders.markdown_headings", "flag", "ignore"); ok {
 				c.IgnoreMarkdownHeadings = v == "ignore"
