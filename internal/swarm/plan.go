@@ -18,6 +18,14 @@ type Plan struct {
 	CurrentPhase    int // 0 when absent
 	MigrationStatus string
 	Phases          []Phase
+	// SpecHash is the plan's specHash: the SpecHash of .swarm/spec.md when
+	// the plan was saved ("" when absent or falsy, which the plugin's
+	// isSpecStale in src/utils/spec-hash.ts exempts from staleness).
+	// SpecHashKind is the JSON type of a truthy specHash that is not a
+	// string ("" otherwise): the plugin compares it with the spec's hash,
+	// so such a plan is always stale.
+	SpecHash     string
+	SpecHashKind string
 
 	// Digests are the plugin's ledger and structure hashes of this plan.
 	Digests planhash.Digests
@@ -141,6 +149,7 @@ func PlanFromValue(v *jsjson.Value, lineOf func(int) int) (*Plan, error) {
 	p.Swarm, _ = v.Get("swarm").AsString()
 	p.CurrentPhase, _ = v.Get("current_phase").AsInt()
 	p.MigrationStatus, _ = v.Get("migration_status").AsString()
+	p.SpecHash, p.SpecHashKind = specHashOf(v.Get("specHash"))
 	for i, ph := range v.Get("phases").Elems {
 		phase := Phase{Line: lineOf(ph.Offset), Status: "pending"}
 		phase.ID, _ = ph.Get("id").AsInt()
@@ -235,4 +244,27 @@ func stringList(v *jsjson.Value) []string {
 		}
 	}
 	return out
+}
+
+// specHashOf reads a plan's specHash as the plugin's truthiness test sees
+// it: null, false, 0, NaN and "" count as absent.
+func specHashOf(v *jsjson.Value) (hash, kind string) {
+	if v == nil {
+		return "", ""
+	}
+	switch v.Kind {
+	case jsjson.String:
+		return v.Str, ""
+	case jsjson.Null:
+		return "", ""
+	case jsjson.Bool:
+		if !v.Bool {
+			return "", ""
+		}
+	case jsjson.Number:
+		if v.Num == 0 || v.Num != v.Num {
+			return "", ""
+		}
+	}
+	return "", v.Kind.String()
 }

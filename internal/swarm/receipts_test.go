@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -451,4 +452,28 @@ func requireArtifactError(t *testing.T, err error) *ArtifactError {
 		t.Fatalf("err = %v (%T), want an *ArtifactError", err, err)
 	}
 	return ae
+}
+
+// TestSpecHashMatchesNode compares SpecHash with the plugin's own
+// computation (computeSpecHash: readFile utf-8, sha256) run by Node, on
+// valid, BOM-prefixed and ill-formed UTF-8. It skips where node is absent.
+func TestSpecHashMatchesNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: cannot compare with the plugin's computation")
+	}
+	inputs := [][]byte{[]byte("# Spec\n- FR-001 MUST\n"), []byte("\uFEFFbom"), []byte("a\xe2\x82b\xff\xc0\xaf\xed\xa0\x80\xf0\x9f\x98"), {}}
+	for i, in := range inputs {
+		name := filepath.Join(t.TempDir(), "spec.md")
+		if err := os.WriteFile(name, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(node, "-e", `const c=require("fs").readFileSync(process.argv[1],"utf-8");process.stdout.write(require("crypto").createHash("sha256").update(c,"utf-8").digest("hex"))`, name).Output()
+		if err != nil {
+			t.Fatalf("node: %v", err)
+		}
+		if got := SpecHash(in); got != string(out) {
+			t.Errorf("input %d %q: SpecHash %s, node %s", i, in, got, out)
+		}
+	}
 }

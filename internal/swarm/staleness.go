@@ -1,6 +1,8 @@
 package swarm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
@@ -42,4 +44,13 @@ func ParseSpecStaleness(name string, data []byte) (*SpecStaleness, error) {
 	s.Reason, _ = v.Get("reason").AsString()
 	s.PlanTitle, _ = v.Get("planTitle").AsString()
 	return s, nil
+}
+
+// SpecHash is the plugin's hash of .swarm/spec.md content
+// (computeSpecHash in src/utils/spec-hash.ts): SHA-256, lower-case hex, of
+// the file read as UTF-8 text, so bytes that are not valid UTF-8 are hashed
+// as Node decodes them (jsjson.NodeUTF8) and a BOM is kept.
+func SpecHash(content []byte) string {
+	sum := sha256.Sum256(jsjson.NodeUTF8(content))
+	return hex.EncodeToString(sum[:])
 }
