@@ -60,6 +60,7 @@ const (
 	RuleDriftUntracedTask         = "drift/untraced-task"
 	RuleDriftInvalidID            = "drift/invalid-id"
 	RuleDriftUnknownRef           = "drift/unknown-ref"
+	RuleDriftSpecDeleted          = "drift/spec-deleted"
 )
 
 // Plugin failure codes of the drift step.
@@ -125,6 +126,10 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 		trace = traceability(in, plan, phase)
 		findings = append(findings, trace.findings...)
 	}
+	deleted := specDeleted(in)
+	if deleted != nil {
+		findings = append([]Finding{*deleted}, findings...)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Drift verifier** (%s): %s %s\n\n", mdtext.Code(swarm.PhaseEvidencePath(phase.ID, swarm.PhaseDriftVerifier)), item.Status, mdtext.Inline(item.Detail))
 	if in.Head.SpecDoc != nil {
@@ -141,6 +146,11 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 		}
 	}
 	switch {
+	case deleted != nil && deleted.Severity == SeverityError:
+		res.Outcome, res.Title = Failed, "the pull request deletes "+swarm.SpecPath+", which the plan traces to"
+		if errs > 1 {
+			res.Title += fmt.Sprintf(" (+%s)", plural(errs-1, "more finding", "more findings"))
+		}
 	case item.Status == CheckFail:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("phase %d drift: %s", phase.ID, clipN(item.Code+": "+item.Detail, 160))
 		if len(others) > 0 {
@@ -420,6 +430,39 @@ func timestampSuffix(ts string) string {
 		return ""
 	}
 	return " at " + ts
+}
+
+// specDeleted is the finding of a pull request that deletes spec.md (nil
+// when it does not): traceability cannot be dodged by deleting the spec.
+// It fails when the merge base's plan traces to requirements of the base
+// spec, naming them, and warns when it traces to none.
+func specDeleted(in *Input) *Finding {
+	if in.Base == nil || !in.Base.HasSpec || in.Base.SpecDoc == nil || in.Head.HasSpec || in.Head.SpecErr != nil {
+		return nil
+	}
+	var tasks []swarm.Task
+	if in.Base.Plan != nil {
+		for _, ph := range in.Base.Plan.Phases {
+			tasks = append(tasks, ph.Tasks...)
+		}
+	}
+	var traced []string
+	for _, r := range in.Base.SpecDoc.Requirements {
+		if len(tasksNaming(tasks, r)) > 0 {
+			traced = append(traced, r.ID)
+		}
+	}
+	f := &Finding{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: RuleDriftSpecDeleted, Key: fkey(RuleDriftSpecDeleted)}
+	n := len(in.Base.SpecDoc.Requirements)
+	if len(traced) == 0 {
+		f.Severity = SeverityWarning
+		f.Message = fmt.Sprintf("the pull request deletes %s (%s on the merge base, none traced by the plan there), so nothing traces the plan to a spec any more; check that dropping the spec was intended", swarm.SpecPath, plural(n, "requirement or criterion", "requirements and criteria"))
+		return f
+	}
+	f.Severity = SeverityError
+	f.Message = fmt.Sprintf("the pull request deletes %s while the merge base's plan traces to it: %s (%s) of the %d the spec defined disappear with it, and nothing checks the plan against them any more; restore %s, or replace it with the new spec and re-save the plan against it",
+		swarm.SpecPath, plural(len(traced), "traced requirement", "traced requirements"), listSome(traced, 30), n, swarm.SpecPath)
+	return f
 }
 
 // traceResult is the traceability part of swarm/drift.

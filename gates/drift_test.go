@@ -69,6 +69,7 @@ func TestDriftHandMade(t *testing.T) {
 		name    string
 		status  string // of task 1.3
 		spec    string // "" = no spec.md
+		base    string // spec.md on the merge base beside the same plan, "" = no .swarm there
 		drift   string // content of 1/drift-verifier.json, "" = absent
 		config  func(*Config)
 		want    Outcome
@@ -144,6 +145,12 @@ func TestDriftHandMade(t *testing.T) {
 		// Item 7: one requirement "maps", not "map".
 		{name: "one unmapped requirement", status: "completed", spec: tracedSpec + "- FR-004: It MUST log.\n", drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftUntracedRequirement,
 			mention: "1 requirement of .swarm/spec.md maps to no task of the plan"},
+		// Issue 18 item 6: deleting spec.md does not dodge traceability.
+		{name: "spec.md deleted while the base plan traces to it", status: "completed", base: tracedSpec + "- FR-005: It MAY log.\n", drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftSpecDeleted, sev: SeverityError,
+			mention: "2 traced requirements (FR-001, FR-002) of the 3 the spec defined disappear"},
+		{name: "spec.md deleted, the base plan traced none of it", status: "completed", base: "- FR-007: It MUST fly.\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftSpecDeleted, sev: SeverityWarning,
+			mention: "none traced by the plan there"},
+		{name: "spec.md kept", status: "completed", spec: tracedSpec, base: tracedSpec, drift: driftEntry("approved", "ok", ""), want: Passed, mention: "approved"},
 		{name: "FR-000 is flagged", status: "completed", spec: tracedSpec + "- FR-000: zero MUST x\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftInvalidID, sev: SeverityWarning},
 	}
 	for _, c := range cases {
@@ -166,7 +173,14 @@ func TestDriftHandMade(t *testing.T) {
 			if c.config != nil {
 				c.config(cfg)
 			}
-			r := eval(Drift{}, &Input{Phase: 1, Head: load(m), Config: cfg})
+			in := &Input{Phase: 1, Head: load(m), Config: cfg}
+			if c.base != "" {
+				in.Base = load(fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}, ".swarm/spec.md": {Data: []byte(c.base)}})
+			}
+			r := eval(Drift{}, in)
+			if c.base == c.spec && hasRule(r, RuleDriftSpecDeleted) {
+				t.Errorf("%s with spec.md kept", RuleDriftSpecDeleted)
+			}
 			if r.Outcome != c.want {
 				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
 			}

@@ -1,8 +1,6 @@
 package gates
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,119 +154,6 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 				plural(len(legacyIDs), "task was", "tasks were"), listSome(legacyIDs, 20))})
 	}
 	return out
-}
-
-// specStale blocks while .swarm/spec-staleness.json exists at head, as the
-// plugin blocks save_plan, update_task_status and phase_complete, unless a
-// human acknowledged this drift through swarm-gate for this plan
-// structure: an acknowledgment counts only while the plan's structure hash
-// and the staleness marker's SpecStalenessKey are the ones it was bound
-// to. The notes say which acknowledgments were voided, and why.
-func specStale(in *Input, plan *swarm.Plan) ([]Finding, []string) {
-	st := in.Head.SpecStaleness
-	if st == nil && in.Head.SpecStalenessErr == nil {
-		return nil, nil
-	}
-	msg := "spec.md changed after the plan was saved"
-	if st != nil && st.SpecHashPlan != "" && st.SpecHashCurrent != "" {
-		msg += fmt.Sprintf(" (spec hash %s when the plan was saved, %s now", planhash.Short(st.SpecHashPlan), planhash.Short(st.SpecHashCurrent))
-		if st.Timestamp != "" {
-			msg += "; detected " + st.Timestamp
-		}
-		msg += ")"
-	}
-	msg += ": the plugin blocks save_plan, update_task_status and phase_complete while " + swarm.SpecStalenessPath + " exists."
-	if err := in.Head.SpecStalenessErr; err != nil {
-		msg += " The file is also unreadable: " + err.Error() + "."
-	}
-	key := in.specStalenessKey()
-	ack, notes := specAcknowledgment(in, plan, key)
-	if ack != nil {
-		return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityNotice,
-			Message: msg + " Acknowledged by @" + ack.Actor + " (`/swarm acknowledge-spec-drift`): " + ack.Reason}}, notes
-	}
-	msg += " Next step: update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>` (the protocol forbids the agent from acknowledging it itself)."
-	return []Finding{{Path: swarm.SpecStalenessPath, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityError, Message: msg, Key: fkey(RuleSpecStale, key)}}, notes
-}
-
-// specAcknowledgment returns the newest acknowledge-spec-drift override
-// bound to the head plan's structure hash and to the staleness key (nil
-// if none), and a "Voided override" note for each other one.
-func specAcknowledgment(in *Input, plan *swarm.Plan, key string) (*Override, []string) {
-	var ack *Override
-	var notes []string
-	for i := range in.Overrides {
-		o := &in.Overrides[i]
-		if o.Command != CommandAcknowledgeSpecDrift {
-			continue
-		}
-		who := fmt.Sprintf("**Voided override**: `/swarm acknowledge-spec-drift` by @%s at %s", mdtext.Inline(o.Actor), mdtext.Inline(o.RecordedAt))
-		switch {
-		case o.StructureHash != plan.Digests.Structure:
-			notes = append(notes, fmt.Sprintf("%s was bound to structure hash %s; the plan's structure changed since (now %s), so it no longer applies: comment again if the drift is still acknowledged.",
-				who, planhash.Short(o.StructureHash), planhash.Short(plan.Digests.Structure)))
-		case key == "":
-			notes = append(notes, fmt.Sprintf("%s does not apply: %s cannot be read, so swarm-gate cannot tell whether it is the drift that was acknowledged.", who, swarm.SpecStalenessPath))
-		case o.SpecStaleness != key:
-			notes = append(notes, fmt.Sprintf("%s acknowledged other spec drift (%s); %s now records %s, so it no longer applies: comment again if this drift is acknowledged.",
-				who, describeStaleness(o.SpecStaleness), swarm.SpecStalenessPath, describeStaleness(key)))
-		default:
-			ack = o
-		}
-	}
-	return ack, notes
-}
-
-// specStalenessKey is SpecStalenessKey of the head's staleness marker,
-// reading the file's bytes through HeadFile when the key needs them.
-func (in *Input) specStalenessKey() string {
-	st := in.Head.SpecStaleness
-	if st == nil {
-		return ""
-	}
-	var content []byte
-	ok := false
-	if in.HeadFile != nil && (st.SpecHashPlan == "" || st.SpecHashCurrent == "") {
-		content, ok = in.HeadFile(swarm.SpecStalenessPath)
-	}
-	return SpecStalenessKey(st, content, ok)
-}
-
-// SpecStalenessKey identifies the spec drift .swarm/spec-staleness.json
-// records, so that a `/swarm acknowledge-spec-drift` binds to the drift it
-// acknowledged and not to later, different drift: "spec:<specHash_plan>:
-// <specHash_current>" when the marker names both spec hashes (the same
-// drift detected again, with a new timestamp, keeps the key), else
-// "sha256:<hex>" of the file's bytes (content, when ok). It is "" when
-// there is no marker (st nil) or when neither can be had, which binds to
-// nothing.
-func SpecStalenessKey(st *swarm.SpecStaleness, content []byte, ok bool) string {
-	switch {
-	case st == nil:
-		return ""
-	case st.SpecHashPlan != "" && st.SpecHashCurrent != "":
-		return "spec:" + st.SpecHashPlan + ":" + st.SpecHashCurrent
-	case ok:
-		sum := sha256.Sum256(content)
-		return "sha256:" + hex.EncodeToString(sum[:])
-	}
-	return ""
-}
-
-// describeStaleness names a SpecStalenessKey for a summary.
-func describeStaleness(key string) string {
-	if rest, ok := strings.CutPrefix(key, "spec:"); ok {
-		if plan, current, ok := strings.Cut(rest, ":"); ok {
-			return fmt.Sprintf("spec hash %s in the plan, %s in spec.md", planhash.Short(plan), planhash.Short(current))
-		}
-	}
-	if rest, ok := strings.CutPrefix(key, "sha256:"); ok {
-		return "marker file sha256 " + planhash.Short(rest)
-	}
-	if key == "" {
-		return "recorded without the drift it acknowledged, by an older swarm-gate"
-	}
-	return mdtext.Inline(key)
 }
 
 // completedWork names what the pull request does to work the merge base

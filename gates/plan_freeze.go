@@ -149,7 +149,10 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
 		findings = append(findings, removedTasks(in, ledger, rep, plan)...)
 	}
-	staleFindings, staleNotes := specStale(in, plan)
+	staleFindings, staleNotes, err := specStale(in, plan)
+	if err != nil {
+		return errorResult(g.Name(), err)
+	}
 	findings = append(findings, staleFindings...)
 
 	approvalFindings, approvalNotes, approval := checkApproval(in, cfg, ledger, plan)

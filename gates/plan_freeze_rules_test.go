@@ -278,7 +278,7 @@ func TestPlanFreezeSpecStale(t *testing.T) {
 		{"the same drift detected again", again, ack(structure, key), Passed, SeverityNotice, "spec typo only", ""},
 		{"acknowledged for another plan structure", stale, ack("0000", key), Failed, SeverityError, "acknowledge-spec-drift", "was bound to structure hash 0000"},
 		{"later, different drift", other, ack(structure, key), Failed, SeverityError, "acknowledge-spec-drift",
-			"acknowledged other spec drift (spec hash c7211bf247e4 in the plan, 2848b6e561a1 in spec.md); .swarm/spec-staleness.json now records spec hash c7211bf247e4 in the plan, 9999b6e561a1 in spec.md"},
+			"acknowledged other spec drift (spec hash c7211bf247e4 in the plan, 2848b6e561a1 in spec.md); the head now has spec hash c7211bf247e4 in the plan, 9999b6e561a1 in spec.md"},
 		{"recorded by an older swarm-gate, without the drift", stale, ack(structure, ""), Failed, SeverityError, "acknowledge-spec-drift", "recorded without the drift it acknowledged"},
 		{"marker without spec hashes, bound to its bytes", bare, ack(structure, bareKey), Passed, SeverityNotice, "spec typo only", ""},
 		{"marker without spec hashes, other bytes", []byte(`{ }`), ack(structure, bareKey), Failed, SeverityError, "acknowledge-spec-drift", "acknowledged other spec drift (marker file sha256 "},

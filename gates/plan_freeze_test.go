@@ -23,7 +23,7 @@ func TestPlanFreezeCorpus(t *testing.T) {
 		{"JG1995__fm-value-scout", legacy, Passed, nil, []string{"legacy_plans: allow"}, ""},
 		{"micschr0__photochron", nil, Failed, []string{RuleNoApproval}, []string{"3 drift-verifier approvals"}, ""},
 		{"DediGadot__IMU-Parkinson", nil, Failed, []string{RuleNoApproval}, []string{"1 drift-verifier approval", "execution profile locked at seq"}, ""},
-		{"sleuthy-sloth__quest-forge", nil, Failed, []string{RuleSpecStale, RuleNoApproval}, []string{"the ledger's first plan (seq 1, plan_created)", "task 2.6 added"}, ""},
+		{"sleuthy-sloth__quest-forge", nil, Failed, []string{RuleSpecStale, RuleNoApproval}, []string{"the ledger's first plan (seq 1, plan_created)", "task 2.6 added", "spec-staleness.json is out of date: the plan was re-saved against the current .swarm/spec.md"}, ""},
 		{"jonathanlopezc83717-commits__Frontend_1er_modulo", legacy, Failed, []string{RuleNoApproval}, []string{"PLAN_CRITIC_GATE_VIOLATION"}, "predates"},
 		{"basel-ax__saleor-tma-frontend", nil, Failed, []string{RuleNoApproval}, []string{"plan-ledger.jsonl is missing"}, ""},
 		{"phlawlessDevelopment__bomberz", nil, Failed, []string{RuleNoApproval}, []string{"PLAN_CRITIC_GATE_VIOLATION"}, ""},

@@ -463,9 +463,9 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if cmd.Name == commands.AcknowledgeSpecDrift {
 		switch {
 		case !b.SpecStale:
-			return c.refuse(ctx, cmd.Text, fmt.Sprintf("nothing to acknowledge: the head %s has no `.swarm/spec-staleness.json`, so the plan has no spec drift", short(b.HeadSHA)))
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("nothing to acknowledge: at head %s the plan's specHash matches `.swarm/spec.md` (or the plan records none and there is no `.swarm/spec-staleness.json`), so the plan has no spec drift", short(b.HeadSHA)))
 		case b.SpecStaleness == "":
-			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate cannot read `.swarm/spec-staleness.json` at head %s, so it cannot tell which drift the acknowledgment is for", short(b.HeadSHA)))
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate cannot read `.swarm/spec.md` or `.swarm/spec-staleness.json` at head %s, so it cannot tell which drift the acknowledgment is for", short(b.HeadSHA)))
 		}
 	}
 	if c.listErr != nil {

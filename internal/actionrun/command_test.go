@@ -1069,6 +1069,28 @@ func TestCommandAcknowledgmentBindsToTheDrift(t *testing.T) {
 			t.Fatalf("replies %+v", cs)
 		}
 	})
+	t.Run("drift recomputed without a marker", func(t *testing.T) {
+		h := approvalSetup(t)
+		plan, err := os.ReadFile(filepath.Join(h.workspace, ".swarm", "plan.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := swarm.SpecHash([]byte("# Spec\n- FR-001: MUST export\n"))
+		now := "# Spec\n- FR-001: MUST export\n- FR-002: MUST import\n"
+		withHash := strings.Replace(string(plan), "{", `{"specHash": "`+saved+`",`, 1)
+		h.commitOnHead(map[string]string{".swarm/plan.json": withHash, ".swarm/spec.md": now})
+		h.fake.ImportGit(h.repo, h.workspace)
+		h.commandPR()
+		h.commentEvent("created", "maint", "/swarm acknowledge-spec-drift requirement added on purpose")
+		h.run(context.Background(), nil)
+		want := `"spec_staleness":"spec:` + saved + `:` + swarm.SpecHash([]byte(now)) + `"`
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, want) {
+			t.Fatalf("record, want %s: %+v", want, cs)
+		}
+		if !strings.Contains(h.log.String(), "Acknowledged by @maint") {
+			t.Fatalf("the acknowledgment was not applied:\n%s", h.log.String())
+		}
+	})
 	t.Run("later, different drift", func(t *testing.T) {
 		h := approvalSetup(t)
 		h.commitOnHead(map[string]string{".swarm/spec-staleness.json": staleness})

@@ -26,9 +26,12 @@ type Binding struct {
 	// when the head is newer than the command comment (the person did not
 	// see it).
 	HeadTime time.Time
-	// SpecStale is true when .swarm/spec-staleness.json exists at head;
-	// SpecStaleness is then its gates.SpecStalenessKey ("" when the file
-	// cannot be read: an acknowledgment cannot bind to it).
+	// SpecStale is true when the head has spec drift to acknowledge: the
+	// plan's specHash does not match spec.md (recomputed, whatever the
+	// marker says), or, for a plan without a specHash,
+	// .swarm/spec-staleness.json exists. SpecStaleness is then
+	// gates.SpecDriftKey ("" when it cannot be told: an acknowledgment
+	// cannot bind to it).
 	SpecStale     bool
 	SpecStaleness string
 	Policy        *gates.Config
@@ -59,7 +62,14 @@ func BindingAt(repoDir, base, head, configPath string) (*Binding, error) {
 		return nil, err
 	}
 	b := &Binding{HeadSHA: h.String(), StructureHash: structure, Policy: cfg}
-	b.SpecStale, b.SpecStaleness = stalenessAt(headFS)
+	// The base side only lends a specHash the head plan dropped.
+	var baseFS fs.FS
+	if bh, err := repo.ResolveCommit(base); err == nil {
+		if snap, err := repo.Snapshot(bh); err == nil {
+			baseFS = snap
+		}
+	}
+	b.SpecStale, b.SpecStaleness = stalenessAt(headFS, baseFS)
 	gr, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening git repository at %s: %w", repoDir, err)
@@ -88,16 +98,26 @@ func structureAt(fsys fs.FS, h plumbing.Hash) (string, error) {
 	return plan.Digests.Structure, nil
 }
 
-// stalenessAt reports whether the tree holds .swarm/spec-staleness.json,
-// and its gates.SpecStalenessKey as the gates compute it ("" when it
-// cannot be read).
-func stalenessAt(fsys fs.FS) (bool, string) {
+// stalenessAt reports whether the tree has spec drift to acknowledge, and
+// its gates.SpecDriftKey as the gates compute it ("" when it cannot be
+// told). baseFS is the merge base's tree, or nil: without it a head plan
+// that dropped its specHash is judged by the marker alone, so an
+// acknowledgment recorded with the base may not verify without it (which
+// fails closed).
+func stalenessAt(fsys, baseFS fs.FS) (bool, string) {
 	a := swarm.Load(fsys)
+	var base *swarm.Artifacts
+	if baseFS != nil {
+		base = swarm.Load(baseFS)
+	}
+	if d := gates.SpecDriftOf(a, base); d.Checked {
+		return d.Stale || d.Err != nil, d.Key()
+	}
 	if a.SpecStaleness == nil && a.SpecStalenessErr == nil {
 		return false, ""
 	}
 	data, err := fs.ReadFile(fsys, swarm.SpecStalenessPath)
-	return true, gates.SpecStalenessKey(a.SpecStaleness, data, err == nil)
+	return true, gates.SpecDriftKey(a, base, data, err == nil)
 }
 
 // PolicyAt reads the policy of the base commit; configPath is
@@ -207,7 +227,7 @@ func (h *History) Commit(sha string) (*MarkedCommit, error) {
 		return out, nil
 	}
 	out.StructureHash, out.PlanErr = structureAt(fsys, want)
-	out.SpecStale, out.SpecStaleness = stalenessAt(fsys)
+	out.SpecStale, out.SpecStaleness = stalenessAt(fsys, nil)
 	return out, nil
 }
 
