@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 	"strings"
 	"time"
 
@@ -25,6 +27,7 @@ type commandAPI interface {
 	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
 	IssueComment(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.Comment, error)
 	FirstCheckSuite(ctx context.Context, repo ghapi.Repo, sha string) (time.Time, error)
+	BranchActivity(ctx context.Context, repo ghapi.Repo, branch string, since time.Time) ([]ghapi.RefActivity, *ghapi.RefActivity, error)
 }
 
 var _ commandAPI = (*ghapi.Client)(nil)
@@ -460,6 +463,9 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if why := c.seenBefore(ctx, b.HeadSHA, commented); why != "" {
 		return c.refuse(ctx, cmd.Text, why)
 	}
+	if why := c.headUnchanged(ctx, cmd, b, commented); why != "" {
+		return c.refuse(ctx, cmd.Text, why)
+	}
 	if cmd.Name == commands.AcknowledgeSpecDrift {
 		switch {
 		case !b.SpecStale:
@@ -534,6 +540,93 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 			short(head), first.UTC().Format(time.RFC3339), commented.UTC().Format(time.RFC3339))
 	}
 	return ""
+}
+
+// headUnchanged binds an override to a plan the person could have seen
+// (issue 20 item 1). It is "" when the command names the head commit
+// (cmd.SHA, a prefix of head), or when GitHub's activity log of the head
+// branch shows that every commit the branch pointed at from the comment's
+// second on (the one it was at then, and each it moved to since, away and
+// back included) holds a plan of the bound structure: the person saw that
+// structure whichever of them they looked at, and the override binds to a
+// structure. Otherwise, and when the log or a plan cannot be read, it says
+// why the override is refused.
+func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pipeline.Binding, commented time.Time) string {
+	head := b.HeadSHA
+	name := fmt.Sprintf("check the plan at head %s and comment again naming it: `/swarm %s %s <reason>`", short(head), cmd.Name, short(head))
+	if cmd.SHA != "" {
+		if !strings.HasPrefix(head, cmd.SHA) {
+			return fmt.Sprintf("you named commit %s, but the pull request's head is %s; %s", mdtext.Code(cmd.SHA), short(head), name)
+		}
+		return ""
+	}
+	capi := c.ses.commandAPI()
+	if capi == nil {
+		return "swarm-gate cannot read the head branch's history: " + errNoCommandAPI.Error()
+	}
+	repo, err := ghapi.ParseRepo(c.pr.HeadRepo)
+	if err != nil || c.pr.HeadRef == "" {
+		return fmt.Sprintf("swarm-gate cannot tell which branch is the pull request's head (%q, %q), so it cannot tell which plan you saw; %s", c.pr.HeadRepo, c.pr.HeadRef, name)
+	}
+	branch := mdtext.Code(c.pr.HeadRef)
+	changes, before, err := capi.BranchActivity(ctx, repo, c.pr.HeadRef, commented)
+	if err != nil {
+		return fmt.Sprintf("swarm-gate could not read the activity of branch %s to tell which plan you saw: %s; %s", branch, ghapi.Brief(err), name)
+	}
+	type state struct {
+		sha, when string
+	}
+	var states []state
+	switch {
+	case len(changes) > 0:
+		// Newest first: the oldest change's Before is where the branch was
+		// when the comment's second began.
+		oldest := changes[len(changes)-1]
+		states = append(states, state{oldest.Before, "when you commented"})
+		for i := len(changes) - 1; i >= 0; i-- {
+			states = append(states, state{changes[i].After, fmt.Sprintf("after a %s at %s", strings.ReplaceAll(changes[i].Type, "_", " "), changes[i].At.Format(time.RFC3339))})
+		}
+	case before == nil:
+		return fmt.Sprintf("GitHub's activity log of branch %s does not reach back to your comment, so swarm-gate cannot tell which plan you saw; %s", branch, name)
+	default:
+		states = append(states, state{before.After, "when you commented"})
+	}
+	seen := map[string]bool{head: true}
+	for _, st := range states {
+		if seen[st.sha] {
+			continue
+		}
+		seen[st.sha] = true
+		if strings.Trim(st.sha, "0") == "" {
+			return fmt.Sprintf("branch %s did not exist %s, so swarm-gate cannot tell which plan you saw; %s", branch, st.when, name)
+		}
+		structure, why := c.structureAt(ctx, capi, repo, st.sha)
+		switch {
+		case why != "":
+			return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, short(st.sha), st.when, why, name)
+		case structure != b.StructureHash:
+			return fmt.Sprintf("branch %s was at %s %s, whose plan has another structure (hash %s, the head's is %s), so swarm-gate cannot tell that you saw the plan it would bind to; %s",
+				branch, short(st.sha), st.when, planhash.Short(structure), planhash.Short(b.StructureHash), name)
+		}
+	}
+	return ""
+}
+
+// structureAt is the structure hash of the plan in commit sha of repo, or
+// why it cannot be had.
+func (c *cmdRun) structureAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, sha string) (string, string) {
+	data, ok, err := capi.FileAt(ctx, repo, swarm.PlanPath, sha)
+	switch {
+	case err != nil:
+		return "", "swarm-gate could not read its " + swarm.PlanPath + ": " + ghapi.Brief(err)
+	case !ok:
+		return "", "it has no " + swarm.PlanPath
+	}
+	plan, err := swarm.ParsePlan(swarm.PlanPath, data)
+	if err != nil {
+		return "", "its plan cannot be read: " + err.Error()
+	}
+	return plan.Digests.Structure, ""
 }
 
 // commitApproval commits the plugin's approval record to the pull
@@ -637,8 +730,8 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	var b strings.Builder
 	b.WriteString("**swarm-gate comment commands** (one per comment, at the start of a line):\n\n")
 	b.WriteString("| command | what it does |\n|---|---|\n")
-	fmt.Fprintf(&b, "| `/swarm approve-plan-critic <reason>` | records a human approval of the head plan (1 to %d characters of reason): committed to a same-repository branch as the plugin's own ledger record, else recorded in a swarm-gate comment; a push that changes the plan's structure voids it |\n", commands.MaxReason)
-	b.WriteString("| `/swarm acknowledge-spec-drift <reason>` | records that a human acknowledges the spec drift of the head plan (in a swarm-gate comment) |\n")
+	fmt.Fprintf(&b, "| `/swarm approve-plan-critic [<sha>] <reason>` | records a human approval of the head plan (1 to %d characters of reason): committed to a same-repository branch as the plugin's own ledger record, else recorded in a swarm-gate comment; a push that changes the plan's structure voids it. Name the head commit you reviewed (7 to 40 hex digits) to bind to exactly it: refused unless it is the head. Without it, refused when the branch held another plan structure at any time since your comment |\n", commands.MaxReason)
+	b.WriteString("| `/swarm acknowledge-spec-drift [<sha>] <reason>` | records that a human acknowledges the spec drift of the head plan (in a swarm-gate comment); `<sha>` as for approve-plan-critic |\n")
 	b.WriteString("| `/swarm recheck` | re-evaluates the pull request now |\n| `/swarm help` | this list |\n\n")
 	fmt.Fprintf(&b, "Who may run them: people (not bots) with %s permission on the repository or more (`commands.min_permission` in the base branch's policy)", min)
 	if len(p.Teams) > 0 {
@@ -690,4 +783,12 @@ func (st gateStates) table() string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// changeCount is "1 change" or "N changes".
+func changeCount(n int) string {
+	if n == 1 {
+		return "1 change"
+	}
+	return fmt.Sprintf("%d changes", n)
 }

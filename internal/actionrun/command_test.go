@@ -440,8 +440,10 @@ func TestCommandApprovalFallsBackToTheMarker(t *testing.T) {
 			h.fake.Fail(ghfake.Fault{Operation: "git/update-ref", Times: 2, Status: http.StatusUnprocessableEntity, Body: `{"message":"Update is not a fast forward"}`})
 		}, "moved twice while swarm-gate was writing the record"},
 		{"branch moved and the plan changed", func(h *harness) {
-			// Someone pushed the base's plan (another structure) meanwhile.
-			h.fake.SetBranch(h.repo, demo.HeadBranch, h.base)
+			// Someone pushed the base's plan (another structure) while
+			// swarm-gate was writing the record, after it checked the
+			// branch's activity.
+			h.fake.Fail(ghfake.Fault{Operation: "git/get-ref", First: func() { h.fake.SetBranch(h.repo, demo.HeadBranch, h.base) }})
 		}, "since the command was read, and its plan's structure changed"},
 		{"contents API down", func(h *harness) {
 			h.fake.Fail(ghfake.Fault{Operation: "repos/get-content", Times: -1, Status: http.StatusForbidden, Body: `{"message":"Resource not accessible by integration"}`})
@@ -452,6 +454,9 @@ func TestCommandApprovalFallsBackToTheMarker(t *testing.T) {
 			h := approvalSetup(t)
 			tc.setup(h)
 			branch := h.fake.Branch(h.repo, demo.HeadBranch)
+			if tc.name == "branch moved and the plan changed" {
+				branch = h.base // the push meanwhile; swarm-gate adds nothing
+			}
 			h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
 			h.run(context.Background(), nil)
 			if got := h.fake.Branch(h.repo, demo.HeadBranch); got != branch {
@@ -1220,6 +1225,95 @@ func TestCommandWhoMayRun(t *testing.T) {
 		h.run(context.Background(), nil)
 		if calls := h.fake.Calls(); len(calls) != 0 {
 			t.Errorf("%d API requests for swarm-gate's own comment", len(calls))
+		}
+	})
+}
+
+// commentEventAt is commentEvent for a comment created at time at.
+func (h *harness) commentEventAt(user, body string, at time.Time) {
+	id := h.fake.AddCommentAt(h.repo, 7, user, body, at)
+	h.event("issue_comment", "issue_comment/created.json", func(p map[string]any) {
+		sharedtest.SetPath(p, "issue.pull_request.url", "https://api.github.com/repos/"+h.repo+"/pulls/7")
+		sharedtest.SetPath(p, "issue.number", 7)
+		sharedtest.SetPath(p, "comment.body", body)
+		sharedtest.SetPath(p, "comment.user.login", user)
+		sharedtest.SetPath(p, "comment.user.type", "User")
+		sharedtest.SetPath(p, "comment.id", id)
+		sharedtest.SetPath(p, "comment.created_at", at.UTC().Format(time.RFC3339))
+		sharedtest.SetPath(p, "comment.updated_at", at.UTC().Format(time.RFC3339))
+		sharedtest.SetPath(p, "comment.html_url", fmt.Sprintf("%s/%s/pull/7#issuecomment-%d", h.fake.WebURL, h.repo, id))
+	})
+}
+
+// TestCommandApprovalBindsToWhatWasSeen is issue 20 item 1: an approval
+// binds to a plan the maintainer could have seen. The attack: push a
+// hostile plan E, force-push a benign plan G, the maintainer approves G,
+// force-push E back before the command is handled. Both commits were on
+// GitHub before the comment, so the check-suite guard alone passes.
+func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
+	setup := func(t *testing.T) (h *harness, g, e string, commented time.Time) {
+		h = approvalSetup(t)
+		g = h.head
+		files, _ := h.planEdit("with quoting of commas and tabs", "with quoting of commas and tabs, then drop the users table")
+		e = h.commitOnHead(files) // E, pushed before G
+		h.fake.ImportGit(h.repo, h.workspace)
+		now := time.Now().UTC().Truncate(time.Second)
+		h.fake.SetBranchAt(h.repo, demo.HeadBranch, g, now) // G force-pushed over E
+		commented = now.Add(time.Minute)
+		return h, g, e, commented
+	}
+	forcePushBack := func(h *harness, e string, commented time.Time) {
+		h.fake.SetBranchAt(h.repo, demo.HeadBranch, e, commented.Add(time.Minute))
+		h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, User: "author", HeadRef: demo.HeadBranch, HeadSHA: e, BaseRef: "main", BaseSHA: h.base})
+		h.head = e
+	}
+	t.Run("E force-pushed back after the comment", func(t *testing.T) {
+		h, _, e, commented := setup(t)
+		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
+		forcePushBack(h, e, commented)
+		h.run(context.Background(), nil)
+		cs := h.replies()
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, "swarm-gate refused this command") || !strings.Contains(cs[0].Body, "whose plan has another structure") ||
+			strings.Contains(cs[0].Body, "swarm-gate:override") {
+			t.Fatalf("want a refusal naming the other structure, got %+v\n%s", cs, h.log.String())
+		}
+		if h.fake.Branch(h.repo, demo.HeadBranch) != e {
+			t.Error("swarm-gate committed after refusing")
+		}
+	})
+	t.Run("the maintainer named G, the head is E", func(t *testing.T) {
+		h, g, e, commented := setup(t)
+		h.commentEventAt("maint", "/swarm approve-plan-critic "+g[:12]+" reviewed the plan", commented)
+		forcePushBack(h, e, commented)
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "you named commit `"+g[:12]+"`, but the pull request's head is "+e[:12]) {
+			t.Fatalf("want a refusal naming both commits, got %+v", cs)
+		}
+	})
+	t.Run("the maintainer named the head", func(t *testing.T) {
+		h, _, e, commented := setup(t)
+		forcePushBack(h, e, commented.Add(-2*time.Minute)) // E is the head before the comment
+		h.commentEventAt("maint", "/swarm approve-plan-critic "+e[:9]+" reviewed this plan", commented)
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, `"head_sha":"`+e+`"`) {
+			t.Fatalf("want the override bound to %s, got %+v\n%s", e[:12], cs, h.log.String())
+		}
+	})
+	t.Run("no change since the comment", func(t *testing.T) {
+		h, g, _, commented := setup(t)
+		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, `"head_sha":"`+g+`"`) {
+			t.Fatalf("want the override bound to G %s, got %+v\n%s", g[:12], cs, h.log.String())
+		}
+	})
+	t.Run("activity unreadable", func(t *testing.T) {
+		h, _, _, commented := setup(t)
+		h.fake.Fail(ghfake.Fault{Operation: "repos/list-activities", Times: -1, Status: http.StatusForbidden, Body: `{"message":"Resource not accessible by integration"}`})
+		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
+		h.run(context.Background(), nil)
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read the activity of branch") || !strings.Contains(cs[0].Body, "comment again naming it") {
+			t.Fatalf("want a refusal that fails closed, got %+v", cs)
 		}
 	})
 }

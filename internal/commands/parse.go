@@ -46,6 +46,12 @@ type Command struct {
 	Name string
 	// Reason is the trimmed rest of the line (override commands).
 	Reason string
+	// SHA is the head commit an override names, lower case (a 7 to 40
+	// hex prefix given before the reason: `/swarm approve-plan-critic
+	// <sha> <reason>`); "" when none was named. A word counts as a SHA only
+	// when it holds a digit, so that a reason starting with a word such as
+	// "defaced" stays the reason.
+	SHA string
 	// Line is the command's 1-based line in the comment body; Text is that
 	// line as typed, for quoting in replies.
 	Line int
@@ -108,6 +114,10 @@ func Parse(body string) (*Command, error) {
 		return nil, unknown(c)
 	}
 	if IsOverride(c.Name) {
+		c.SHA, c.Reason = splitSHA(c.Reason)
+		if c.SHA == "" && isSHAWord(c.Reason) {
+			return nil, &ParseError{Text: c.Text, Msg: fmt.Sprintf("`/swarm %s %s` names a commit but gives no reason: `/swarm %s [<sha>] <why>`", c.Name, c.Reason, c.Name)}
+		}
 		if err := checkReason(c); err != nil {
 			return nil, err
 		}
@@ -117,6 +127,34 @@ func Parse(body string) (*Command, error) {
 		return nil, &ParseError{Text: c.Text, Msg: fmt.Sprintf("`/swarm %s` takes no arguments; found %s", c.Name, mdtext.Code(clip(c.Reason, 60)))}
 	}
 	return &c, nil
+}
+
+// splitSHA takes a leading commit SHA prefix off an override's arguments:
+// a word of 7 to 40 hex digits holding at least one decimal digit,
+// followed by white space and more. Otherwise the SHA is "" and args is
+// all reason.
+func splitSHA(args string) (sha, reason string) {
+	i := strings.IndexFunc(args, isSpace)
+	if i < 0 {
+		return "", args
+	}
+	if word := args[:i]; isSHAWord(word) {
+		return strings.ToLower(word), trimReason(args[i:])
+	}
+	return "", args
+}
+
+// isSHAWord reports whether word is 7 to 40 hex digits with a decimal digit.
+func isSHAWord(word string) bool {
+	if len(word) < 7 || len(word) > 40 || !strings.ContainsAny(word, "0123456789") {
+		return false
+	}
+	for _, r := range word {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // prefix opens a command line (ASCII letters in any case).

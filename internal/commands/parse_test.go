@@ -134,3 +134,34 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// TestParseNamedSHA: an override may name the head commit it approves
+// before its reason (issue 20 item 1).
+func TestParseNamedSHA(t *testing.T) {
+	for _, c := range []struct{ body, sha, reason, err string }{
+		{"/swarm approve-plan-critic 1a2b3c4 checked the plan", "1a2b3c4", "checked the plan", ""},
+		{"/swarm approve-plan-critic 1A2B3C4D5E6F7A8B9C0D1E2F3A4B5C6D7E8F9A0B ok", "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "ok", ""},
+		{"/swarm acknowledge-spec-drift 0123456 typo only", "0123456", "typo only", ""},
+		{"/swarm approve-plan-critic 1a2b3c typo", "", "1a2b3c typo", ""},                                                                 // 6 digits: too short
+		{"/swarm approve-plan-critic defaced branch restored", "", "defaced branch restored", ""},                                         // no digit: a word
+		{"/swarm approve-plan-critic 1a2b3c4g fine", "", "1a2b3c4g fine", ""},                                                             // not hex
+		{"/swarm approve-plan-critic 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1 x", "", "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1 x", ""}, // 41
+		{"/swarm approve-plan-critic 1a2b3c4", "", "", "names a commit but gives no reason"},
+		{"/swarm approve-plan-critic 1a2b3c4\u00a0nbsp reason", "1a2b3c4", "nbsp reason", ""},
+		{"/swarm approve-plan-critic 1a2b3c4 \u200b", "", "", "only invisible characters"},
+	} {
+		cmd, err := Parse(c.body)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.body, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cmd == nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		if cmd.SHA != c.sha || cmd.Reason != c.reason {
+			t.Errorf("%q: sha %q reason %q, want %q %q", c.body, cmd.SHA, cmd.Reason, c.sha, c.reason)
+		}
+	}
+}

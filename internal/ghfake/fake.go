@@ -210,7 +210,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	f := s.matchFault(&call)
 	latency := s.latency
+	var first func()
+	if f != nil && f.First != nil {
+		first, f.First = f.First, nil
+	}
 	s.mu.Unlock()
+	if first != nil {
+		first()
+	}
 	if f != nil {
 		latency += f.Latency
 	}

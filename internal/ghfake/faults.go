@@ -62,6 +62,12 @@ type Fault struct {
 	// takes effect when the answer is the handler's. A response without a
 	// body is served whole.
 	Truncate bool
+
+	// First runs once, when the first request the fault applies to
+	// arrives and before it is served (outside the fake's lock, so it may
+	// call the fake): something else happening meanwhile, such as another
+	// push to the branch.
+	First func()
 }
 
 // drops is true for a fault that answers nothing, so that the request is

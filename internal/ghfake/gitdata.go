@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"regexp"
 	"sort"
@@ -80,7 +81,12 @@ func (s *Server) ImportGit(repo, dir string) {
 	if err != nil {
 		s.t.Fatalf("ghfake: listing the branches of %s: %v", dir, err)
 	}
+	// Imported branches count as pushed just before whatever the test does
+	// next (a comment in the same second would make the order unknown).
+	pushedAt := now().Add(-time.Second)
 	_ = refs.ForEach(func(ref *plumbing.Reference) error {
+		old, found := r.branches[ref.Name().Short()]
+		s.branchMoved(repo, ref.Name().Short(), old, ref.Hash(), found, false, pushedAt)
 		r.branches[ref.Name().Short()] = ref.Hash()
 		s.storeFiles(repo, ref.Name().Short(), ref.Hash())
 		return nil
@@ -197,9 +203,17 @@ func (s *Server) Branch(repo, branch string) string {
 // SetBranch points a branch of repo at sha (a commit already in the fake),
 // as a push by someone else would.
 func (s *Server) SetBranch(repo, branch, sha string) {
+	s.SetBranchAt(repo, branch, sha, now())
+}
+
+// SetBranchAt is SetBranch with the push recorded in the activity log at
+// time at (a force push, or a branch creation).
+func (s *Server) SetBranchAt(repo, branch, sha string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := plumbing.NewHash(sha)
+	old, found := s.gitRepo(repo).branches[branch]
+	s.branchMoved(repo, branch, old, h, found, true, at)
 	s.gitRepo(repo).branches[branch] = h
 	s.storeFiles(repo, branch, h)
 }
@@ -277,6 +291,7 @@ func (s *Server) updateRef(r *request) (int, any) {
 			return http.StatusUnprocessableEntity, errorBody("Update is not a fast forward", "https://docs.github.com/rest/git/refs#update-a-reference")
 		}
 	}
+	s.branchMoved(repo, branch, old, next.Hash, true, force, now())
 	g.branches[branch] = next.Hash
 	s.storeFiles(repo, branch, next.Hash)
 	return http.StatusOK, s.refJSON(repo, branch, next.Hash)
@@ -603,7 +618,13 @@ type extraRoute struct {
 	re        *regexp.Regexp // over the escaped path without /api/v3
 	operation string         // GitHub's operationId
 	doc       string
-	handle    func(s *Server, params []string) (int, any)
+	handle    func(s *Server, params []string, q url.Values) (int, any)
+}
+
+// withHeader is an extra route's body with response headers (a Link).
+type withHeader struct {
+	header http.Header
+	body   any
 }
 
 // extraRoutes are the unvalidated routes, all of them. Keep this list
@@ -614,7 +635,14 @@ var extraRoutes = []extraRoute{
 		re:        regexp.MustCompile(`^/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)$`),
 		operation: "teams/get-membership-for-user-in-org",
 		doc:       "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user",
-		handle:    (*Server).getTeamMembership,
+		handle:    func(s *Server, p []string, _ url.Values) (int, any) { return s.getTeamMembership(p) },
+	},
+	{
+		method:    http.MethodGet,
+		re:        regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/activity$`),
+		operation: "repos/list-activities",
+		doc:       "https://docs.github.com/rest/repos/repos#list-repository-activities",
+		handle:    (*Server).listActivities,
 	},
 }
 
@@ -646,9 +674,13 @@ func (s *Server) serveExtra(w http.ResponseWriter, call *Call, r *http.Request) 
 			return true
 		}
 		s.mu.Lock()
-		status, body := rt.handle(s, m[1:])
+		status, body := rt.handle(s, m[1:], r.URL.Query())
 		s.mu.Unlock()
-		s.answer(w, r, call, f, status, nil, body)
+		var hdr http.Header
+		if hb, ok := body.(withHeader); ok {
+			hdr, body = hb.header, hb.body
+		}
+		s.answer(w, r, call, f, status, hdr, body)
 		return true
 	}
 	return false

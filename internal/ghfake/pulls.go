@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // PullRequest is a pull request in the fake's store.
@@ -50,6 +51,15 @@ func (s *Server) AddPullRequest(repo string, pr PullRequest) {
 		pr.State = "open"
 	}
 	s.pulls[repo+"#"+strconv.Itoa(pr.Number)] = &pr
+	// The head branch was pushed before the pull request was opened: give
+	// the activity log a record of it when it has none (repos/list-activities).
+	head := pr.HeadRepo
+	if head == "" {
+		head = repo
+	}
+	if pr.HeadRef != "" && pr.HeadSHA != "" && !s.hasActivity(head, pr.HeadRef) {
+		s.recordActivity(head, Activity{Branch: pr.HeadRef, Before: strings.Repeat("0", 40), After: pr.HeadSHA, At: now().Add(-time.Second), Type: "branch_creation"})
+	}
 }
 
 func (s *Server) findPull(r *request) *PullRequest {

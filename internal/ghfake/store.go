@@ -13,10 +13,13 @@ type store struct {
 	checkRuns   map[string][]*CheckRun   // repo "owner/name" -> runs, oldest first
 	suites      map[string][]*CheckSuite // repo + "@" + head SHA -> check suites, oldest first
 	nextSuiteID int64                    // the last id of a suite a test added (suites.go)
-	comments    map[string][]*Comment    // repo -> comments, oldest first
-	permissions map[string]string        // repo + "/" + user -> permission
-	pulls       map[string]*PullRequest
-	files       map[string]map[string]string // repo + "@" + ref -> path -> content
+	// activity is each repository's branch-change log (activity.go).
+	activity       map[string][]Activity
+	nextActivityID int64
+	comments       map[string][]*Comment // repo -> comments, oldest first
+	permissions    map[string]string     // repo + "/" + user -> permission
+	pulls          map[string]*PullRequest
+	files          map[string]map[string]string // repo + "@" + ref -> path -> content
 }
 
 func newStore() store {
