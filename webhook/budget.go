@@ -37,13 +37,15 @@ type grant struct {
 	small, large int64
 }
 
-// acquire takes n bytes, waiting at most wait (or until ctx ends) for them.
-// ok is false when they could not be had in time.
-func (b *byteBudget) acquire(ctx context.Context, n int64, wait time.Duration) (g grant, ok bool) {
+// acquire takes n bytes for a body of size bytes (which picks the pool: a
+// body grows in steps, and a large body's first steps are still large),
+// waiting at most wait (or until ctx ends) for them. ok is false when they
+// could not be had in time.
+func (b *byteBudget) acquire(ctx context.Context, n, size int64, wait time.Duration) (g grant, ok bool) {
 	var timer *time.Timer
 	for {
 		b.mu.Lock()
-		if g, ok := b.take(n); ok {
+		if g, ok := b.take(n, size); ok {
 			b.mu.Unlock()
 			if timer != nil {
 				timer.Stop()
@@ -66,9 +68,10 @@ func (b *byteBudget) acquire(ctx context.Context, n int64, wait time.Duration) (
 	}
 }
 
-// take takes n bytes if the pools have them; b.mu is held.
-func (b *byteBudget) take(n int64) (grant, bool) {
-	if n < smallBody {
+// take takes n bytes for a body of size bytes if the pools have them;
+// b.mu is held.
+func (b *byteBudget) take(n, size int64) (grant, bool) {
+	if size < smallBody {
 		if n <= b.small {
 			b.small -= n
 			return grant{b: b, small: n}, true

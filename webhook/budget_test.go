@@ -1,10 +1,12 @@
 package webhook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -33,11 +35,11 @@ func TestByteBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newByteBudget(small, large)
 			for _, n := range tc.held {
-				if _, ok := b.acquire(context.Background(), n, 0); !ok {
+				if _, ok := b.acquire(context.Background(), n, n, 0); !ok {
 					t.Fatalf("could not take %d bytes to set the case up", n)
 				}
 			}
-			g, ok := b.acquire(context.Background(), tc.n, time.Millisecond)
+			g, ok := b.acquire(context.Background(), tc.n, tc.n, time.Millisecond)
 			if ok != tc.ok {
 				t.Fatalf("acquire(%d) ok = %v, want %v", tc.n, ok, tc.ok)
 			}
@@ -50,10 +52,10 @@ func TestByteBudget(t *testing.T) {
 	}
 	t.Run("a waiter gets the bytes given back", func(t *testing.T) {
 		b := newByteBudget(0, 10)
-		g, _ := b.acquire(context.Background(), 10, 0)
+		g, _ := b.acquire(context.Background(), 10, 10, 0)
 		got := make(chan bool)
 		go func() {
-			_, ok := b.acquire(context.Background(), 10, time.Minute)
+			_, ok := b.acquire(context.Background(), 10, 10, time.Minute)
 			got <- ok
 		}()
 		g.release()
@@ -101,7 +103,10 @@ func TestUnsignedBodiesKeepMemoryBounded(t *testing.T) {
 		budget  = 24 << 20 // 3 MiB for small bodies, 21 for large: two large bodies at once
 		senders = 40
 	)
-	h := newHarness(t, Config{MaxBody: maxBody, BodyBudget: budget, BodyWait: 200 * time.Millisecond})
+	// One address sends everything here, so the per-address limit is off:
+	// this is the budget's test (TestIdleConnectionsDoNotStarveIntake has
+	// the limit's).
+	h := newHarness(t, Config{MaxBody: maxBody, BodyBudget: budget, BodyWait: 200 * time.Millisecond, MaxPerSource: -1})
 	h.Start()
 	srv := httptest.NewServer(h.Handler())
 	defer srv.Close()
@@ -217,4 +222,96 @@ func TestBodyBudgetTooSmall(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "raise BodyBudget") {
 		t.Errorf("New: %v, want an error saying to raise BodyBudget", err)
 	}
+}
+
+// TestIdleConnectionsDoNotStarveIntake is issue 20 item 2: connections
+// that declare a body and send nothing held its Content-Length of the body
+// budget for the whole read timeout, so a few dozen of them made every
+// genuine delivery get 503. Now a body holds what has arrived (plus one
+// step), a slow body gets 408 after BodyTimeout, and one address may only
+// have MaxPerSource requests being read.
+func TestIdleConnectionsDoNotStarveIntake(t *testing.T) {
+	const idle = 40
+	h := newHarness(t, Config{MaxBody: 1 << 20, BodyBudget: 8 << 20, BodyWait: 200 * time.Millisecond, BodyTimeout: 2 * time.Second, MaxPerSource: 16})
+	h.Start()
+	srv := httptest.NewServer(h.Handler())
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+
+	// open dials from a loopback address of its own (all of 127/8 is
+	// local on Linux) and sends a request's headers only.
+	open := func(t *testing.T, from string, length int) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Skipf("cannot dial from %s (a loopback alias this machine lacks): %v", from, err)
+		}
+		fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: swarm-gate\r\nContent-Length: %d\r\nX-GitHub-Event: pull_request\r\nX-GitHub-Delivery: idle\r\n\r\n", length)
+		return c
+	}
+	deliver := func(t *testing.T, n int) int {
+		body := prBody("synchronize", "octo/repo", n, sha(n))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/webhook", bytes.NewReader(body))
+		req.Header.Set(headerEvent, "pull_request")
+		req.Header.Set(headerDelivery, fmt.Sprintf("genuine-%d", n))
+		req.Header.Set(headerSignature, sign(testSecret, body))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatalf("genuine delivery: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	t.Run("idle connections from many addresses", func(t *testing.T) {
+		var conns []net.Conn
+		for i := range idle {
+			conns = append(conns, open(t, fmt.Sprintf("127.0.1.%d", i+1), 1<<20-1))
+		}
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		time.Sleep(100 * time.Millisecond) // every handler is reading its body
+		if code := deliver(t, 1); code != http.StatusAccepted {
+			t.Fatalf("a signed delivery during %d idle connections got %d, want 202", idle, code)
+		}
+		// The idle ones are answered 408 once BodyTimeout passes.
+		conns[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
+		if err != nil || resp.StatusCode != http.StatusRequestTimeout {
+			t.Fatalf("an idle connection after BodyTimeout: %v %v, want 408", resp, err)
+		}
+	})
+	t.Run("too many from one address", func(t *testing.T) {
+		var conns []net.Conn
+		for range 20 {
+			conns = append(conns, open(t, "127.0.2.1", 100))
+		}
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		// Which 4 are refused depends on arrival order; the other 16 wait
+		// for their bodies, past this read's deadline.
+		refused := 0
+		for _, c := range conns {
+			c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err == nil && resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
+				refused++
+			}
+		}
+		if refused != 4 {
+			t.Fatalf("%d of 20 requests from one address refused with 429 and Retry-After, want 4 (MaxPerSource 16)", refused)
+		}
+		if code := deliver(t, 2); code != http.StatusAccepted {
+			t.Fatalf("a signed delivery from another address got %d, want 202", code)
+		}
+		if n := h.metric(t, `swarm_gate_deliveries_total{event="unknown",outcome="too_many_from_source"}`); n < 4 {
+			t.Errorf("%v refusals counted, want at least 4", n)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,13 +52,33 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("body of %d bytes is over the %d-byte limit", r.ContentLength, s.cfg.MaxBody))
 		return
 	}
+	leave, ok := s.enterSource(r.RemoteAddr)
+	if !ok {
+		s.log.Warn("webhook delivery refused: too many requests from one address are being read", "remote", r.RemoteAddr, "max_per_source", s.cfg.MaxPerSource)
+		secs := int64(math.Ceil(s.cfg.RetryAfter.Seconds()))
+		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+		w.Header().Set("Connection", "close") // do not wait for the body it may never send
+		s.answer(w, "unknown", outcomeTooManyFromSrc, http.StatusTooManyRequests,
+			fmt.Sprintf("%d requests from this address are already being read: retry later", s.cfg.MaxPerSource))
+		return
+	}
+	// The body must arrive in time: a connection that trickles it holds a
+	// slot and budget. Recorders in tests cannot set deadlines (ignored).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	body, g, err := s.readBody(w, r)
-	defer g.release()
+	g.release()
+	leave()
 	if err != nil {
 		var tooBig *http.MaxBytesError
+		var netErr net.Error
 		switch {
+		case errors.As(err, &netErr) && netErr.Timeout():
+			s.log.Warn("webhook delivery refused: the body did not arrive in time", "remote", r.RemoteAddr, "body_timeout", s.cfg.BodyTimeout.String())
+			w.Header().Set("Connection", "close")
+			s.answer(w, "unknown", outcomeSlowBody, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s", s.cfg.BodyTimeout))
 		case errors.Is(err, errNoBudget):
 			s.log.Warn("webhook delivery refused: "+err.Error(), "remote", r.RemoteAddr, "content_length", r.ContentLength)
+			w.Header().Set("Connection", "close") // the rest of the body is not read
 			s.unavailable(w, "unknown", outcomeBusy, err.Error()+": redeliver later")
 		case errors.As(err, &tooBig):
 			s.answer(w, "unknown", outcomeTooLarge, http.StatusRequestEntityTooLarge,
@@ -179,69 +200,102 @@ func checkSignature(secret []byte, values []string, body []byte) string {
 // within BodyWait.
 var errNoBudget = errors.New("too many large request bodies are being read at once")
 
-// readBody reads the request's body, at most MaxBody bytes, into a buffer
-// of exactly Content-Length bytes (no doubling), holding that many bytes of
-// the body budget first (given back by g.release, also on error). Without
-// a Content-Length, it holds and reads up to smallBody-1 bytes, then, when
-// the body is longer, MaxBody more. Errors: errNoBudget, an
-// *http.MaxBytesError, a read error.
+// readBody reads the request's body, at most MaxBody bytes (and exactly
+// Content-Length when given), into a buffer that grows as bytes arrive,
+// holding each step's bytes of the body budget before it is allocated
+// (given back by g.release, also on error): a request holds what it has
+// sent, plus one step. Errors: errNoBudget, an *http.MaxBytesError, a read
+// error (a net.Error timeout when the read deadline passes).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, g grant, err error) {
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	n := r.ContentLength
-	if n >= 0 {
-		if g, err = s.hold(r, n, grant{}); err != nil {
-			return nil, g, err
-		}
-		body = make([]byte, n)
-		if _, err := io.ReadFull(rd, body); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				err = fmt.Errorf("the body ended before its Content-Length of %d bytes", n)
+	limit, known := s.cfg.MaxBody, r.ContentLength >= 0
+	if known {
+		limit = r.ContentLength
+	}
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) == limit {
+				// All of it: one more byte means the body lies about its
+				// length, or is over MaxBody.
+				var probe [1]byte
+				n, err := rd.Read(probe[:])
+				switch {
+				case n > 0 && known:
+					return nil, g, fmt.Errorf("the body is longer than its Content-Length of %d bytes", limit)
+				case err != nil && !errors.Is(err, io.EOF):
+					return nil, g, err
+				}
+				return buf, g, nil
 			}
+			next := min(limit, max(2*int64(cap(buf)), bodyStep))
+			size := next // the body's size as far as known, for the pool
+			if known {
+				size = limit
+			}
+			if g, err = s.hold(r, next-int64(cap(buf)), size, g); err != nil {
+				return nil, g, err
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case errors.Is(err, io.EOF):
+			if known && int64(len(buf)) != limit {
+				return nil, g, fmt.Errorf("the body ended before its Content-Length of %d bytes", limit)
+			}
+			return buf, g, nil
+		case err != nil:
 			return nil, g, err
 		}
-		return body, g, nil
 	}
-	first := int64(min(smallBody-1, s.cfg.MaxBody))
-	if g, err = s.hold(r, first, grant{}); err != nil {
-		return nil, g, err
-	}
-	buf := make([]byte, first)
-	got, err := io.ReadFull(rd, buf)
-	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return buf[:got], g, nil
-	case err != nil:
-		return nil, g, err
-	}
-	if g, err = s.hold(r, s.cfg.MaxBody, g); err != nil {
-		return nil, g, err
-	}
-	body = make([]byte, s.cfg.MaxBody)
-	copy(body, buf)
-	more, err := io.ReadFull(rd, body[got:])
-	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return body[:got+more], g, nil
-	case err != nil:
-		return nil, g, err
-	}
-	// Exactly MaxBody bytes so far: more is over the limit.
-	var probe [1]byte
-	if _, err := rd.Read(probe[:]); err != nil && !errors.Is(err, io.EOF) {
-		return nil, g, err
-	}
-	return body, g, nil
 }
 
-// hold takes n more bytes of the body budget, waiting at most BodyWait,
-// adding them to g (whose bytes are kept either way).
-func (s *Server) hold(r *http.Request, n int64, g grant) (grant, error) {
+// bodyStep is the first size of a body's buffer, and its smallest growth.
+const bodyStep = 16 << 10
+
+// enterSource counts one more request being read from the address of
+// remoteAddr ("ip:port"), refusing it (ok false) when MaxPerSource are;
+// leave undoes it.
+func (s *Server) enterSource(remoteAddr string) (leave func(), ok bool) {
+	if s.cfg.MaxPerSource < 0 {
+		return func() {}, true
+	}
+	ip := remoteAddr
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		ip = host
+	}
+	s.sourcesMu.Lock()
+	defer s.sourcesMu.Unlock()
+	if s.sources == nil {
+		s.sources = map[string]int{}
+	}
+	if s.sources[ip] >= s.cfg.MaxPerSource {
+		return nil, false
+	}
+	s.sources[ip]++
+	return func() {
+		s.sourcesMu.Lock()
+		defer s.sourcesMu.Unlock()
+		if s.sources[ip]--; s.sources[ip] <= 0 {
+			delete(s.sources, ip)
+		}
+	}, true
+}
+
+// hold takes n more bytes of the body budget for a body of size bytes,
+// waiting at most BodyWait, adding them to g (whose bytes are kept either
+// way).
+func (s *Server) hold(r *http.Request, n, size int64, g grant) (grant, error) {
 	if n <= 0 {
 		return g, nil
 	}
-	more, ok := s.budget.acquire(r.Context(), n, s.cfg.BodyWait)
+	more, ok := s.budget.acquire(r.Context(), n, size, s.cfg.BodyWait)
 	if !ok {
-		return g, fmt.Errorf("%w (%d-byte body; %d bytes may be read at once, BodyBudget)", errNoBudget, n, s.cfg.BodyBudget)
+		return g, fmt.Errorf("%w (%d-byte body; %d bytes may be read at once, BodyBudget)", errNoBudget, size, s.cfg.BodyBudget)
 	}
 	if g.b == nil {
 		return more, nil

@@ -9,19 +9,21 @@ import (
 
 // Delivery outcomes, the outcome label of swarm_gate_deliveries_total.
 const (
-	outcomeQueued           = "queued"             // 202: a job was queued (or replaced a waiting one)
-	outcomeDuplicate        = "duplicate"          // 200: the delivery id was queued before
-	outcomeIgnored          = "ignored"            // 204: an event or action swarm-gate does not act on
-	outcomePing             = "ping"               // 200: GitHub's ping
-	outcomeUnauthorized     = "unauthorized"       // 401: bad or missing signature
-	outcomeTooLarge         = "too_large"          // 413: body over MaxBody
-	outcomeQueueFull        = "queue_full"         // 503: QueueSize jobs already wait
-	outcomeBadRequest       = "bad_request"        // 400: missing headers, invalid JSON, missing fields
-	outcomeShuttingDown     = "shutting_down"      // 503: Shutdown has begun
-	outcomeMethodNotAllowed = "method_not_allowed" // 405: not a POST
-	outcomeBusy             = "busy"               // 503: no room in BodyBudget to read the body
-	outcomeStale            = "stale"              // 200: older than the delivery waiting for its pull request
-	outcomeSameCommit       = "same_commit"        // 200: the other delivery of the same push was queued
+	outcomeQueued           = "queued"               // 202: a job was queued (or replaced a waiting one)
+	outcomeDuplicate        = "duplicate"            // 200: the delivery id was queued before
+	outcomeIgnored          = "ignored"              // 204: an event or action swarm-gate does not act on
+	outcomePing             = "ping"                 // 200: GitHub's ping
+	outcomeUnauthorized     = "unauthorized"         // 401: bad or missing signature
+	outcomeTooLarge         = "too_large"            // 413: body over MaxBody
+	outcomeQueueFull        = "queue_full"           // 503: QueueSize jobs already wait
+	outcomeBadRequest       = "bad_request"          // 400: missing headers, invalid JSON, missing fields
+	outcomeShuttingDown     = "shutting_down"        // 503: Shutdown has begun
+	outcomeMethodNotAllowed = "method_not_allowed"   // 405: not a POST
+	outcomeBusy             = "busy"                 // 503: no room in BodyBudget to read the body
+	outcomeSlowBody         = "slow_body"            // 408: the body did not arrive within BodyTimeout
+	outcomeTooManyFromSrc   = "too_many_from_source" // 429: MaxPerSource requests from the address are being read
+	outcomeStale            = "stale"                // 200: older than the delivery waiting for its pull request
+	outcomeSameCommit       = "same_commit"          // 200: the other delivery of the same push was queued
 )
 
 // metrics are the server's Prometheus collectors.

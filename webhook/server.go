@@ -33,6 +33,13 @@ const (
 	DefaultBodyBudget = 128 << 20
 	// DefaultBodyWait is how long a body waits for room in the budget.
 	DefaultBodyWait = time.Second
+	// DefaultBodyTimeout is how long a whole body may take to arrive.
+	// GitHub sends a delivery at once and gives up on an answer after 10 s,
+	// so a body still arriving after 5 s is not a delivery worth waiting for.
+	DefaultBodyTimeout = 5 * time.Second
+	// DefaultMaxPerSource is how many requests from one address may be
+	// read at once, before their signatures are checked.
+	DefaultMaxPerSource = 16
 	// DefaultAbandonTimeout bounds each Abandoner.Abandon call.
 	DefaultAbandonTimeout = 10 * time.Second
 )
@@ -65,8 +72,10 @@ type Config struct {
 	// down), rounded up to whole seconds. Default DefaultRetryAfter.
 	RetryAfter time.Duration
 	// BodyBudget bounds the bytes of request bodies being read at once,
-	// before their signatures are checked (anyone can send them); the
-	// buffer of each is its Content-Length. An eighth of it is kept for
+	// before their signatures are checked (anyone can send them): a body
+	// draws on it as its bytes arrive (its buffer grows in steps of at
+	// least 16 KiB, to at most its Content-Length), so a connection that
+	// declares a large body and sends nothing holds only the first step. An eighth of it is kept for
 	// bodies under 1 MiB, so GitHub's usual deliveries never wait behind
 	// large ones; the rest must hold at least one MaxBody body. A body
 	// that finds no room within BodyWait is refused with 503 and
@@ -75,6 +84,16 @@ type Config struct {
 	// BodyWait is how long a body may wait for room in BodyBudget.
 	// Default DefaultBodyWait (1 s).
 	BodyWait time.Duration
+	// BodyTimeout is how long a request's body may take to arrive, counted
+	// from when its headers were read; a slower one gets 408 and gives its
+	// budget back. Default DefaultBodyTimeout (5 s).
+	BodyTimeout time.Duration
+	// MaxPerSource is how many requests from one source address (the
+	// connection's remote IP) may be read at once before their signatures
+	// are checked; one more gets 429 with Retry-After. Default
+	// DefaultMaxPerSource (16); negative: no limit (behind a proxy, where
+	// every request comes from the proxy's address, limit there instead).
+	MaxPerSource int
 	// AbandonTimeout bounds each call of the Evaluator's Abandon (when it
 	// is an Abandoner) for the jobs Shutdown drops. Default
 	// DefaultAbandonTimeout (10 s).
@@ -108,6 +127,9 @@ type Server struct {
 
 	q      *queue
 	budget *byteBudget
+	// sources counts the requests being read per remote IP (MaxPerSource).
+	sourcesMu sync.Mutex
+	sources   map[string]int
 	// unready is set by Unready: GET /readyz answers 503 while deliveries
 	// are still taken.
 	unready atomic.Bool
@@ -129,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("webhook: Config.Evaluator is nil: the server needs something to run its jobs")
 	}
 	if cfg.Workers < 0 || cfg.QueueSize < 0 || cfg.JobTimeout < 0 || cfg.MaxBody < 0 || cfg.DedupeSize < 0 || cfg.RetryAfter < 0 ||
-		cfg.BodyBudget < 0 || cfg.BodyWait < 0 || cfg.AbandonTimeout < 0 {
+		cfg.BodyBudget < 0 || cfg.BodyWait < 0 || cfg.AbandonTimeout < 0 || cfg.BodyTimeout < 0 {
 		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s, BodyBudget %d, BodyWait %s, AbandonTimeout %s): use 0 for the default",
 			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter, cfg.BodyBudget, cfg.BodyWait, cfg.AbandonTimeout)
 	}
@@ -153,6 +175,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BodyBudget == 0 {
 		cfg.BodyBudget = DefaultBodyBudget
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.MaxPerSource == 0 {
+		cfg.MaxPerSource = DefaultMaxPerSource
 	}
 	if cfg.BodyWait == 0 {
 		cfg.BodyWait = DefaultBodyWait

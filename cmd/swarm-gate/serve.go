@@ -45,6 +45,8 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_WORKERS", "workers", "0", "evaluations run at once (0: twice the CPUs)"},
 	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
+	{"SWARM_GATE_BODY_TIMEOUT", "body-timeout", "5s", "how long a delivery's body may take to arrive before the server answers 408 (GitHub sends it at once)"},
+	{"SWARM_GATE_MAX_PER_SOURCE", "max-per-source", "16", "requests from one address read at once before their signatures are checked; one more gets 429 (-1: no limit, e.g. behind a proxy that limits per client)"},
 	{"SWARM_GATE_SHUTDOWN_DELAY", "shutdown-delay", "5s", "on SIGTERM or SIGINT, how long deliveries are still taken while /readyz answers 503, so that a load balancer stops routing here first (0: none)"},
 	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "after the shutdown delay, how long the running and queued evaluations may take before they are cancelled or dropped (their check runs are then completed as failure)"},
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
@@ -109,7 +111,9 @@ type serveConfig struct {
 	secret                                     string
 	apiURL, listen, workDir                    string
 	workers, queueSize, fetchDepth             int
+	maxPerSource                               int
 	jobTimeout, shutdownDelay, shutdownTimeout time.Duration
+	bodyTimeout                                time.Duration
 	redeliverFailed                            bool
 	logLevel                                   slog.Level
 }
@@ -201,7 +205,7 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		dst      *int
 		min, max int
 	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0, maxWorkers}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0, maxQueueSize},
-		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}}
+		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}, {"SWARM_GATE_MAX_PER_SOURCE", &cfg.maxPerSource, -1, 0}}
 	for _, it := range ints {
 		n, err := strconv.Atoi(get(it.env))
 		switch {
@@ -214,13 +218,16 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		}
 		*it.dst = n
 	}
+	if cfg.maxPerSource == 0 {
+		bad("SWARM_GATE_MAX_PER_SOURCE", "0 would refuse every delivery: use a positive limit, or -1 for none")
+	}
 	durations := []struct {
 		env      string
 		dst      *time.Duration
 		zeroOK   bool
 		positive string
 	}{{"SWARM_GATE_JOB_TIMEOUT", &cfg.jobTimeout, false, "positive"}, {"SWARM_GATE_SHUTDOWN_DELAY", &cfg.shutdownDelay, true, "non-negative"},
-		{"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout, false, "positive"}}
+		{"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout, false, "positive"}, {"SWARM_GATE_BODY_TIMEOUT", &cfg.bodyTimeout, false, "positive"}}
 	for _, it := range durations {
 		d, err := time.ParseDuration(get(it.env))
 		if err != nil || d < 0 || d == 0 && !it.zeroOK {
@@ -349,7 +356,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 		return fail(report.ExitError, "checking the App's credentials: %v", err)
 	}
 	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
-		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout})
+		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout,
+		BodyTimeout: cfg.bodyTimeout, MaxPerSource: cfg.maxPerSource})
 	if err != nil {
 		ln.Close()
 		return fail(exitUsage, "%v", err)
