@@ -143,6 +143,11 @@ type ScopeConfig struct {
 	// the pull request adds or changes that covers more than the task's
 	// files_touched (default false: a warning).
 	FailWidenedByPR bool
+	// WarnSelfApprovedWidening turns RuleSelfApprovedWidening (a task's
+	// scope widened by this pull request to cover a file it changes, with
+	// only an approval the pull request itself adds behind the new plan)
+	// into a warning (default false: it fails).
+	WarnSelfApprovedWidening bool
 	// WarnNotDeclared turns SCOPE_NOT_DECLARED (a phase whose tasks declare
 	// no scope at all) into a warning, letting the gate pass (default false:
 	// it fails).

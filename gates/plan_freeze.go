@@ -48,6 +48,10 @@ const (
 	RuleApprovalSource     = "plan-freeze/approval-source-not-accepted"
 	RuleTaskRemoved        = "plan-freeze/task-removed-without-ledger-event"
 	RuleSpecStale          = "plan-freeze/spec-stale"
+	// RuleAgentAttested is a notice: the approval plan-freeze accepts is
+	// one the pull request adds (agent-attested), shown at the top of the
+	// aggregate check.
+	RuleAgentAttested      = "plan-freeze/agent-attested-approval"
 	RuleProfileLocked      = "plan-freeze/execution-profile-locked"
 	RuleLedgerHash         = "plan-freeze/ledger-hash-mismatch"
 	RuleLedgerUnexplained  = "plan-freeze/ledger-event-unexplained"
@@ -185,6 +189,10 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: fmt.Sprintf("plan matches a manual override this pull request adds (seq %d, user_confirmed: true, %s)", approval.Seq, approvalOrigin(in, approval, override))}
 	case len(failing) == 0 && approval != nil:
+		if override == nil && !baseAnchored(in.Base.Ledger, approval) {
+			findings = append(findings, Finding{Path: swarm.LedgerPath, Line: approval.Line, EndLine: approval.Line, Rule: RuleAgentAttested, Severity: SeverityNotice,
+				Message: fmt.Sprintf("the plan-critic approval of this plan (seq %d) is a ledger line this pull request adds: the agent's own word that the critic approved, which plan_freeze.approval: %s accepts; with approval: human or base-anchored it would not count", approval.Seq, cfg.PlanFreeze.Approval)})
+		}
 		return Result{Outcome: Passed, Findings: findings, Summary: summary,
 			Title: fmt.Sprintf("plan matches the critic-approved snapshot (seq %d, %s)", approval.Seq, approvalOrigin(in, approval, override))}
 	case len(failing) == 0 && override != nil:

@@ -45,6 +45,10 @@ const (
 	RuleStaleBinding       = "scope/stale-binding"
 	RuleUntouchedCompleted = "scope/completed-but-untouched"
 	RuleWidenedByPR        = "scope/widened-by-pull-request"
+	// RuleSelfApprovedWidening: the pull request widens a task's scope to
+	// cover a file it changes, and the only approval of the new plan is
+	// one it adds itself (issue 20 item 3).
+	RuleSelfApprovedWidening = "scope/self-approved-widening"
 )
 
 // maxSummaryTasks caps the per-task table of the summary.
@@ -209,6 +213,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 			Message: fmt.Sprintf("task %s is marked completed in this pull request, but none of its files changed (%s: %s); the protocol warns that a coder may report done without producing a diff: check that the work is really in this pull request", t.ID, ts.source, listSome(quoteAll(ts.entries), 5))})
 	}
 
+	findings = append(findings, selfApprovedWidening(in, plan, scopes, touched)...)
 	summary := scopeSummary(phases, scopes, touched, other, exempt)
 	failing := len(failingFindings(findings))
 	switch {
@@ -433,4 +438,80 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// selfApprovedWidening finds the tasks whose scope this pull request widens
+// (entries beyond the task's files_touched on the merge base, and beyond a
+// declaration it does not add or change) to cover a file it changes, while
+// the plan-critic approval of the head plan is one the pull request adds
+// (agent-attested: not on the base branch, no human override for the
+// structure). Under plan_freeze.approval: any that passes plan-freeze, so
+// scope names it: the agent approved its own widening.
+func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touched map[string][]string) []Finding {
+	ev := agentApprovalInPR(in, plan)
+	if ev == nil || in.Base.Plan == nil {
+		return nil
+	}
+	sev := SeverityError
+	if in.config().Scope.WarnSelfApprovedWidening {
+		sev = SeverityWarning
+	}
+	var out []Finding
+	for _, ts := range scopes {
+		bt, _ := in.Base.Plan.FindTask(ts.task.ID)
+		if bt == nil || len(ts.entries) == 0 {
+			continue // a new task is a material change: plan-freeze's to judge
+		}
+		var baseEntries []string
+		for _, e := range bt.FilesTouched {
+			if n, err := NormalizeScopeEntry(e); err == nil {
+				baseEntries = append(baseEntries, n)
+			}
+		}
+		if ts.source == ScopeFromDeclaration && !ts.newInPR {
+			baseEntries = append(baseEntries, ts.entries...)
+		}
+		base := toSet(baseEntries)
+		var wider []string
+		for _, e := range ts.entries {
+			if !InScope(base, e) {
+				wider = append(wider, e)
+			}
+		}
+		if len(wider) == 0 {
+			continue
+		}
+		widened := toSet(wider)
+		var covered []string
+		for _, p := range touched[ts.task.ID] {
+			if InScope(widened, p) && !InScope(base, p) {
+				covered = append(covered, p)
+			}
+		}
+		if len(covered) == 0 {
+			continue
+		}
+		out = append(out, Finding{Path: covered[0], Rule: RuleSelfApprovedWidening, Severity: sev, Key: fkey(RuleSelfApprovedWidening, append([]string{ts.task.ID}, wider...)...),
+			Message: fmt.Sprintf("this pull request widens task %s's scope to %s (not in its scope on the merge base: %s), changes %s under it, and the only approval of the new plan is the agent's own, added by this pull request (%s seq %d): the agent approved its own scope widening. Have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this; plan_freeze.approval: human or base-anchored prevents it)",
+				ts.task.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(baseEntries), 5), listSome(quoteAll(covered), 5), swarm.LedgerPath, ev.Seq)})
+	}
+	return out
+}
+
+// agentApprovalInPR is the head plan's plan-critic approval when the pull
+// request adds it itself (nil when there is none, it is on the base
+// branch, or a human override covers the plan's structure).
+func agentApprovalInPR(in *Input, plan *swarm.Plan) *swarm.LedgerEvent {
+	l := in.Head.Ledger
+	if l == nil || in.Head.LedgerErr != nil {
+		return nil
+	}
+	ev, _ := l.LastPlanCriticApproval(plan.ID())
+	if ev == nil || ev.Approval == nil || ev.Approval.Verdict != "APPROVED" || ev.Plan == nil || ev.Plan.Digests.Structure != plan.Digests.Structure {
+		return nil
+	}
+	if baseAnchored(in.Base.Ledger, ev) || in.override(CommandApprovePlanCritic, plan.Digests.Structure) != nil {
+		return nil
+	}
+	return ev
 }

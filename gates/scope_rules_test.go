@@ -224,3 +224,69 @@ func TestScopeFromABreakingPass(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeSelfApprovedWidening is issue 20 item 3: under the default
+// plan_freeze.approval: any, a pull request that widens a task's
+// files_touched, changes the newly covered file and appends its own
+// critic_approved line passed every gate. Now swarm/scope fails.
+func TestScopeSelfApprovedWidening(t *testing.T) {
+	wide := edit(t, testPlan, `"files_touched": ["src/a.go"]`, `"files_touched": ["src/a.go", "src/db.go"]`)
+	baseL := newLedger(t, testPlan).approve(testPlan)
+	cases := []struct {
+		name      string
+		head      string
+		approveIn bool // the pull request appends an approval of head
+		override  bool
+		cfg       func(*Config)
+		changed   []string
+		want      Outcome
+		sev       Severity // "" = no finding
+	}{
+		{name: "widened, changed, approved by the pull request", head: wide, approveIn: true, changed: []string{"src/db.go"}, want: Failed, sev: SeverityError},
+		{name: "relaxed by policy", head: wide, approveIn: true, changed: []string{"src/db.go"}, cfg: func(c *Config) { c.Scope.WarnSelfApprovedWidening = true }, want: Passed, sev: SeverityWarning},
+		{name: "a maintainer's override covers the plan", head: wide, approveIn: true, override: true, changed: []string{"src/db.go"}, want: Passed},
+		{name: "widened but the new file is not changed", head: wide, approveIn: true, changed: []string{"src/a.go"}, want: Passed},
+		{name: "not widened", head: testPlan, changed: []string{"src/a.go"}, want: Passed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLedger(t, testPlan).approve(testPlan)
+			if c.head != testPlan {
+				l = l.snapshot(c.head)
+			}
+			if c.approveIn {
+				l = l.approve(c.head)
+			}
+			var files []changeset.File
+			for _, p := range c.changed {
+				files = append(files, modified(p))
+			}
+			cfg := DefaultConfig()
+			if c.cfg != nil {
+				c.cfg(cfg)
+			}
+			in := &Input{Phase: 1, Head: load(l.fs(c.head)), Base: load(baseL.fs(testPlan)), Changes: &changeset.ChangeSet{Files: files}, Config: cfg}
+			if c.override {
+				in.Overrides = []Override{{Command: CommandApprovePlanCritic, Actor: "octocat", Reason: "checked the db task", RecordedAt: "2026-07-18T10:00:00Z", StructureHash: in.Head.Plan.Digests.Structure}}
+			}
+			r := eval(Scope{}, in)
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			var got *Finding
+			for i := range r.Findings {
+				if r.Findings[i].Rule == RuleSelfApprovedWidening {
+					got = &r.Findings[i]
+				}
+			}
+			switch {
+			case c.sev == "" && got != nil:
+				t.Fatalf("unexpected finding: %s", got.Message)
+			case c.sev != "" && got == nil:
+				t.Fatalf("no %s finding:\n%s", RuleSelfApprovedWidening, findingsText(r))
+			case got != nil && (got.Severity != c.sev || got.Path != "src/db.go" || !strings.Contains(got.Message, `widens task 1.1's scope to "src/db.go"`)):
+				t.Errorf("finding %s %s: %s", got.Severity, got.Path, got.Message)
+			}
+		})
+	}
+}

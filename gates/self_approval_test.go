@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // TestSelfApprovalMatrix: a manual override no critic gave covers
@@ -87,6 +89,37 @@ func TestSelfApprovalMatrix(t *testing.T) {
 			cr := eval(Critic{}, in())
 			if cr.Outcome != c.want {
 				t.Errorf("critic %s %q, want %s\n%s", cr.Outcome, cr.Title, c.want, findingsText(cr))
+			}
+		})
+	}
+}
+
+// TestPlanFreezeAgentAttestedNotice: a passing plan-freeze whose approval
+// the pull request adds says so in a notice (which the aggregate check
+// puts first); a base-anchored approval or a human override does not.
+func TestPlanFreezeAgentAttestedNotice(t *testing.T) {
+	l := newLedger(t, testPlan).approve(testPlan)
+	for _, c := range []struct {
+		name     string
+		base     *swarm.Artifacts
+		override bool
+		want     bool
+	}{
+		{"approval added by the pull request", empty(), false, true},
+		{"approval on the base branch", load(l.fs(testPlan)), false, false},
+		{"human override", empty(), true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Input{Phase: 1, Head: load(l.fs(testPlan)), Base: c.base}
+			if c.override {
+				in.Overrides = []Override{{Command: CommandApprovePlanCritic, Actor: "octocat", Reason: "ok", RecordedAt: "2026-07-18T10:00:00Z", StructureHash: in.Head.Plan.Digests.Structure}}
+			}
+			r := eval(PlanFreeze{}, in)
+			if r.Outcome != Passed {
+				t.Fatalf("outcome %s (%s)\n%s", r.Outcome, r.Title, findingsText(r))
+			}
+			if got := hasRule(r, RuleAgentAttested); got != c.want {
+				t.Errorf("%s notice: %v, want %v\n%s", RuleAgentAttested, got, c.want, findingsText(r))
 			}
 		})
 	}

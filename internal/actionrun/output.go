@@ -62,6 +62,10 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		}
 	}
 	var b strings.Builder
+	if f := agentAttested(results); f != nil {
+		// What a reviewer most needs to know when everything is green.
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Approved by the agent in this PR**: %s\n\n", mdtext.Inline(f.Message))
+	}
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", codeBlock(rep.Error))
 	} else {
@@ -94,6 +98,19 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 	}
 	res.Summary = b.String()
 	return res
+}
+
+// agentAttested is plan-freeze's finding that the approval it accepts was
+// added by the pull request itself, or nil.
+func agentAttested(results []gates.Result) *gates.Finding {
+	for i := range results {
+		for j := range results[i].Findings {
+			if results[i].Findings[j].Rule == gates.RuleAgentAttested || results[i].Findings[j].Rule == gates.RuleSelfApprovedWidening {
+				return &results[i].Findings[j]
+			}
+		}
+	}
+	return nil
 }
 
 func badge(o gates.Outcome) string {

@@ -202,6 +202,11 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 						c.Scope.FailUntouchedCompleted = v == "fail"
 					}
 				},
+				"self_approved_widening": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "scope.self_approved_widening", "warn", "fail"); ok {
+						c.Scope.WarnSelfApprovedWidening = v == "warn"
+					}
+				},
 				"widened_by_pr": func(n *yaml.Node) {
 					if v, ok := p.enum(n, "scope.widened_by_pr", "warn", "fail"); ok {
 						c.Scope.FailWidenedByPR = v == "fail"

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -311,5 +312,30 @@ func TestParsePlaceholders(t *testing.T) {
 				t.Errorf("error %v, want line %d and %q", err, tt.line, tt.msg)
 			}
 		})
+	}
+}
+
+// TestStrictPresetInREADME: the README's strict preset (issue 20 item 3)
+// parses and sets what it says.
+func TestStrictPresetInREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "**The strict preset**")
+	if !ok {
+		t.Fatal("README.md has no strict preset")
+	}
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("the strict preset's YAML block is not closed")
+	}
+	cfg, err := Parse(".github/swarm-gate.yml", []byte(block))
+	if err != nil {
+		t.Fatalf("the README's strict preset does not parse: %v\n%s", err, block)
+	}
+	if cfg.PlanFreeze.Approval != gates.ApprovalBaseAnchored || !cfg.Scope.FailWidenedByPR || cfg.Scope.WarnSelfApprovedWidening {
+		t.Errorf("strict preset parsed as %+v %+v", cfg.PlanFreeze, cfg.Scope)
 	}
 }
