@@ -73,7 +73,10 @@ func (e *ParseError) Error() string { return e.Msg }
 // Parse finds the comment's `/swarm` command. It returns nil, nil when the
 // body holds none. A command counts only at the start of a line (after at
 // most three spaces), outside fenced and indented code blocks, block
-// quotes and HTML comments; a comment may hold one command only.
+// quotes and HTML comments, where a paragraph's visible text begins as
+// goldmark (CommonMark) parses it: not in a link reference definition, a
+// link's title or text, an image's alt text, an HTML tag or block; a
+// comment may hold one command only.
 //
 // `/swarm`, the command and the reason are separated by white space:
 // spaces, tabs, and the Unicode space separators (U+00A0 no-break space,
@@ -85,7 +88,11 @@ func (e *ParseError) Error() string { return e.Msg }
 func Parse(body string) (*Command, error) {
 	var found []Command
 	var nearMiss *ParseError
+	visible := visibleLineStarts(body)
 	for _, l := range commandLines(body) {
+		if !visible[l.n] {
+			continue // not where a reader sees a line of text begin
+		}
 		args, ok, miss := commandArgs(l.text)
 		if miss != nil && nearMiss == nil {
 			nearMiss = miss

@@ -165,3 +165,34 @@ func TestParseNamedSHA(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHiddenCommands is issue 20 item 4: a `/swarm` line that GitHub
+// does not render as visible text at a line start is no command.
+func TestParseHiddenCommands(t *testing.T) {
+	for _, c := range []struct{ name, body string }{
+		{"link reference definition's title", "[x]: https://example.com \"a title\n/swarm approve-plan-critic hidden\n\"\n\nlooks fine"},
+		{"inline link's title", "see [the plan](https://example.com \"\n/swarm approve-plan-critic hidden\n\")"},
+		{"image alt text", "![\n/swarm approve-plan-critic hidden\n](https://example.com/a.png)"},
+		{"HTML attribute", "<img src=\"a.png\" alt=\"x\n/swarm approve-plan-critic hidden\n\">"},
+		{"span title", "text <span title=\"\n/swarm approve-plan-critic hidden\n\">t</span>"},
+		{"link text", "[\n/swarm approve-plan-critic hidden\n](https://example.com)"},
+		{"HTML block", "<details>\n<summary>x</summary>\n/swarm approve-plan-critic hidden\n</details>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd, err := Parse(c.body)
+			if cmd != nil || err != nil {
+				t.Errorf("Parse(%q) = %+v, %v; want no command", c.body, cmd, err)
+			}
+		})
+	}
+	// Visible lines still count, also after hidden ones.
+	for _, body := range []string{
+		"[x]: https://example.com\n\n/swarm recheck",
+		"![img](a.png)\n/swarm recheck",
+		"Some *emphasis* first\n/swarm recheck",
+	} {
+		if cmd, err := Parse(body); err != nil || cmd == nil || cmd.Name != Recheck {
+			t.Errorf("Parse(%q) = %+v, %v; want recheck", body, cmd, err)
+		}
+	}
+}
