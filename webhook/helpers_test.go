@@ -142,7 +142,11 @@ func (h *harness) mustSend(t *testing.T, d delivery, want int) string {
 func (h *harness) get(t *testing.T, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	handler := h.Handler()
+	if path == "/metrics" {
+		handler = h.MetricsHandler("")
+	}
+	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec
 }
 

@@ -352,3 +352,38 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsNotOnTheWebhookPort is issue 20 item 4: /metrics names
+// installations and repositories, so the public handler does not serve it;
+// MetricsHandler does, behind a bearer token when one is set.
+func TestMetricsNotOnTheWebhookPort(t *testing.T) {
+	h := newHarness(t, Config{})
+	rec := httptest.NewRecorder()
+	h.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /metrics on the webhook handler: %d, want 404", rec.Code)
+	}
+	for _, c := range []struct {
+		token, auth string
+		want        int
+	}{
+		{"", "", http.StatusOK},
+		{"s3cret", "", http.StatusUnauthorized},
+		{"s3cret", "Bearer wrong", http.StatusUnauthorized},
+		{"s3cret", "s3cret", http.StatusUnauthorized},
+		{"s3cret", "Bearer s3cret", http.StatusOK},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		h.MetricsHandler(c.token).ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("token %q, Authorization %q: %d, want %d", c.token, c.auth, rec.Code, c.want)
+		}
+		if c.want == http.StatusOK && !strings.Contains(rec.Body.String(), "swarm_gate_queue_depth") {
+			t.Errorf("token %q: the body lacks the metrics", c.token)
+		}
+	}
+}

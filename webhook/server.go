@@ -3,12 +3,14 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,8 +243,35 @@ func New(cfg Config) (*Server, error) {
 //	GET /healthz   200 while the process is up
 //	GET /readyz    200 once Start has run, 503 before, after Unready and
 //	               while shutting down
-//	GET /metrics   the Gatherer, in Prometheus' text format
+//
+// GET /metrics is not among them: MetricsHandler serves it, on a listener
+// of its own, since the metrics name installations and repositories.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves GET /metrics (the Gatherer, in Prometheus' text
+// format) and GET /healthz. With a non-empty token, /metrics answers 401
+// unless the request carries "Authorization: Bearer <token>".
+func (s *Server) MetricsHandler(token string) http.Handler {
+	mux := http.NewServeMux()
+	prom := promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError),
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="swarm-gate metrics"`)
+				writeText(w, http.StatusUnauthorized, "a bearer token is required")
+				return
+			}
+		}
+		prom.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusOK, "ok")
+	})
+	return mux
+}
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -251,9 +280,6 @@ func (s *Server) routes() http.Handler {
 		writeText(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.serveReady)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError),
-	}))
 	return mux
 }
 

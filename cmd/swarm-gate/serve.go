@@ -41,7 +41,9 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_PRIVATE_KEY", "", "", ""},
 	{"SWARM_GATE_WEBHOOK_SECRET", "", "", ""},
 	{"SWARM_GATE_GITHUB_API_URL", "github-api-url", "https://api.github.com/", "the GitHub API (GitHub Enterprise Server: https://HOST/api/v3/)"},
-	{"SWARM_GATE_LISTEN", "listen", ":8080", "address to serve POST /webhook, /healthz, /readyz and /metrics on"},
+	{"SWARM_GATE_LISTEN", "listen", ":8080", "address to serve POST /webhook, /healthz and /readyz on"},
+	{"SWARM_GATE_METRICS_LISTEN", "metrics-listen", "127.0.0.1:9090", "address to serve GET /metrics on (its own listener: the metrics name installations; \"off\": none); set SWARM_GATE_METRICS_TOKEN to require a bearer token"},
+	{"SWARM_GATE_METRICS_TOKEN", "", "", ""},
 	{"SWARM_GATE_WORKERS", "workers", "0", "evaluations run at once (0: twice the CPUs)"},
 	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
@@ -110,6 +112,7 @@ type serveConfig struct {
 	privateKey                                 *rsa.PrivateKey
 	secret                                     string
 	apiURL, listen, workDir                    string
+	metricsListen, metricsToken                string
 	workers, queueSize, fetchDepth             int
 	maxPerSource                               int
 	jobTimeout, shutdownDelay, shutdownTimeout time.Duration
@@ -162,7 +165,7 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	}
 	get := func(env string) string { return strings.TrimSpace(*values[env]) }
 	cfg := &serveConfig{secret: *values["SWARM_GATE_WEBHOOK_SECRET"], apiURL: get("SWARM_GATE_GITHUB_API_URL"), listen: get("SWARM_GATE_LISTEN"),
-		workDir: get("SWARM_GATE_WORK_DIR")}
+		workDir: get("SWARM_GATE_WORK_DIR"), metricsListen: get("SWARM_GATE_METRICS_LISTEN"), metricsToken: *values["SWARM_GATE_METRICS_TOKEN"]}
 	// Every setting is checked, and every problem reported, in one pass.
 	var errs []string
 	bad := func(env, format string, a ...any) {
@@ -248,6 +251,13 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	}
 	if why := checkListen(cfg.listen); why != "" {
 		bad("SWARM_GATE_LISTEN", "%s", why)
+	}
+	if strings.EqualFold(cfg.metricsListen, "off") {
+		cfg.metricsListen = ""
+	} else if why := checkListen(cfg.metricsListen); why != "" {
+		bad("SWARM_GATE_METRICS_LISTEN", "%s (or off)", why)
+	} else if cfg.metricsListen == cfg.listen && !strings.HasSuffix(cfg.listen, ":0") {
+		bad("SWARM_GATE_METRICS_LISTEN", "%q is SWARM_GATE_LISTEN too: /metrics needs a listener of its own", cfg.metricsListen)
 	}
 	if why := checkWorkDir(cfg.workDir); why != "" {
 		bad("SWARM_GATE_WORK_DIR", "%s", why)
@@ -348,6 +358,14 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	if err != nil {
 		return fail(report.ExitError, "SWARM_GATE_LISTEN (--listen) %q: cannot listen there: %v", cfg.listen, listenError(err))
 	}
+	var mln net.Listener
+	if cfg.metricsListen != "" {
+		if mln, err = net.Listen("tcp", cfg.metricsListen); err != nil {
+			ln.Close()
+			return fail(report.ExitError, "SWARM_GATE_METRICS_LISTEN (--metrics-listen) %q: cannot listen there: %v", cfg.metricsListen, listenError(err))
+		}
+		defer mln.Close()
+	}
 	ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	slug, err := a.Identify(ictx)
 	cancel()
@@ -366,6 +384,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	if mln != nil {
+		ms := &http.Server{Handler: srv.MetricsHandler(cfg.metricsToken), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		go func() { _ = ms.Serve(mln) }()
+		defer ms.Close()
+		log.Info("serving /metrics", "addr", mln.Addr().String(), "bearer_token", cfg.metricsToken != "")
+	}
 	srv.Start()
 	log.Info("listening", "addr", ln.Addr().String(), "app", slug, "app_id", cfg.appID, "github_api_url", cfg.apiURL, "version", version)
 	if cfg.redeliverFailed {

@@ -409,6 +409,8 @@ func (s *syncBuffer) String() string {
 
 var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 
+var metricsRE = regexp.MustCompile(`"msg":"serving /metrics","addr":"([^"]+)"`)
+
 // TestServeEndToEnd runs `swarm-gate serve` against the fake GitHub: a
 // signed pull_request synchronize delivery for the demo's phase pull
 // request ends with its check runs completed; cancelling the context (as
@@ -435,15 +437,28 @@ func TestServeEndToEnd(t *testing.T) {
 	t.Setenv("SWARM_GATE_APP_ID", "31")
 	t.Setenv("SWARM_GATE_PRIVATE_KEY_PATH", keyFile)
 	t.Setenv("SWARM_GATE_GITHUB_API_URL", fake.URL)
+	const metricsToken = "metrics token for the test"
+	t.Setenv("SWARM_GATE_METRICS_TOKEN", metricsToken)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir(), "--shutdown-delay", "0s"}, &bytes.Buffer{}, &stderr)
+		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--workers", "2", "--work-dir", t.TempDir(), "--shutdown-delay", "0s"}, &bytes.Buffer{}, &stderr)
 	}()
 	addr := waitListening(t, &stderr, exited)
+	m := metricsRE.FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no \"serving /metrics\" line:\n%s", stderr.String())
+	}
+	metricsAddr := m[1]
+	if resp, err := http.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET /metrics on the webhook port: %v %v, want 404", resp, err)
+	}
+	if resp, err := http.Get("http://" + metricsAddr + "/metrics"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /metrics without the token: %v %v, want 401", resp, err)
+	}
 
 	data, err := os.ReadFile("../../../shared/github/webhooks/pull_request/synchronize.json")
 	if err != nil {
@@ -501,7 +516,9 @@ func TestServeEndToEnd(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("/metrics never counted the evaluation's API calls:\n%s", metrics)
 		}
-		resp, err := http.Get("http://" + addr + "/metrics")
+		req, _ := http.NewRequest(http.MethodGet, "http://"+metricsAddr+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+metricsToken)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
