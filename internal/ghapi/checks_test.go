@@ -500,7 +500,9 @@ func TestServerErrorsRetryIdempotentRequests(t *testing.T) {
 		{http.StatusBadGateway, 2, 3, false},
 		{http.StatusServiceUnavailable, 1, 2, false},
 		{http.StatusGatewayTimeout, 3, 3, true},
-		{http.StatusInternalServerError, 1, 1, true},
+		// issue 20 item 4: a permission read that got 500 is retried too.
+		{http.StatusInternalServerError, 1, 2, false},
+		{http.StatusInternalServerError, 3, 3, true},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {

@@ -129,9 +129,9 @@ func expected(class retryClass, kind string) outcome {
 		switch kind {
 		case "502 once", "timeout once", "connection reset once", "answer cut mid-body once":
 			return outcome{2, 1, true}
-		case "503 every time", "timeout every time", "connection reset every time":
-			return outcome{3, 2, false}
-		case "500 every time", "invalid JSON once (applied)":
+		case "503 every time", "500 every time", "timeout every time", "connection reset every time":
+			return outcome{3, 2, false} // a 500 too: GitHub answers it for transient faults
+		case "invalid JSON once (applied)":
 			return outcome{1, 0, false}
 		}
 	case create, appending:

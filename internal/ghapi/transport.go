@@ -32,7 +32,7 @@ import (
 //     Retry-After seconds when given; else, with remaining 0, until
 //     x-ratelimit-reset (plus one second for clock skew); else (a secondary
 //     limit without headers) SecondaryWait doubled per attempt, jittered.
-//   - 502, 503 and 504, and errors on the connection, for idempotent
+//   - 500, 502, 503 and 504, and errors on the connection, for idempotent
 //     requests only: GET, HEAD, OPTIONS, PUT, DELETE, and PATCH except one
 //     marked as appending (a check-run update with annotations appends
 //     them). The wait is Retry-After when given, else Backoff doubled per
@@ -357,7 +357,9 @@ func (t *Transport) classify(req *http.Request, resp *http.Response, attempt int
 		case resp.StatusCode == http.StatusTooManyRequests || secondaryLimit(resp):
 			return t.grow(t.SecondaryWait, attempt, t.MaxWait), "secondary rate limit", true
 		}
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		// GitHub answers 500 for transient faults too (issue 20 item 4: a
+		// permission read that got 500 failed the command at once).
 		if !idempotent(req) {
 			return 0, "", false
 		}
