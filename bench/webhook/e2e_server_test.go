@@ -35,8 +35,10 @@ import (
 // process, or the same parts (internal/app and webhook) in the test
 // process, for profiling with go test -cpuprofile.
 type appServer struct {
-	url  string // http://127.0.0.1:PORT
-	logs *logStats
+	url string // http://127.0.0.1:PORT
+	// metricsURL serves GET /metrics (its own listener, as in production).
+	metricsURL string
+	logs       *logStats
 	// pid is the child's process id; 0 in process.
 	pid  int
 	stop func() error
@@ -55,6 +57,8 @@ type serverSettings struct {
 
 var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 
+var metricsRE = regexp.MustCompile(`"msg":"serving /metrics","addr":"([^"]+)"`)
+
 // startChild runs `swarm-gate serve` and waits until it listens.
 func startChild(tb testing.TB, s serverSettings) *appServer {
 	tb.Helper()
@@ -63,7 +67,7 @@ func startChild(tb testing.TB, s serverSettings) *appServer {
 	if err := os.WriteFile(keyFile, pemBytes, 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(s.bin, "serve", "--listen", "127.0.0.1:0", "--workers", strconv.Itoa(s.workers),
+	cmd := exec.Command(s.bin, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--workers", strconv.Itoa(s.workers),
 		"--queue-size", strconv.Itoa(s.queue), "--work-dir", s.workDir, "--shutdown-timeout", s.shutdownTimeout.String())
 	var env []string
 	for _, kv := range os.Environ() {
@@ -84,6 +88,7 @@ func startChild(tb testing.TB, s serverSettings) *appServer {
 	}
 	logs := newLogStats()
 	addr := make(chan string, 1)
+	metricsAddr := make(chan string, 1)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -92,6 +97,9 @@ func startChild(tb testing.TB, s serverSettings) *appServer {
 		sent := false
 		for sc.Scan() {
 			line := sc.Bytes()
+			if m := metricsRE.FindSubmatch(line); m != nil {
+				metricsAddr <- string(m[1])
+			}
 			if !sent {
 				if m := listeningRE.FindSubmatch(line); m != nil {
 					addr <- string(m[1])
@@ -110,6 +118,12 @@ func startChild(tb testing.TB, s serverSettings) *appServer {
 	select {
 	case a := <-addr:
 		srv.url = "http://" + a
+		select {
+		case m := <-metricsAddr: // logged before "listening"
+			srv.metricsURL = "http://" + m
+		default:
+			tb.Fatalf("swarm-gate serve listens but logged no /metrics address; its last log lines:\n%s", logs.tail())
+		}
 	case err := <-exited:
 		tb.Fatalf("swarm-gate serve exited before listening (%v); its last log lines:\n%s", err, logs.tail())
 	case <-time.After(60 * time.Second):
@@ -168,10 +182,17 @@ func startInProcess(tb testing.TB, s serverSettings) *appServer {
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ms := &http.Server{Handler: srv.MetricsHandler(""), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = ms.Serve(mln) }()
+	tb.Cleanup(func() { _ = ms.Close() })
 	srv.Start()
 	var once sync.Once
 	var stopErr error
-	out := &appServer{url: "http://" + ln.Addr().String(), logs: logs}
+	out := &appServer{url: "http://" + ln.Addr().String(), metricsURL: "http://" + mln.Addr().String(), logs: logs}
 	out.stop = func() error {
 		once.Do(func() {
 			dctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)

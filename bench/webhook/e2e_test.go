@@ -381,7 +381,7 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	want := expectedRuns(tb, fake, warm[0])
 	// The aggregate is completed just before the evaluation returns: wait
 	// for the server to count and log it before the baseline.
-	waitIdle(tb, srv.url, time.Now().Add(time.Minute))
+	waitIdle(tb, srv.metricsURL, time.Now().Add(time.Minute))
 	srv.logs.reset()
 
 	// The measurement.
@@ -397,7 +397,7 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 		srvSelf0, srvKids0, _ = procCPU(srv.pid)
 	}
 	ctx0, cancel0 := context.WithTimeout(ctx, 10*time.Second)
-	metrics0, err := scrape(ctx0, srv.url)
+	metrics0, err := scrape(ctx0, srv.metricsURL)
 	cancel0()
 	if err != nil {
 		tb.Fatalf("reading the server's metrics: %v", err)
@@ -452,7 +452,7 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	}
 	deadline := time.Now().Add(*e2eTimeout)
 	missing := waitCompleted(obs, targets, deadline)
-	metrics := waitIdle(tb, srv.url, deadline)
+	metrics := waitIdle(tb, srv.metricsURL, deadline)
 	if srv.pid > 0 {
 		srvSelf, srvKids, err := procCPU(srv.pid)
 		if err != nil {
