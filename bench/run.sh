@@ -113,8 +113,10 @@ rc=0
 [[ $rc -le 1 ]] || die "the reference pipeline exited $rc"
 pipeline_c >/dev/null 2>&1
 
-# Findings of the comment rules (what the generator plants), by location
-# when jq is there; other rules (code stubs and the like) are counted apart.
+# Findings of the comment rules (what the generator plants: comments in code,
+# prose TODO:/FIXME: lines in Markdown, which the prose rule reports under the
+# same rule ids as warnings), by location when jq is there; other rules (code
+# stubs and the like) are counted apart.
 comment_rule='"rule": *"placeholder/comment-'
 findings=$( (grep -o '"rule": *"placeholder/' "$work/check.json" || true) | wc -l)
 findings_comment=$( (grep -o "$comment_rule" "$work/check.json" || true) | wc -l)

@@ -36,6 +36,7 @@ type lang struct {
 	decoys  []string // lines that mention a marker word outside a comment, or a todoList-like name
 	legacy  string   // a unique line, with {u} standing for a unique id: lines that a modified file removes
 	plainNo bool     // no comment syntax at all (JSON): never gets a placeholder
+	prose   bool     // a document (Markdown): its placeholders are prose markers
 }
 
 var words = strings.Fields(`user account order invoice payment cache session token request response
@@ -531,7 +532,8 @@ var langs = []*lang{
 			"1. {Phrase}.",
 			"",
 		},
-		cm: comments{blockOpen: "<!--", blockClose: "-->"},
+		cm:    comments{blockOpen: "<!--", blockClose: "-->"},
+		prose: true,
 		decoys: []string{
 			"The TODO app keeps every item in the todoList table.",
 			"- `todoList`: {phrase}.",
@@ -579,6 +581,18 @@ func placeholderLine(r *rand.Rand, l *lang, indent, ticket string) string {
 		text = w + " " + ticket + " " + phrase(r, 2, 6)
 	}
 	cm := l.cm
+	if l.prose {
+		// In a document only a TODO: or FIXME: starting the line (bare or
+		// in <!-- -->) is a finding: the gate's prose rule.
+		if w != "FIXME" {
+			w = "TODO"
+		}
+		text = w + ": " + ticket + " " + phrase(r, 2, 6)
+		if r.IntN(2) == 0 {
+			return indent + cm.blockOpen + " " + text + " " + cm.blockClose
+		}
+		return indent + text
+	}
 	switch {
 	case cm.line == "":
 		return indent + cm.blockOpen + " " + text + " " + cm.blockClose

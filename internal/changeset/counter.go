@@ -1,6 +1,7 @@
 package changeset
 
 import (
+	"bytes"
 	"errors"
 	"io"
 )
@@ -26,8 +27,20 @@ const (
 
 func (c *headerCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	for _, b := range p[:n] {
-		c.scan(b)
+	for b := p[:n]; len(b) > 0; {
+		if c.midLine {
+			// The rest of the line cannot start a header: jump to its end
+			// rather than look at each byte.
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				break
+			}
+			c.lineStart, c.midLine = c.lineStart[:0], false
+			b = b[i+1:]
+			continue
+		}
+		c.scan(b[0])
+		b = b[1:]
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		c.err = err
