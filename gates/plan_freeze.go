@@ -74,7 +74,7 @@ var planFreezeTitles = map[string]string{
 	RuleUnhashedChanged:    "fr_refs or phase type changed since the critic approved the plan",
 	RuleApprovalSource:     "the approval's source is not one the policy accepts",
 	RuleTaskRemoved:        "a task was removed outside the ledger",
-	RuleSpecStale:          "the spec changed after the plan was saved (spec-staleness.json)",
+	RuleSpecStale:          "the spec changed after the plan was saved",
 	RuleProfileLocked:      "the execution profile changed after it was locked",
 	RuleLedgerHash:         "the ledger does not re-hash: an embedded plan was edited",
 	RuleLedgerUnexplained:  "the ledger has an event its replay cannot explain",
@@ -213,13 +213,30 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: Overridden, Findings: findings, Summary: summary, Title: "approved by a human override: @" + override.Actor}
 	}
 	title := planFreezeTitles[headline(failing).Rule]
-	if h := headline(failing); h.Rule == RulePlanReplaced {
+	switch h := headline(failing); h.Rule {
+	case RulePlanReplaced:
 		title, _, _ = strings.Cut(h.Message, "; a new plan")
+	case RuleSpecStale:
+		title = specStaleTitle(h)
 	}
 	if n := len(failing); n > 1 {
 		title += fmt.Sprintf(" (+%s)", plural(n-1, "more finding", "more findings"))
 	}
 	return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+}
+
+// specStaleTitle is the title for a failing spec-stale finding: the marker
+// is named only when the head has one.
+func specStaleTitle(f Finding) string {
+	switch {
+	case strings.HasPrefix(f.Message, "spec drift acknowledged by deleting the marker"):
+		return "spec drift hidden: the pull request deletes " + swarm.SpecStalenessPath + " while the plan is stale"
+	case strings.HasPrefix(f.Message, swarm.SpecPath+" is gone"):
+		return swarm.SpecPath + " was deleted, but the plan was saved against it"
+	case f.Path == swarm.SpecStalenessPath:
+		return "the spec changed after the plan was saved (" + swarm.SpecStalenessPath + ")"
+	}
+	return planFreezeTitles[RuleSpecStale]
 }
 
 // failingFindings are the findings with severity error.

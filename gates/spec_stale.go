@@ -98,6 +98,10 @@ func (d SpecDrift) describe() string {
 		s = fmt.Sprintf("%s is gone, but the plan was saved against a spec (specHash %s)", swarm.SpecPath, planhash.Short(d.PlanHash))
 	case strings.HasPrefix(d.PlanHash, "("):
 		s = fmt.Sprintf("the plan's specHash is a JSON %s, not a hash, so it matches no spec (%s hashes to %s)", strings.Trim(d.PlanHash, "()"), swarm.SpecPath, planhash.Short(d.Current))
+	case !isLowerHexSHA256(d.PlanHash):
+		// The plugin compares the strings exactly, so the plan is stale
+		// even when the hash differs only in case; say what is wrong.
+		s = fmt.Sprintf("the plan's specHash %q is not a lower-case hex SHA-256, so it matches no spec (the plugin compares it exactly; %s hashes to %s)", d.PlanHash, swarm.SpecPath, planhash.Short(d.Current))
 	default:
 		s = fmt.Sprintf("%s changed after the plan was saved (specHash %s in %s, %s hashes to %s)", swarm.SpecPath, planhash.Short(d.PlanHash), swarm.PlanPath, swarm.SpecPath, planhash.Short(d.Current))
 	}
@@ -105,6 +109,19 @@ func (d SpecDrift) describe() string {
 		s += "; the head plan dropped its specHash, which does not exempt it, so the merge base plan's is used"
 	}
 	return s
+}
+
+// isLowerHexSHA256 is whether s is how the plugin writes a spec hash.
+func isLowerHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // SpecDriftKey is what a `/swarm acknowledge-spec-drift` binds to at a
@@ -199,7 +216,11 @@ func specStale(in *Input, plan *swarm.Plan) ([]Finding, []string, error) {
 		return []Finding{{Path: path, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityNotice,
 			Message: msg + " Acknowledged by @" + ack.Actor + " (`/swarm acknowledge-spec-drift`): " + ack.Reason}}, notes, nil
 	}
-	msg += " Next step: update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>` (the protocol forbids the agent from acknowledging it itself)."
+	if d.Checked && d.Current == "" {
+		msg += " Next step: restore " + swarm.SpecPath + " (the plugin refuses to work on a plan whose spec is gone), or save the plan again without a spec and have the critic review it; a maintainer who accepts the deletion comments `/swarm acknowledge-spec-drift <reason>`."
+	} else {
+		msg += " Next step: update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>` (the protocol forbids the agent from acknowledging it itself)."
+	}
 	return []Finding{{Path: path, Line: 1, EndLine: 1, Rule: RuleSpecStale, Severity: SeverityError, Message: msg, Key: findingKey}}, notes, nil
 }
 

@@ -27,24 +27,32 @@ func TestPlanFreezeSpecDrift(t *testing.T) {
 	}
 	s := func(v string) *string { return &v }
 	type tc struct {
-		name      string
-		base      *side // nil: no .swarm on the base
-		head      side
-		ack       bool
-		want      Outcome
-		sev       Severity // of the spec-stale finding; "" = none
-		path      string
-		mention   string
-		preexists bool // the failing finding is already on the merge base
+		name       string
+		base       *side // nil: no .swarm on the base
+		head       side
+		ack        bool
+		want       Outcome
+		sev        Severity // of the spec-stale finding; "" = none
+		path       string
+		mention    string
+		preexists  bool   // the failing finding is already on the merge base
+		title      string // a failing check's title starts with it ("" = not checked)
+		notMention string // the finding must not say it
 	}
 	cases := []tc{
 		{name: "hashes match, no marker", head: side{saved, s(spec), nil}, want: Passed},
 		{name: "hashes match, marker left over (quest-forge)", head: side{saved, s(spec), marker}, want: Passed, sev: SeverityNotice, path: swarm.SpecStalenessPath, mention: "is out of date: the plan was re-saved against the current"},
-		{name: "spec edited, no marker", base: &side{saved, s(spec), nil}, head: side{saved, s(edited), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "changed after the plan was saved (specHash " + hash[:12]},
-		{name: "spec edited, marker at head", base: &side{saved, s(spec), nil}, head: side{saved, s(edited), marker}, want: Failed, sev: SeverityError, path: swarm.SpecStalenessPath, mention: "while .swarm/spec-staleness.json exists"},
-		{name: "marker deleted while the drift stands", base: &side{saved, s(edited), marker}, head: side{saved, s(edited), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "spec drift acknowledged by deleting the marker"},
+		{name: "spec edited, no marker", base: &side{saved, s(spec), nil}, head: side{saved, s(edited), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "changed after the plan was saved (specHash " + hash[:12],
+			title: "the spec changed after the plan was saved", notMention: "not a lower-case hex"},
+		{name: "spec edited, marker at head", base: &side{saved, s(spec), nil}, head: side{saved, s(edited), marker}, want: Failed, sev: SeverityError, path: swarm.SpecStalenessPath, mention: "while .swarm/spec-staleness.json exists",
+			title: "the spec changed after the plan was saved (.swarm/spec-staleness.json)"},
+		{name: "marker deleted while the drift stands", base: &side{saved, s(edited), marker}, head: side{saved, s(edited), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "spec drift acknowledged by deleting the marker",
+			title: "spec drift hidden: the pull request deletes .swarm/spec-staleness.json"},
+		{name: "upper-case specHash", head: side{withHash(`"` + strings.ToUpper(hash) + `"`), s(spec), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "is not a lower-case hex SHA-256",
+			title: "the spec changed after the plan was saved", notMention: "spec.md changed"},
 		{name: "marker deleted after re-saving the plan", base: &side{saved, s(edited), marker}, head: side{withHash(`"` + swarm.SpecHash([]byte(edited)) + `"`), s(edited), nil}, want: Passed},
-		{name: "spec.md deleted", base: &side{saved, s(spec), nil}, head: side{saved, nil, nil}, want: Failed, sev: SeverityError, path: swarm.PlanPath, mention: ".swarm/spec.md is gone"},
+		{name: "spec.md deleted", base: &side{saved, s(spec), nil}, head: side{saved, nil, nil}, want: Failed, sev: SeverityError, path: swarm.PlanPath, mention: "Next step: restore .swarm/spec.md",
+			title: ".swarm/spec.md was deleted, but the plan was saved against it"},
 		{name: "spec.md never committed", base: &side{saved, nil, nil}, head: side{saved, nil, nil}, want: Passed, sev: SeverityNotice, path: swarm.PlanPath, mention: "is not in the repository"},
 		{name: "head plan drops specHash", base: &side{saved, s(spec), nil}, head: side{testPlan, s(edited), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "dropped its specHash"},
 		{name: "specHash is a number", head: side{withHash("42"), s(spec), nil}, want: Failed, sev: SeverityError, path: swarm.SpecPath, mention: "is a JSON number, not a hash"},
@@ -103,6 +111,15 @@ func TestPlanFreezeSpecDrift(t *testing.T) {
 			}
 			if got.Severity != c.sev || got.Path != c.path || !strings.Contains(got.Message, c.mention) {
 				t.Errorf("finding %s %s %q, want %s %s mentioning %q", got.Severity, got.Path, got.Message, c.sev, c.path, c.mention)
+			}
+			if c.notMention != "" && strings.Contains(got.Message, c.notMention) {
+				t.Errorf("finding says %q: %s", c.notMention, got.Message)
+			}
+			if c.title != "" && !strings.HasPrefix(r.Title, c.title) {
+				t.Errorf("title %q, want it to start with %q", r.Title, c.title)
+			}
+			if c.title != "" && !strings.Contains(c.title, "spec-staleness") && strings.Contains(r.Title, "spec-staleness") {
+				t.Errorf("title %q names the marker, which the head does not have", r.Title)
 			}
 			if c.preexists != (got.Delta == DeltaPreExisting) {
 				t.Errorf("pre-existing %v, but delta %q:\n%s\n%s", c.preexists, got.Delta, r.Title, r.Summary)
