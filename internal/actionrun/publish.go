@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -87,13 +88,32 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 		case artifactErr != nil:
 			rep = report.Failure(fmt.Errorf("the head commit %s is not in the checkout and the report of workflow run %d cannot be used: %w", short(wr.HeadSHA), wr.ID, artifactErr))
 		default:
-			rep = artifact
-			note = append(note, fmt.Sprintf("**Not re-evaluated:** these results are the report of %s, which ran the pull request's own workflow file, so the pull request could have forged them. Fetch the head commit in the poster workflow (see the README) to have swarm-gate evaluate it here.", runLink))
+			rep = unverified(artifact)
+			note = append(note, fmt.Sprintf("**Not re-evaluated:** these results are the report of %s, which ran the pull request's own workflow file, so the pull request could have forged them: its failures are shown, and every check it says passed could not be evaluated here. Fetch the head commit in the poster workflow (see the README) to have swarm-gate evaluate it here.", runLink))
 			ses.warnf("swarm-gate: the head commit %s is not in the checkout, so the checks of %s are posted from the report of workflow run %d, which the pull request could have forged; fetch the head commit (git fetch origin <sha>) before this step", short(wr.HeadSHA), what, wr.ID)
 		}
 	}
 	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}
 	return ses.finish(ctx, rep, cs, what, note)
+}
+
+// unverified makes a fork's report, which the poster could not re-evaluate,
+// unable to pass: a forged report could claim anything, so a gate it says
+// passed (or was overridden) becomes could-not-evaluate; what it says
+// failed stays failed, since only the forger is hurt by that.
+func unverified(rep *report.Report) *report.Report {
+	for i := range rep.Gates {
+		g := &rep.Gates[i]
+		if g.Outcome != gates.Passed && g.Outcome != gates.Overridden {
+			continue
+		}
+		g.Title = fmt.Sprintf("not re-evaluated: the pull request's own run reported %s, which it could have forged", g.Outcome)
+		g.Outcome = gates.Error
+		g.Findings = nil
+	}
+	rep.Outcome = report.Overall(rep.Gates)
+	rep.ExitCode = report.ExitCode(rep.Outcome)
+	return rep
 }
 
 // forkPullRequest finds the open pull request whose head is the run's

@@ -99,8 +99,9 @@ func TestPublishReEvaluates(t *testing.T) {
 
 // TestPublishFromTheArtifact: without the head commit, the checks come
 // from the fork's report, checked and bound to the commit, and say that
-// they were not re-evaluated; a report that fails the checks fails every
-// check closed.
+// they were not re-evaluated: its failures are shown, and what it says
+// passed could not be evaluated (so a forged report cannot pass); a report
+// that fails the checks fails every check closed.
 func TestPublishFromTheArtifact(t *testing.T) {
 	absent := strings.Repeat("c0ffee", 6) + "c0ff"
 	cases := []struct {
@@ -111,9 +112,14 @@ func TestPublishFromTheArtifact(t *testing.T) {
 		wantAggHas  string
 		wantAggHead string
 	}{
-		{"a valid report", func(base string) map[string]any { return artifactReport(base, absent, true) }, 1,
-			map[string]string{"swarm-gate": "failure", "swarm/scope": "failure", "swarm/plan-freeze": "success"},
-			"**Not re-evaluated:**", "1 of 8 checks failed: swarm/scope"},
+		{"a valid report", func(base string) map[string]any { return artifactReport(base, absent, true) }, 2,
+			map[string]string{"swarm-gate": "failure", "swarm/scope": "failure", "swarm/plan-freeze": "failure"},
+			"**Not re-evaluated:**", "could not evaluate 7 of 8 checks"},
+		// A forged report can claim anything: without the head commit,
+		// nothing it says passed may pass.
+		{"a report claiming every check passed", func(base string) map[string]any { return artifactReport(base, absent, false) }, 2,
+			map[string]string{"swarm-gate": "failure", "swarm/scope": "failure", "swarm/plan-freeze": "failure", "swarm/critic": "failure"},
+			"which it could have forged", "could not evaluate 8 of 8 checks"},
 		{"a report about another commit", func(base string) map[string]any { return artifactReport(base, strings.Repeat("d", 40), false) }, 2,
 			map[string]string{"swarm-gate": "failure", "swarm/scope": "failure", "swarm/plan-freeze": "failure"},
 			"cannot be used: head", "could not evaluate: the head commit c0ffeec0ffee is not in the checkout and the report of workflow run 777 cannot be used: head"},
@@ -121,8 +127,8 @@ func TestPublishFromTheArtifact(t *testing.T) {
 			r := artifactReport(base, absent, false)
 			r["gates"] = r["gates"].([]any)[1:]
 			return r
-		}, 2, map[string]string{"swarm-gate": "failure", "swarm/plan-freeze": "failure", "swarm/critic": "success"},
-			"**Not re-evaluated:**", "could not evaluate 1 of 8 checks: swarm/plan-freeze"},
+		}, 2, map[string]string{"swarm-gate": "failure", "swarm/plan-freeze": "failure", "swarm/critic": "failure"},
+			"the report has no result for this check", "could not evaluate 8 of 8 checks: swarm/plan-freeze"},
 		{"a report against another base (here the head itself)", func(base string) map[string]any {
 			r := artifactReport(base, absent, true)
 			r["base"], r["merge_base"] = absent, absent
