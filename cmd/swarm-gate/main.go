@@ -15,9 +15,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 const usage = `swarm-gate re-checks opencode-swarm's gates where it counts: in CI.
 
 Usage:
@@ -78,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return subcommandHint(args, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n", stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "swarm-gate %s\n", version)
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
