@@ -53,11 +53,12 @@ same name.
 			return nil
 		})
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "swarm-gate action: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "swarm-gate action: unexpected argument %q\n", pos[0])
 		return exitUsage
 	}
 	env := actions.NewEnv(nil)

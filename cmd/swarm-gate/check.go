@@ -89,11 +89,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.SARIF = append(opts.SARIF, p)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "swarm-gate check: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "swarm-gate check: unexpected argument %q\n", pos[0])
 		return exitUsage
 	}
 	if err := cf.validate(); err != nil {

@@ -15,15 +15,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cf checkFlags
 	cf.register(fs)
 	keep := fs.Bool("keep", false, "keep the demo repository and print its path, to run swarm-gate check on it yourself")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
 	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "swarm-gate demo: %v\n", err)
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "swarm-gate demo: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "swarm-gate demo: unexpected argument %q\n", pos[0])
 		return exitUsage
 	}
 	dir, err := os.MkdirTemp("", "swarm-gate-demo-")

@@ -22,36 +22,47 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "Re-hashes every plan embedded in .swarm/plan-ledger.jsonl, replays the ledger (spec section 3.7),")
 		fmt.Fprintln(fs.Output(), "checks .swarm/plan.json against the last plan_hash_after, and says where plan.json stands against")
 		fmt.Fprintln(fs.Output(), "its newest plan-critic approval. DIR holds .swarm/, or is the .swarm folder (default .).")
-		fmt.Fprintln(fs.Output(), "Exit code: 0 verified, 1 mismatch or unexplained event, 2 a file cannot be read, 3 usage error.")
+		fmt.Fprintln(fs.Output(), "Exit code: 0 verified, 1 mismatch, unexplained event or empty ledger, 2 a file cannot be read, 3 usage error.")
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if fs.NArg() > 1 {
+	if len(pos) > 1 {
 		fmt.Fprintln(stderr, "usage: swarm-gate ledger verify [DIR]   (DIR holds .swarm/, or is the .swarm folder; default .)")
 		return exitUsage
 	}
 	dir := "."
-	if fs.NArg() == 1 {
-		dir = fs.Arg(0)
+	if len(pos) == 1 {
+		dir = pos[0]
 	}
 	if filepath.Base(filepath.Clean(dir)) == swarm.Dir {
 		dir = filepath.Dir(filepath.Clean(dir))
 	}
+	// Paths in messages are the ones given (errors name .swarm/... relative
+	// to dir, so dir goes in front).
+	in := ""
+	if dir != "." {
+		in = dir + ": "
+	}
+	ledgerPath := filepath.Join(dir, swarm.LedgerPath)
 	a := swarm.Load(os.DirFS(dir))
 	switch {
 	case !a.Present:
 		fmt.Fprintf(stderr, "swarm-gate: %s has no .swarm/ folder\n", dir)
 		return exitError
 	case a.LedgerErr != nil:
-		fmt.Fprintf(stderr, "swarm-gate: %v\n", a.LedgerErr)
+		fmt.Fprintf(stderr, "swarm-gate: %s%v\n", in, a.LedgerErr)
 		return exitError
 	case a.Ledger == nil:
-		fmt.Fprintf(stderr, "swarm-gate: %s is missing in %s\n", swarm.LedgerPath, dir)
+		fmt.Fprintf(stderr, "swarm-gate: %s is missing\n", ledgerPath)
 		return exitError
 	case a.PlanErr != nil:
-		fmt.Fprintf(stderr, "swarm-gate: %v\n", a.PlanErr)
+		fmt.Fprintf(stderr, "swarm-gate: %s%v\n", in, a.PlanErr)
 		return exitError
+	case len(a.Ledger.Events) == 0:
+		fmt.Fprintf(stdout, "%s is empty: no events, so nothing is verified (the plugin writes the first event when it saves the plan)\n", ledgerPath)
+		return 1
 	}
 	l := a.Ledger
 	embedded := 0
@@ -64,7 +75,7 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	if len(l.Events) > 0 {
 		first, last = l.Events[0].Seq, l.Last().Seq
 	}
-	fmt.Fprintf(stdout, "%s: %d events (seq %d..%d), %d embedded plans re-hashed\n", swarm.LedgerPath, len(l.Events), first, last, embedded)
+	fmt.Fprintf(stdout, "%s: %d events (seq %d..%d), %d embedded plans re-hashed\n", ledgerPath, len(l.Events), first, last, embedded)
 	problems := swarm.VerifyLedger(l, a.Plan)
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "MISMATCH %s\n", p)

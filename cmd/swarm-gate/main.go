@@ -81,6 +81,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
+	if a := args[0]; len(a) > 1 && a[0] == '-' {
+		fmt.Fprintf(stderr, "swarm-gate: unknown flag %s: flags go after the command (swarm-gate check %s ...)\n\n%s", a, a, usage)
+		return exitUsage
+	}
 	fmt.Fprintf(stderr, "swarm-gate: unknown command %q\n\n%s", strings.Join(args, " "), usage)
 	return exitUsage
 }

@@ -91,15 +91,16 @@ head commit's time.
 	fs.StringVar(&opts.Head, "head", "HEAD", "git mode: the head ref")
 	fs.StringVar(&opts.RepoDir, "repo", ".", "git mode: the repository")
 	fs.StringVar(&opts.HeadBranch, "head-branch", "", "git mode: the head branch name, for the swarm/phase-<N> rule when --head is a SHA")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
 	usageErr := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "swarm-gate phase-wrap: "+format+"\n", args...)
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
 	}
 	if *format != "text" && *format != "json" {
 		return usageErr("--format must be text or json, not %q", *format)
@@ -142,7 +143,6 @@ head commit's time.
 	if rep.Error != "" {
 		fmt.Fprintf(stderr, "swarm-gate phase-wrap: could not evaluate: %s\n", mdtext.Printable(rep.Error))
 	}
-	var err error
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -19,13 +19,14 @@ func runPlanHash(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plan hash", args, stdout, stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	canonical := fs.String("canonical", "", "also print the exact JSON text that is hashed: ledger or structure")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
 	var problem string
 	switch {
-	case fs.NArg() > 1:
-		problem = fmt.Sprintf("one FILE at most (flags go before it), got %q", fs.Args())
+	case len(pos) > 1:
+		problem = fmt.Sprintf("one FILE at most , got %q", pos)
 	case *format != "text" && *format != "json":
 		problem = fmt.Sprintf("--format must be text or json, not %q", *format)
 	case *canonical != "" && *canonical != "ledger" && *canonical != "structure":
@@ -36,8 +37,8 @@ func runPlanHash(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	file := filepath.FromSlash(swarm.PlanPath)
-	if fs.NArg() == 1 {
-		file = fs.Arg(0)
+	if len(pos) == 1 {
+		file = pos[0]
 	}
 	data, err := readLimited(file)
 	if err != nil {

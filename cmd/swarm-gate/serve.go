@@ -153,14 +153,15 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 			fs.StringVar(values[s.env], s.flag, v, s.usage+" ("+s.env+")")
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
 		}
 		return nil, exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "swarm-gate serve: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "swarm-gate serve: unexpected argument %q\n", pos[0])
 		return nil, exitUsage
 	}
 	get := func(env string) string { return strings.TrimSpace(*values[env]) }
