@@ -26,6 +26,7 @@ Usage:
   swarm-gate phase-wrap --base REF [--head REF] [--repo DIR] [--phase N]  (the same, from git)
   swarm-gate plan hash [FILE]          (default .swarm/plan.json)
   swarm-gate ledger verify [DIR]       (DIR holds .swarm/, default .)
+  swarm-gate config validate [FILE]    (default .github/swarm-gate.yml; every problem, with line and column)
   swarm-gate version
 
 Run swarm-gate <command> -h for a command's flags.
@@ -74,6 +75,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runLedgerVerify(args[2:], stdout, stderr)
 		}
 		return subcommandHint(args, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n", stdout, stderr)
+	case "config":
+		if len(args) > 1 && args[1] == "validate" {
+			return runConfigValidate(args[2:], stdout, stderr)
+		}
+		return subcommandHint(args, "swarm-gate config: the subcommand is validate: swarm-gate config validate [FILE]\n", stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionLine())
 		return 0

@@ -159,7 +159,7 @@ func TestCheckGatesFlag(t *testing.T) {
 // stderr), with exit code 0, for the program and every subcommand.
 func TestHelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"check", "--help"}, {"demo", "-h"}, {"plan", "hash", "--help"}, {"ledger", "verify", "-h"},
-		{"plan", "--help"}, {"ledger", "-h"}, {"serve", "--help"}, {"action", "-h"}, {"phase-wrap", "-help"}} {
+		{"plan", "--help"}, {"ledger", "-h"}, {"serve", "--help"}, {"action", "-h"}, {"phase-wrap", "-help"}, {"config", "validate", "--help"}, {"config", "-h"}} {
 		code, stdout, stderr := runCLI(t, args...)
 		if code != 0 || strings.TrimSpace(stdout) == "" || stderr != "" {
 			t.Errorf("%q: exit %d, stdout %d bytes, stderr %q: want 0, the usage on stdout, nothing on stderr", args, code, len(stdout), stderr)

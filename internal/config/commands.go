@@ -61,7 +61,7 @@ func (p *parser) teams(n *yaml.Node, path string) []string {
 		where := fmt.Sprintf("%s[%d]", path, i)
 		v, ok := p.scalar(item, where, "!!str")
 		if !ok {
-			return nil
+			continue
 		}
 		org, slug, found := strings.Cut(v, "/")
 		switch {
@@ -77,9 +77,6 @@ func (p *parser) teams(n *yaml.Node, path string) []string {
 			p.fail(item, "%s: %q is not a team slug (lower-case letters, digits, -, _ and .; the slug of \"Core Team\" is core-team)", where, slug)
 		case seen[strings.ToLower(v)]:
 			p.fail(item, "%s: %q is listed twice", where, v)
-		}
-		if p.err != nil {
-			return nil
 		}
 		seen[strings.ToLower(v)] = true
 		out = append(out, v)

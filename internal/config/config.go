@@ -220,23 +220,25 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 			})
 		},
 	})
-	if p.err != nil {
-		return nil, p.err
+	if len(p.errs) > 0 {
+		return nil, joinErrors(p.errs)
 	}
 	return c, nil
 }
 
-// parser walks the YAML node tree, keeping the first error.
+// parser walks the YAML node tree, collecting every error: a policy with
+// three mistakes is fixed in one round, not three.
 type parser struct {
 	name string
-	err  error
+	errs []error
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) {
-	if p.err == nil {
-		p.err = &swarm.ArtifactError{Path: p.name, Line: n.Line, Err: fmt.Errorf(format, args...)}
-	}
+	p.errs = append(p.errs, &swarm.ArtifactError{Path: p.name, Line: n.Line, Column: n.Column, Err: fmt.Errorf(format, args...)})
 }
+
+// failed reports whether an error was recorded after the first mark.
+func (p *parser) failed(mark int) bool { return len(p.errs) > mark }
 
 // mapping requires n to be a mapping whose keys are all in fields, and calls
 // each key's function with its value. Duplicate keys are errors.
@@ -256,11 +258,11 @@ func (p *parser) mapping(n *yaml.Node, path string, fields map[string]func(*yaml
 		key := k.Value
 		if k.Kind != yaml.ScalarNode {
 			p.fail(k, "%s has a key that is not a plain name", where)
-			return
+			continue
 		}
 		if seen[key] {
 			p.fail(k, "%q appears twice in %s", key, where)
-			return
+			continue
 		}
 		seen[key] = true
 		f, ok := fields[key]
@@ -278,12 +280,9 @@ func (p *parser) mapping(n *yaml.Node, path string, fields map[string]func(*yaml
 				}
 			}
 			p.fail(k, "unknown key %q in %s (known keys: %s)%s", key, where, strings.Join(known, ", "), hint)
-			return
+			continue
 		}
 		f(v)
-		if p.err != nil {
-			return
-		}
 	}
 }
 
@@ -331,11 +330,12 @@ func (p *parser) globs(n *yaml.Node, path string) []string {
 		p.fail(n, "%s must be a list of glob patterns, found %s", path, describe(n))
 		return nil
 	}
+	mark := len(p.errs)
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
 		v, ok := p.scalar(item, fmt.Sprintf("%s[%d]", path, i), "!!str")
 		if !ok {
-			return nil
+			continue
 		}
 		switch {
 		case v == "":
@@ -345,10 +345,10 @@ func (p *parser) globs(n *yaml.Node, path string) []string {
 		case !doublestar.ValidatePattern(v):
 			p.fail(item, "%s[%d]: %q is not a valid glob pattern", path, i, v)
 		}
-		if p.err != nil {
-			return nil
-		}
 		out = append(out, strings.TrimSuffix(v, "/"))
+	}
+	if p.failed(mark) {
+		return nil
 	}
 	return out
 }
@@ -429,6 +429,48 @@ func firstControlChar(data []byte) (line, col int, r rune, ok bool) {
 		}
 	}
 	return 0, 0, 0, false
+}
+
+// joinErrors returns the only error, or all of them as one error whose
+// message has one per line and which errors.As still opens (the first
+// *swarm.ArtifactError).
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return &Errors{Errs: errs}
+}
+
+// Errors is every problem found in one policy file, in file order, each a
+// *swarm.ArtifactError with line and column. Error() gives one per line.
+type Errors struct{ Errs []error }
+
+func (e *Errors) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	return fmt.Sprintf("%d problems:\n", len(e.Errs)) + strings.Join(msgs, "\n")
+}
+
+func (e *Errors) Unwrap() []error { return e.Errs }
+
+// All returns every *swarm.ArtifactError inside err (a Parse or Load
+// error), in order; nil when err holds none.
+func All(err error) []*swarm.ArtifactError {
+	var out []*swarm.ArtifactError
+	var many *Errors
+	if errors.As(err, &many) {
+		for _, e := range many.Errs {
+			out = append(out, All(e)...)
+		}
+		return out
+	}
+	var one *swarm.ArtifactError
+	if errors.As(err, &one) {
+		out = append(out, one)
+	}
+	return out
 }
 
 func yamlErr(name string, err error) error {

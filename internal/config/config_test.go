@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -114,15 +115,15 @@ func TestParseCommands(t *testing.T) {
 		{"string for a bool", "commands:\n  allow_self_approval: \"yes\"\n", gates.CommandsConfig{}, "commands.allow_self_approval must be"},
 		{"teams", "commands:\n  teams: [octo-org/maintainers, Octo-Org/release_team.v2]\n", gates.CommandsConfig{MinPermission: gates.PermissionWrite, Teams: []string{"octo-org/maintainers", "Octo-Org/release_team.v2"}}, ""},
 		{"teams with maintain", "commands:\n  min_permission: maintain\n  teams:\n    - octo/core\n", gates.CommandsConfig{MinPermission: gates.PermissionMaintain, Teams: []string{"octo/core"}}, ""},
-		{"team without org", "commands:\n  teams: [core]\n", gates.CommandsConfig{}, `.github/swarm-gate.yml: line 2: commands.teams[0]: "core" is not org/team-slug (e.g. octo-org/maintainers)`},
-		{"team with @", "commands:\n  teams:\n    - \"@octo/core\"\n", gates.CommandsConfig{}, `line 3: commands.teams[0]: "@octo/core" starts with @; write the team as "octo/core"`},
+		{"team without org", "commands:\n  teams: [core]\n", gates.CommandsConfig{}, `.github/swarm-gate.yml: line 2, column 11: commands.teams[0]: "core" is not org/team-slug (e.g. octo-org/maintainers)`},
+		{"team with @", "commands:\n  teams:\n    - \"@octo/core\"\n", gates.CommandsConfig{}, `line 3, column 7: commands.teams[0]: "@octo/core" starts with @; write the team as "octo/core"`},
 		{"team slug upper case", "commands:\n  teams: [octo/Core-Team]\n", gates.CommandsConfig{}, `commands.teams[0]: team slugs are lower case; did you mean "octo/core-team"?`},
 		{"team slug with a space", "commands:\n  teams: [octo/core team]\n", gates.CommandsConfig{}, `"core team" is not a team slug`},
 		{"team path too deep", "commands:\n  teams: [octo/core/x]\n", gates.CommandsConfig{}, `is not org/team-slug`},
 		{"bad org", "commands:\n  teams: [-octo/core]\n", gates.CommandsConfig{}, `"-octo" is not an organization login`},
 		{"team twice", "commands:\n  teams: [octo/core, OCTO/core]\n", gates.CommandsConfig{}, `commands.teams[1]: "OCTO/core" is listed twice`},
 		{"teams empty", "commands:\n  teams: []\n", gates.CommandsConfig{}, "commands.teams is empty"},
-		{"teams a string", "commands:\n  teams: octo/core\n", gates.CommandsConfig{}, `line 2: commands.teams must be a list of teams as org/team-slug (e.g. [octo-org/maintainers]), found a string "octo/core"`},
+		{"teams a string", "commands:\n  teams: octo/core\n", gates.CommandsConfig{}, `line 2, column 10: commands.teams must be a list of teams as org/team-slug (e.g. [octo-org/maintainers]), found a string "octo/core"`},
 		{"team a number", "commands:\n  teams: [7]\n", gates.CommandsConfig{}, `commands.teams[0] must be a string`},
 		{"typo in teams", "commands:\n  temas: [octo/core]\n", gates.CommandsConfig{}, `unknown key "temas" in commands (known keys: allow_self_approval, min_permission, teams); did you mean "teams"?`},
 	}
@@ -232,7 +233,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("error names the line", func(t *testing.T) {
 		_, err := Load(fstest.MapFS{Path: {Data: []byte("version: 1\nplan_freeze:\n  approval: nobody\n")}}, "base x")
-		if err == nil || !strings.HasPrefix(err.Error(), Path+": line 3: ") {
+		if err == nil || !strings.HasPrefix(err.Error(), Path+": line 3, column 13: ") {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -337,5 +338,57 @@ func TestStrictPresetInREADME(t *testing.T) {
 	}
 	if cfg.PlanFreeze.Approval != gates.ApprovalBaseAnchored || !cfg.Scope.FailWidenedByPR || cfg.Scope.WarnSelfApprovedWidening {
 		t.Errorf("strict preset parsed as %+v %+v", cfg.PlanFreeze, cfg.Scope)
+	}
+}
+
+// TestParseReportsEveryError: a file with several mistakes names each one,
+// in file order, with line and column, and errors.As still opens the first.
+func TestParseReportsEveryError(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string // "line:column: message prefix"
+	}{
+		{"three mistakes in three sections",
+			"version: 1\nplan_freeze:\n  approval: humans\nscope:\n  extras: [../x]\nsast:\n  severity_treshold: high\n",
+			[]string{
+				`3:13: plan_freeze.approval: "humans" is not one of`,
+				`5:12: scope.extras[0]: "../x" must be relative`,
+				`7:3: unknown key "severity_treshold" in sast`,
+			}},
+		{"a duplicate key does not hide what follows",
+			"version: 1\nversion: 1\nplan_lint: yes\n",
+			[]string{`2:1: "version" appears twice`, `3:12: plan_lint: "yes" is not one of`}},
+		{"every bad item of one list",
+			"scope:\n  extras: [\"\", /abs, ok/**]\n",
+			[]string{`2:12: scope.extras[0] is empty`, `2:16: scope.extras[1]: "/abs" must be relative`}},
+		{"one mistake is a plain ArtifactError",
+			"drift: []\n",
+			[]string{`1:8: drift must be a mapping`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(Path, []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			all := All(err)
+			if len(all) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(all), len(tt.want), err)
+			}
+			for i, e := range all {
+				got := fmt.Sprintf("%d:%d: %v", e.Line, e.Column, e.Err)
+				if !strings.HasPrefix(got, tt.want[i]) {
+					t.Errorf("error %d = %q, want prefix %q", i, got, tt.want[i])
+				}
+			}
+			var first *swarm.ArtifactError
+			if !errors.As(err, &first) || first != all[0] {
+				t.Errorf("errors.As gives %v, want the first error", first)
+			}
+			if len(all) > 1 && !strings.HasPrefix(err.Error(), fmt.Sprintf("%d problems:\n", len(all))) {
+				t.Errorf("message %q does not count the problems", err)
+			}
+		})
 	}
 }

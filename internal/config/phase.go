@@ -24,8 +24,9 @@ func (p *parser) qaGates(n *yaml.Node, q *gates.QAGates) {
 			}
 		}
 	}
+	mark := len(p.errs)
 	p.mapping(n, "qa_gates", fields)
-	if p.err != nil {
+	if p.failed(mark) {
 		return
 	}
 	q.FromFile = true

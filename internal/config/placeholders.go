@@ -52,13 +52,17 @@ func (p *parser) stringList(n *yaml.Node, path, what string) []string {
 		p.fail(n, "%s must be a list of %s, found %s", path, what, describe(n))
 		return nil
 	}
+	mark := len(p.errs)
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
 		v, ok := p.scalar(item, fmt.Sprintf("%s[%d]", path, i), "!!str")
 		if !ok {
-			return nil
+			continue
 		}
 		out = append(out, v)
+	}
+	if p.failed(mark) {
+		return nil
 	}
 	return out
 }
@@ -66,6 +70,7 @@ func (p *parser) stringList(n *yaml.Node, path, what string) []string {
 // sentinels returns n's items when it is a list of non-blank strings of at
 // most maxSentinel characters.
 func (p *parser) sentinels(n *yaml.Node, path string) []string {
+	mark := len(p.errs)
 	items := p.stringList(n, path, "strings")
 	for i, v := range items {
 		item := resolve(n).Content[i]
@@ -75,9 +80,9 @@ func (p *parser) sentinels(n *yaml.Node, path string) []string {
 		case utf8.RuneCountInString(v) > maxSentinel:
 			p.fail(item, "%s[%d] is %d characters long; sentinels are looked for in the first %d characters of a line, so it could never match", path, i, utf8.RuneCountInString(v), maxSentinel)
 		}
-		if p.err != nil {
-			return nil
-		}
+	}
+	if p.failed(mark) {
+		return nil
 	}
 	return items
 }
@@ -85,6 +90,7 @@ func (p *parser) sentinels(n *yaml.Node, path string) []string {
 // ruleIDs returns n's items when it is a list of placeholder rule ids that
 // can be turned off.
 func (p *parser) ruleIDs(n *yaml.Node, path string) []string {
+	mark := len(p.errs)
 	items := p.stringList(n, path, "rule ids")
 	known := gates.PlaceholderRules()
 	known = slices.DeleteFunc(known, func(id string) bool { return id == gates.RuleSuppressionNoReason })
@@ -96,9 +102,9 @@ func (p *parser) ruleIDs(n *yaml.Node, path string) []string {
 		case !slices.Contains(known, v):
 			p.fail(item, "%s[%d]: %q is not a placeholder rule (known: %s)", path, i, v, strings.Join(known, ", "))
 		}
-		if p.err != nil {
-			return nil
-		}
+	}
+	if p.failed(mark) {
+		return nil
 	}
 	return items
 }

@@ -29,7 +29,7 @@ func TestCheckPolicyFromBase(t *testing.T) {
 		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults"},
 		{"the head's config is ignored, even a broken one", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request's own .github/swarm-gate.yml differs and is not used"},
 		{"the head cannot relax the base's policy", "plan_freeze:\n  approval: human\n", "plan_freeze:\n  approval: any\n", "", gates.Failed, gates.RuleApprovalSource, "differs and is not used"},
-		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3: plan_freeze.approval", "", "", ""},
+		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3, column 13: plan_freeze.approval", "", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func TestCheckConfigPath(t *testing.T) {
 		{"the default file is not read when another is named", map[string]string{"policy/swarm.yml": "", ".github/swarm-gate.yml": strict}, nil, "policy/swarm.yml", "", gates.Passed, "policy/swarm.yml at base "},
 		{"a named file only the pull request adds is an error", nil, map[string]string{"policy/swarm.yml": "plan_freeze:\n  approval: any\n"}, "policy/swarm.yml", "policy/swarm.yml: the policy file named by the config input is not in the base commit", "", ""},
 		{"the pull request's copy of the named file is ignored", map[string]string{"policy/swarm.yml": strict}, map[string]string{"policy/swarm.yml": "plan_freeze:\n  approval: any\n"}, "policy/swarm.yml", "", gates.Failed, "the pull request's own policy/swarm.yml differs and is not used"},
-		{"a broken named file stops the check", map[string]string{"policy/swarm.yml": "plan_freeze:\n  approval: humans\n"}, nil, "policy/swarm.yml", "policy/swarm.yml: line 2: plan_freeze.approval", "", ""},
+		{"a broken named file stops the check", map[string]string{"policy/swarm.yml": "plan_freeze:\n  approval: humans\n"}, nil, "policy/swarm.yml", "policy/swarm.yml: line 2, column 13: plan_freeze.approval", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

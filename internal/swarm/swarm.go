@@ -50,10 +50,16 @@ const MaxFileSize = 16 << 20
 type ArtifactError struct {
 	Path string // repository-relative, e.g. .swarm/plan-ledger.jsonl
 	Line int    // 1-based; 0 when the problem is not at a line
-	Err  error
+	// Column is 1-based, in characters; 0 when not known (only the policy
+	// file's parser sets it).
+	Column int
+	Err    error
 }
 
 func (e *ArtifactError) Error() string {
+	if e.Line > 0 && e.Column > 0 {
+		return e.Path + ": line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Column) + ": " + e.Err.Error()
+	}
 	if e.Line > 0 {
 		return e.Path + ": line " + strconv.Itoa(e.Line) + ": " + e.Err.Error()
 	}

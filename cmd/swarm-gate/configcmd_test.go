@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConfigValidate(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	three := write("three.yml", "version: 1\nplan_freeze:\n  approval: humans\nscope:\n  extras: [../x]\nsast:\n  severity_treshold: high\n")
+	one := write("one.yml", "drift: []\n")
+	good := write("good.yml", "version: 1\nplan_freeze:\n  approval: human\n")
+	syntax := write("syntax.yml", "version: 1\n  bad: [\n")
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		wantStdout []string
+		wantStderr string
+	}{
+		{"three mistakes, three lines", []string{"config", "validate", three}, 1, []string{
+			three + ":3:13: plan_freeze.approval: \"humans\" is not one of any, base-anchored, human\n",
+			three + ":5:12: scope.extras[0]: \"../x\" must be relative",
+			three + ":7:3: unknown key \"severity_treshold\" in sast",
+			three + ": 3 problems\n",
+		}, ""},
+		{"one mistake", []string{"config", "validate", one}, 1, []string{one + ":1:8: drift must be a mapping", one + ": 1 problem\n"}, ""},
+		{"valid", []string{"config", "validate", good}, 0, []string{good + ": valid\n"}, ""},
+		{"YAML syntax error has a line", []string{"config", "validate", syntax}, 1, []string{syntax + ":2: "}, ""},
+		{"missing file", []string{"config", "validate", filepath.Join(dir, "nope.yml")}, exitError, nil, "no such file"},
+		{"directory", []string{"config", "validate", dir}, exitError, nil, "is a directory"},
+		{"two files", []string{"config", "validate", good, one}, exitUsage, nil, "usage: swarm-gate config validate [FILE]"},
+		{"no subcommand", []string{"config"}, exitUsage, nil, "the subcommand is validate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tt.args, &out, &errb)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stdout %q stderr %q", code, tt.code, out.String(), errb.String())
+			}
+			rest := out.String()
+			for _, w := range tt.wantStdout {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("stdout lacks (in order) %q:\n%s", w, out.String())
+					break
+				}
+				rest = rest[i+len(w):]
+			}
+			if tt.wantStderr != "" && !strings.Contains(errb.String(), tt.wantStderr) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tt.wantStderr)
+			}
+		})
+	}
+	t.Run("default path absent", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"config", "validate"}, &out, &errb); code != exitError || !strings.Contains(errb.String(), "built-in defaults") {
+			t.Errorf("exit %d, stderr %q", code, errb.String())
+		}
+	})
+}
