@@ -1,11 +1,16 @@
-# swarm-gate built from source: what action.yml's `image: Dockerfile` builds.
+# swarm-gate built from source: what action.yml's `image: Dockerfile` builds
+# on the default branch and in forks of the Action. Releases do not use this
+# file: GoReleaser builds the binaries once and Dockerfile.release puts them
+# in the same runtime image (keep the two runtime stages alike;
+# TestDockerfilesAgree checks the base image and packages).
 #
 # Targets: `action` (the last stage, so the default: runs as root, see
 # below) and `app` (the GitHub App, `swarm-gate serve`: a non-root user and
 # a HEALTHCHECK on /healthz). docker build --target app -t swarm-gate-app .
 #
 # Base images are pinned by digest (the tag beside it says what the digest
-# was taken from; update both together).
+# was taken from; update both together). The release workflow checks that
+# both digests still resolve to images for linux/amd64 and linux/arm64.
 #
 # As the GitHub Action the container runs as root, as GitHub requires of
 # container actions (its "Dockerfile support" docs: Docker actions must run
