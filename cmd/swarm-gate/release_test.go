@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // TestReleaseSnapshot runs scripts/release-snapshot: goreleaser check, a
@@ -102,5 +104,52 @@ func TestDockerfilesAgree(t *testing.T) {
 	}
 	if !strings.Contains(src, "GOTOOLCHAIN=auto") {
 		t.Error("Dockerfile's build stage does not set GOTOOLCHAIN=auto (the official image's local would ignore go.mod's toolchain)")
+	}
+}
+
+// TestPinActionImage: scripts/pin-action-image turns action.yml's
+// `image: Dockerfile` into a docker:// image by digest, which stays a docker
+// action with its post step, and refuses a tag or a short digest.
+func TestPinActionImage(t *testing.T) {
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  image: Dockerfile$`).Match(data) {
+		t.Fatal("action.yml on the default branch should say `image: Dockerfile` (the release workflow pins the digest on the release commit)")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "action.yml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref := "ghcr.io/swarm-gate/swarm-gate@sha256:" + strings.Repeat("0123456789abcdef", 4)
+	for _, bad := range []string{"ghcr.io/swarm-gate/swarm-gate:v1.2.3", "ghcr.io/swarm-gate/swarm-gate@sha256:abc", "Dockerfile"} {
+		if out, err := exec.Command("bash", "../../scripts/pin-action-image", bad, file).CombinedOutput(); err == nil {
+			t.Errorf("pin-action-image %s: no error (%s)", bad, out)
+		}
+	}
+	if out, err := exec.Command("bash", "../../scripts/pin-action-image", ref, file).CombinedOutput(); err != nil {
+		t.Fatalf("pin-action-image: %v\n%s", err, out)
+	}
+	pinned, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(string(data), "  image: Dockerfile\n", "  image: docker://"+ref+"\n", 1)
+	if string(pinned) != want {
+		t.Errorf("pin-action-image changed more than the image line:\n%s", pinned)
+	}
+	var meta struct {
+		Runs struct {
+			Using, Image   string
+			PostEntrypoint string `yaml:"post-entrypoint"`
+		}
+	}
+	if err := yaml.Unmarshal(pinned, &meta); err != nil {
+		t.Fatalf("the pinned action.yml does not parse: %v", err)
+	}
+	if meta.Runs.Using != "docker" || meta.Runs.PostEntrypoint == "" || meta.Runs.Image != "docker://"+ref {
+		t.Errorf("runs.image = %q", meta.Runs.Image)
 	}
 }
