@@ -215,8 +215,37 @@ func TestActionYML(t *testing.T) {
 		t.Fatal(err)
 	}
 	df := string(dockerfile)
-	if regexp.MustCompile(`(?m)^USER\b`).MatchString(df) {
-		t.Error("the Dockerfile sets USER: GitHub runs container actions as root, and another user cannot write GITHUB_OUTPUT or the workspace")
+	// The default target (the last stage) and the stages it is built on
+	// must not set USER; the App's stage may.
+	stages := map[string]string{}
+	fromRe := regexp.MustCompile(`(?m)^FROM (\S+)(?: AS (\S+))?$`)
+	locs := fromRe.FindAllStringSubmatchIndex(df, -1)
+	if len(locs) == 0 {
+		t.Fatal("the Dockerfile has no FROM")
+	}
+	var last string
+	for i, l := range locs {
+		end := len(df)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		name := "final"
+		if l[4] >= 0 {
+			name = df[l[4]:l[5]]
+		}
+		stages[name] = df[l[0]:end]
+		last = name
+	}
+	for name, seen := last, map[string]bool{}; name != "" && !seen[name]; {
+		seen[name] = true
+		body, ok := stages[name]
+		if !ok {
+			break // a registry image
+		}
+		if regexp.MustCompile(`(?m)^USER\b`).MatchString(body) {
+			t.Errorf("the Dockerfile's stage %s sets USER, and the default target is built on it: GitHub runs container actions as root, and another user cannot write GITHUB_OUTPUT or the workspace", name)
+		}
+		name = fromRe.FindStringSubmatch(body)[1]
 	}
 	for _, want := range []string{`ENTRYPOINT ["/usr/local/bin/swarm-gate"]`, "apk add --no-cache git", "> " + a.Runs.PostEntrypoint, "chmod 755 " + a.Runs.PostEntrypoint, "'exec /usr/local/bin/swarm-gate action --mode cleanup'"} {
 		if !strings.Contains(df, want) {

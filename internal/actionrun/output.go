@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
@@ -198,11 +197,11 @@ func (ses *session) chown(p string) {
 	if err != nil {
 		return
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) == os.Getuid() {
+	uid, gid, ok := fileOwner(info)
+	if !ok || uid == os.Getuid() {
 		return
 	}
-	_ = os.Chown(p, int(st.Uid), int(st.Gid))
+	_ = os.Chown(p, uid, gid)
 }
 
 // setOutputs sets the step outputs: conclusion (the aggregate's),
