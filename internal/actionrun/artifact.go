@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -120,6 +121,11 @@ func checkArtifact(rep *report.Report, head string) error {
 	case !text(rep.Error, maxArtifactText) || !text(rep.Config, maxArtifactConfigBytes) || !text(string(rep.PhaseSource), 64):
 		return errors.New("error, config or phase_source is not valid UTF-8 text within its limit")
 	}
+	if pc := rep.PolicyChange; pc != nil {
+		if err := checkPolicyChange(pc); err != nil {
+			return fmt.Errorf("policy_change: %w", err)
+		}
+	}
 	switch rep.Outcome {
 	case gates.Passed, gates.Failed, gates.Error:
 	default:
@@ -154,8 +160,29 @@ func checkArtifact(rep *report.Report, head string) error {
 			g.Findings = []gates.Finding{}
 		}
 	}
-	if want := report.Overall(rep.Gates); rep.Error == "" && rep.Outcome != want {
+	if want := rep.SettledOutcome(); rep.Error == "" && rep.Outcome != want {
 		return fmt.Errorf("outcome %s does not follow from the checks' outcomes (%s)", rep.Outcome, want)
+	}
+	return nil
+}
+
+// maxPolicyChangeItems bounds a report's policy problems and changes
+// (a policy file has about 60 settings; the parser reports each key once).
+const maxPolicyChangeItems = 1000
+
+func checkPolicyChange(pc *report.PolicyChange) error {
+	switch {
+	case len(pc.Path) > maxArtifactPath || !utf8.ValidString(pc.Path) || path.Clean(pc.Path) != pc.Path || path.IsAbs(pc.Path) || strings.HasPrefix(pc.Path, "../") || strings.ContainsAny(pc.Path, "\x00\r\n\\"):
+		return fmt.Errorf("path %q is not a clean repository-relative path", mdtext.Printable(clip(pc.Path, 200)))
+	case pc.Status != "added" && pc.Status != "modified" && pc.Status != "deleted":
+		return fmt.Errorf("status %q is not added, modified or deleted", mdtext.Printable(clip(pc.Status, 80)))
+	case len(pc.Problems)+len(pc.Changes) > maxPolicyChangeItems:
+		return fmt.Errorf("more than %d problems and changes", maxPolicyChangeItems)
+	}
+	for _, s := range append(slices.Clone(pc.Problems), pc.Changes...) {
+		if !text(s, maxArtifactText) {
+			return fmt.Errorf("an item is not valid UTF-8 text within %d bytes", maxArtifactText)
+		}
 	}
 	return nil
 }

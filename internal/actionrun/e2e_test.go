@@ -543,3 +543,43 @@ func TestLongSummaryIsCut(t *testing.T) {
 		t.Errorf("%d updates, want 33 (1201 annotations take 25 for swarm/placeholders)", updates)
 	}
 }
+
+// TestInvalidPolicyInPullRequestFails: a pull request that adds a policy
+// file with mistakes fails the aggregate check, whose title and summary
+// name each mistake's line, although every gate passed (the file is not
+// used: policy comes from the base branch).
+func TestInvalidPolicyInPullRequestFails(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.commitOnHead(map[string]string{".github/swarm-gate.yml": "version: 1\nplan_freeze:\n  approval: humans\nscope:\n  extras: [../x]\nsast:\n  severity_treshold: high\n"})
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+	h.env["INPUT_CHECKS"] = "plan-freeze,swarm/critic"
+	if code := h.run(context.Background(), nil); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, h.log.String())
+	}
+	if got := h.storedRun("swarm/plan-freeze").Conclusion; got != "success" {
+		t.Errorf("plan-freeze %s, want success (the invalid file is not used)", got)
+	}
+	agg := h.storedRun("swarm-gate")
+	if agg.Conclusion != "failure" || agg.Title != `the pull request's .github/swarm-gate.yml is invalid (3 problems: line 3, column 13: plan_freeze.approval: "humans" is not one of any, base-anchored, human)` {
+		t.Errorf("aggregate %s %q", agg.Conclusion, agg.Title)
+	}
+	for _, want := range []string{"> [!CAUTION]", "(added) is invalid, 3 problems", "line 5, column 12: scope.extras\\[0\\]", "line 7, column 3: unknown key"} {
+		if !strings.Contains(agg.Summary, want) {
+			t.Errorf("aggregate summary lacks %q:\n%s", want, agg.Summary)
+		}
+	}
+
+	// Fixed on the next push: the aggregate passes and says what the new
+	// file would change once merged.
+	h.commitOnHead(map[string]string{".github/swarm-gate.yml": "version: 1\nplan_freeze:\n  approval: human\nsast:\n  severity_threshold: high\n"})
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", "Codertocat/Hello-World"))
+	if code := h.run(context.Background(), nil); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, h.log.String())
+	}
+	agg = h.storedRun("swarm-gate")
+	for _, want := range []string{"> [!WARNING]", "loosens 1 setting, tightens 1 setting", "tightens plan\\_freeze.approval: any → human", "loosens sast.severity\\_threshold: medium → high"} {
+		if !strings.Contains(agg.Summary, want) {
+			t.Errorf("aggregate summary lacks %q:\n%s", want, agg.Summary)
+		}
+	}
+}

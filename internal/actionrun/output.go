@@ -54,6 +54,13 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		}
 	case len(failed) > 0:
 		res.Title = fmt.Sprintf("%d of %s failed: %s", len(failed), count(n, "check"), strings.Join(failed, ", "))
+		if rep.PolicyChange.Invalid() {
+			res.Title += "; the pull request's " + rep.PolicyChange.Path + " is invalid"
+		}
+	case rep.PolicyChange.Invalid():
+		pc := rep.PolicyChange
+		res.Outcome = gates.Failed
+		res.Title = fmt.Sprintf("the pull request's %s is invalid (%s: %s)", pc.Path, count(len(pc.Problems), "problem"), firstLine(pc.Problems[0]))
 	default:
 		res.Title = fmt.Sprintf("all %s passed", count(n-len(advisory), "required check"))
 		if len(advisory) > 0 {
@@ -71,6 +78,10 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		fmt.Fprintf(&b, "%s · base `%s` · head `%s` · merge base `%s`\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Base), short(rep.Head), short(rep.MergeBase))
 		if rep.Config != "" {
 			fmt.Fprintf(&b, "\nPolicy: %s\n", mdtext.Inline(rep.Config))
+		}
+		if rep.PolicyChange != nil {
+			b.WriteString("\n")
+			report.WritePolicyChangeMarkdown(&b, rep.PolicyChange)
 		}
 	}
 	b.WriteString("\n| check | conclusion | |\n|---|---|---|\n")

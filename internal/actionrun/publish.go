@@ -111,8 +111,7 @@ func unverified(rep *report.Report) *report.Report {
 		g.Outcome = gates.Error
 		g.Findings = nil
 	}
-	rep.Outcome = report.Overall(rep.Gates)
-	rep.ExitCode = report.ExitCode(rep.Outcome)
+	rep.Settle()
 	return rep
 }
 

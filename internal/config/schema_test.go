@@ -225,8 +225,15 @@ func TestSchemaMatchesParser(t *testing.T) {
 			sub := append(slices.Clone(path), k)
 			if enum, ok := child["enum"].([]any); ok && child["type"] == "string" {
 				for _, e := range enum {
-					if _, err := Parse("p.yml", []byte(nest(sub[:len(sub)-1], k+": "+e.(string)))); err != nil {
+					c, err := Parse("p.yml", []byte(nest(sub[:len(sub)-1], k+": "+e.(string))))
+					if err != nil {
 						t.Errorf("%s: the schema allows %q, the parser refuses it: %v", strings.Join(sub, "."), e, err)
+						continue
+					}
+					// Compare (the pull request's policy change) sees
+					// every setting.
+					if changed := len(Compare(gates.DefaultConfig(), c)) > 0; changed != (e != child["default"]) {
+						t.Errorf("%s: %q: Compare with the defaults reports a change: %v", strings.Join(sub, "."), e, changed)
 					}
 				}
 				if _, err := Parse("p.yml", []byte(nest(sub[:len(sub)-1], k+": zz-not-a-value"))); err == nil {

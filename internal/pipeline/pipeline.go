@@ -168,6 +168,9 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 			cfg.Source += "; the pull request's own " + cfgPath + " differs and is not used (policy comes from the base branch: it applies once merged)"
 		}
 	}
+	// Against the merge base: a policy the base branch changed since the
+	// pull request forked is not the pull request's change.
+	policyChange := comparePolicy(cfg, baseFS, headFS, cfgPath)
 	headArt := swarm.Load(headFS)
 	baseArt := swarm.Load(baseFS)
 	if !headArt.Present && !baseArt.Present {
@@ -217,6 +220,8 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
 	r.Phase, r.PhaseSource, r.Phases = phase, src, changed
 	r.Config = cfg.Source
+	r.PolicyChange = policyChange
+	r.Settle()
 	return r, nil
 }
 

@@ -25,11 +25,20 @@ func TestCheckPolicyFromBase(t *testing.T) {
 		planFrz  gates.Outcome
 		wantRule string
 		wantFrom string
+		// The report's policy_change: "" none, else its status and the
+		// first problem or change; and the overall outcome when set.
+		policyStatus, policyItem string
+		outcome                  gates.Outcome
 	}{
-		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults"},
-		{"the head's config is ignored, even a broken one", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request's own .github/swarm-gate.yml differs and is not used"},
-		{"the head cannot relax the base's policy", "plan_freeze:\n  approval: human\n", "plan_freeze:\n  approval: any\n", "", gates.Failed, gates.RuleApprovalSource, "differs and is not used"},
-		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3, column 13: plan_freeze.approval", "", "", ""},
+		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults", "", "", ""},
+		{"the head's broken config is not used, and fails the check", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request's own .github/swarm-gate.yml differs and is not used",
+			"added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`, gates.Failed},
+		{"the head cannot relax the base's policy, and the summary says it tries", "plan_freeze:\n  approval: human\n", "plan_freeze:\n  approval: any\n", "", gates.Failed, gates.RuleApprovalSource, "differs and is not used",
+			"added", "loosens plan_freeze.approval: human → any", gates.Failed},
+		{"a valid head policy passes, described", "", "scope:\n  widened_by_pr: fail\n", "", gates.Passed, "", "differs and is not used",
+			"added", "tightens scope.widened_by_pr: warn → fail", gates.Passed},
+		{"a policy the base branch changed since the fork is not the pull request's change", "scope:\n  widened_by_pr: fail\n", "", "", gates.Passed, "", ".github/swarm-gate.yml at base", "", "", gates.Passed},
+		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3, column 13: plan_freeze.approval", "", "", "", "", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,7 +64,15 @@ func TestCheckPolicyFromBase(t *testing.T) {
 				}
 				r.commit("", map[string]string{".github/swarm-gate.yml": side.config})
 			}
-			rep, err := Check(context.Background(), Options{RepoDir: dir, Base: demo.BaseBranch, Head: demo.HeadBranch, DiffEngine: "go-git"})
+			// Only plan-freeze, which the demo passes: the outcome then
+			// shows what the policy change does to it.
+			var only []gates.Gate
+			for _, g := range gates.Registry() {
+				if g.Name() == "swarm/plan-freeze" {
+					only = append(only, g)
+				}
+			}
+			rep, err := Check(context.Background(), Options{RepoDir: dir, Base: demo.BaseBranch, Head: demo.HeadBranch, DiffEngine: "go-git", Gates: only})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("error %v, want %q", err, c.wantErr)
@@ -70,6 +87,20 @@ func TestCheckPolicyFromBase(t *testing.T) {
 			}
 			if !strings.Contains(rep.Config, c.wantFrom) {
 				t.Errorf("config %q, want it from %q", rep.Config, c.wantFrom)
+			}
+			if c.outcome != "" && rep.Outcome != c.outcome {
+				t.Errorf("outcome %s, want %s", rep.Outcome, c.outcome)
+			}
+			switch pc := rep.PolicyChange; {
+			case c.policyStatus == "" && pc != nil:
+				t.Errorf("policy_change %+v, want none", pc)
+			case c.policyStatus != "" && pc == nil:
+				t.Errorf("no policy_change, want %s", c.policyStatus)
+			case pc != nil:
+				items := append(append([]string{}, pc.Problems...), pc.Changes...)
+				if pc.Status != c.policyStatus || len(items) == 0 || items[0] != c.policyItem {
+					t.Errorf("policy_change %+v, want %s with first item %q", pc, c.policyStatus, c.policyItem)
+				}
 			}
 			if c.wantRule != "" {
 				found := false

@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -52,4 +54,56 @@ func loadPolicy(fsys fs.FS, path, where string) (*gates.Config, error) {
 	}
 	c.Source = path + " at " + where
 	return c, nil
+}
+
+// comparePolicy describes what the pull request does to the policy file at
+// path: nil when the head's file is the merge base's (mbFS); else the new
+// file's problems (it does not parse) or the settings it changes against
+// the policy that applies now (baseCfg, the base branch's). A deleted file
+// is compared with the built-in defaults it falls back to.
+func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *report.PolicyChange {
+	headData, headErr := fs.ReadFile(headFS, path)
+	baseData, baseErr := fs.ReadFile(mbFS, path)
+	switch {
+	case headErr != nil && baseErr != nil:
+		return nil
+	case headErr == nil && baseErr == nil && bytes.Equal(headData, baseData):
+		return nil
+	}
+	pc := &report.PolicyChange{Path: path, Status: "modified"}
+	var headCfg *gates.Config
+	switch {
+	case headErr != nil:
+		pc.Status = "deleted"
+		headCfg = gates.DefaultConfig()
+	case len(headData) > config.MaxSize:
+		pc.Problems = []string{fmt.Sprintf("is %d bytes, over the %d-byte limit", len(headData), config.MaxSize)}
+	default:
+		if baseErr != nil {
+			pc.Status = "added"
+		}
+		c, err := config.Parse(path, headData)
+		if err != nil {
+			for _, e := range config.All(err) {
+				msg := e.Err.Error()
+				switch {
+				case e.Line > 0 && e.Column > 0:
+					msg = fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, msg)
+				case e.Line > 0:
+					msg = fmt.Sprintf("line %d: %s", e.Line, msg)
+				}
+				pc.Problems = append(pc.Problems, msg)
+			}
+			if len(pc.Problems) == 0 {
+				pc.Problems = []string{err.Error()}
+			}
+		}
+		headCfg = c
+	}
+	if headCfg != nil {
+		for _, ch := range config.Compare(baseCfg, headCfg) {
+			pc.Changes = append(pc.Changes, ch.String())
+		}
+	}
+	return pc
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -40,6 +42,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 		fmt.Fprintf(bw, " · policy: %s", mdtext.Inline(r.Config))
 	}
 	fmt.Fprint(bw, "\n\n")
+	WritePolicyChangeMarkdown(bw, r.PolicyChange)
 	fmt.Fprintf(bw, "| check | outcome | |\n|---|---|---|\n")
 	for _, g := range r.Gates {
 		fmt.Fprintf(bw, "| `%s` | %s %s | %s |\n", g.Name, emoji(g.Outcome), g.Outcome, cell(g.Title))
@@ -66,3 +69,31 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 
 // cell makes repository text safe inside a table cell.
 func cell(s string) string { return mdtext.Inline(s) }
+
+// WritePolicyChangeMarkdown writes the policy change as a paragraph and a
+// list (an alert when it is invalid or loosens a setting); nothing when
+// there is none.
+func WritePolicyChangeMarkdown(w io.Writer, p *PolicyChange) {
+	h, items := PolicyChangeText(p)
+	if h == "" {
+		return
+	}
+	prefix := ""
+	loosens := slices.ContainsFunc(items, func(s string) bool { return strings.HasPrefix(s, "loosens ") })
+	switch {
+	case p.Invalid():
+		fmt.Fprint(w, "> [!CAUTION]\n")
+		prefix = "> "
+	case loosens:
+		fmt.Fprint(w, "> [!WARNING]\n")
+		prefix = "> "
+	}
+	fmt.Fprintf(w, "%s**%s**\n", prefix, mdtext.Inline(h))
+	if len(items) > 0 {
+		fmt.Fprintf(w, "%s\n", strings.TrimSpace(prefix))
+	}
+	for _, it := range items {
+		fmt.Fprintf(w, "%s- %s\n", prefix, mdtext.Inline(it))
+	}
+	fmt.Fprint(w, "\n")
+}

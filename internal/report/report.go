@@ -36,10 +36,49 @@ type Report struct {
 	// Config says where the policy came from: the base commit's
 	// .github/swarm-gate.yml, or the built-in defaults.
 	Config string `json:"config,omitempty"`
+	// PolicyChange is what the pull request does to the policy file; nil
+	// when it leaves it alone. The change applies only once merged, but a
+	// new file that does not parse fails the check: the pull request
+	// cannot relax its own gate, and must not merge a broken policy.
+	PolicyChange *PolicyChange `json:"policy_change,omitempty"`
 	// Error says why the check could not start at all (outcome "error",
 	// no gates): a missing .swarm/ folder, an unknown ref, a shallow clone.
 	Error string `json:"error,omitempty"`
 	Tool  Tool   `json:"tool"`
+}
+
+// PolicyChange describes a pull request's edit of the policy file.
+type PolicyChange struct {
+	Path   string `json:"path"`   // repository-relative, e.g. .github/swarm-gate.yml
+	Status string `json:"status"` // added, modified or deleted
+	// Problems are the new file's errors, each "line L, column C:
+	// message" (what swarm-gate config validate prints); when there are
+	// any, the check fails.
+	Problems []string `json:"problems,omitempty"`
+	// Changes are the settings the new file changes against the base
+	// branch's policy, each "loosens KEY: FROM → TO", "tightens ..." or
+	// "changes ..." (a setting that moves neither way).
+	Changes []string `json:"changes,omitempty"`
+}
+
+// Invalid reports whether the pull request's policy file has problems.
+func (p *PolicyChange) Invalid() bool { return p != nil && len(p.Problems) > 0 }
+
+// Settle decides Outcome and ExitCode from the gates and the policy
+// change: an invalid new policy fails a check whose gates passed.
+func (r *Report) Settle() {
+	r.Outcome = r.SettledOutcome()
+	r.ExitCode = ExitCode(r.Outcome)
+}
+
+// SettledOutcome is the outcome Settle sets (for a report that
+// already has one, e.g. one read back from an artifact).
+func (r *Report) SettledOutcome() gates.Outcome {
+	o := Overall(r.Gates)
+	if o == gates.Passed && r.PolicyChange.Invalid() {
+		return gates.Failed
+	}
+	return o
 }
 
 // Tool names the program that wrote the report.
@@ -140,4 +179,46 @@ func UpperFirst(s string) string {
 		return string(s[0]-'a'+'A') + s[1:]
 	}
 	return s
+}
+
+// PolicyChangeText is the policy change as a heading and its items, for
+// every output: nil heading when the pull request leaves the policy alone.
+// The heading counts problems, or the settings loosened and tightened.
+func PolicyChangeText(p *PolicyChange) (heading string, items []string) {
+	switch {
+	case p == nil:
+		return "", nil
+	case p.Invalid():
+		return fmt.Sprintf("The pull request's %s (%s) is invalid, %s: it would not apply once merged, so the check fails",
+			p.Path, p.Status, countWord(len(p.Problems), "problem")), p.Problems
+	case p.Status == "deleted":
+		return fmt.Sprintf("The pull request deletes %s: once merged the built-in defaults apply (%s)", p.Path, effectCounts(p.Changes)), p.Changes
+	}
+	return fmt.Sprintf("The pull request changes %s (%s; it applies once merged, this run uses the base branch's): %s",
+		p.Path, p.Status, effectCounts(p.Changes)), p.Changes
+}
+
+func effectCounts(changes []string) string {
+	if len(changes) == 0 {
+		return "no setting changes"
+	}
+	n := map[string]int{}
+	for _, c := range changes {
+		word, _, _ := strings.Cut(c, " ")
+		n[word]++
+	}
+	var parts []string
+	for _, w := range []string{"loosens", "tightens", "changes"} {
+		if n[w] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", w, countWord(n[w], "setting")))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countWord(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

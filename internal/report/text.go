@@ -51,6 +51,12 @@ func WriteText(w io.Writer, r *Report, maxFindings int) error {
 	if r.Config != "" {
 		fmt.Fprintf(bw, "policy: %s\n", mdtext.Printable(r.Config))
 	}
+	if h, items := PolicyChangeText(r.PolicyChange); h != "" {
+		fmt.Fprintf(bw, "%s\n", mdtext.Printable(h))
+		for _, it := range items {
+			fmt.Fprintf(bw, "  %s\n", mdtext.Printable(it))
+		}
+	}
 	fmt.Fprintln(bw)
 	for _, g := range r.Gates {
 		fmt.Fprintf(bw, "%-10s %-20s %s\n", label(g.Outcome), g.Name, mdtext.Printable(g.Title))
