@@ -66,6 +66,13 @@ type Runner struct {
 	// in progress while it runs. It needs an API that implements
 	// ghapi.DeferredChecks (*ghapi.Client does); else it is ignored.
 	DeferGateRuns bool
+	// OrgPolicy, when set, reads the owner's policy when a base commit has
+	// no .github/swarm-gate.yml: swarm-gate.yml in the default branch of
+	// the owner's `.github` repository (policy-bot's convention), through
+	// the API with the run's token, kept in this cache. The GitHub App sets
+	// it; the Action leaves it nil (GITHUB_TOKEN cannot read another
+	// repository).
+	OrgPolicy *OrgPolicyCache
 	// SourceError, when not nil, is why the commits to evaluate could not
 	// be put in the workspace (the App's fetch failed): every evaluation
 	// reports "could not evaluate" with it, on every check run, instead of
@@ -154,6 +161,8 @@ type session struct {
 	reported bool
 	// cmds is what the run knows of pull request conversations (command.go).
 	cmds commandState
+	// org is the owner's policy, read once (orgpolicy.go).
+	org orgPolicyMemo
 }
 
 // API is what the action needs from GitHub; *ghapi.Client implements it.
@@ -166,6 +175,7 @@ type API interface {
 	AddReaction(ctx context.Context, repo ghapi.Repo, commentID int64, content string) error
 	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
 	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
+	FileAt(ctx context.Context, repo ghapi.Repo, path, ref string) ([]byte, bool, error)
 }
 
 // Run does what the event (or the mode) asks and returns the exit code: 0

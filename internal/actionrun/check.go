@@ -49,6 +49,7 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 	opts.Repo = ses.r.Repo
 	opts.Logger = ses.logger
 	opts.ConfigPath = ses.s.Config
+	opts.OrgPolicy = ses.orgPolicy()
 	opts.MergeBase = ses.r.MergeBase.For(opts.Base, opts.Head)
 	var rep *report.Report
 	err := ses.r.SourceError

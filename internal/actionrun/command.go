@@ -219,7 +219,7 @@ func (ses *session) evidence(ctx context.Context, number int, t target) (*eviden
 	if err != nil {
 		return nil, commands.Pull{}, fmt.Errorf("reading the pull request's author: %w", err)
 	}
-	policy, err := pipeline.PolicyAt(ses.workspace, t.Base, ses.s.Config)
+	policy, err := pipeline.PolicyAt(ctx, ses.workspace, t.Base, ses.s.Config, ses.orgPolicy())
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
@@ -394,7 +394,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		}
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", short(pr.BaseSHA), short(pr.HeadSHA), c.number))
 	}
-	policy, err := pipeline.PolicyAt(ses.workspace, pr.BaseSHA, ses.s.Config)
+	policy, err := pipeline.PolicyAt(ctx, ses.workspace, pr.BaseSHA, ses.s.Config, ses.orgPolicy())
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, err.Error())
 	}
@@ -452,7 +452,7 @@ func recheckText(actor, head string, code int, err error) string {
 // starts no workflow run, so nothing else would check it).
 func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (int, error) {
 	ses, ev := c.ses, c.ses.ev
-	b, err := pipeline.BindingAt(ses.workspace, t.Base, t.Head, ses.s.Config)
+	b, err := pipeline.BindingAt(ctx, ses.workspace, t.Base, t.Head, ses.s.Config, ses.orgPolicy())
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate cannot bind the override to the head plan: "+err.Error())
 	}

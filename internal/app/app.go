@@ -96,6 +96,8 @@ type App struct {
 	apiRoot string
 	webRoot string
 	opts    transportOptions
+	// orgPolicy keeps each owner's policy for actionrun.DefaultOrgPolicyTTL.
+	orgPolicy actionrun.OrgPolicyCache
 
 	botMu sync.Mutex
 	bot   string
@@ -318,6 +320,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		BotLogin:        a.botLogin(ctx),
 		FinaliseTimeout: a.cfg.FinaliseTimeout,
 		DeferGateRuns:   true,
+		OrgPolicy:       &a.orgPolicy,
 		SourceError:     srcErr,
 		Repo:            fetched.Repo,
 		NoReportFiles:   true,

@@ -56,8 +56,10 @@ func TestAPICallsFor50FilePullRequest(t *testing.T) {
 		}
 		sort.Strings(lines)
 		t.Logf("%s: %d REST calls\n  %s", name, len(calls), strings.Join(lines, "\n  "))
-		if len(calls) >= 15 {
-			t.Errorf("%s: %d REST calls, want fewer than 15", name, len(calls))
+		// The first evaluation also reads the owner's policy (the base
+		// branch has none; the App keeps it for 5 minutes).
+		if limit := 15 + 1 - i; len(calls) >= limit {
+			t.Errorf("%s: %d REST calls, want fewer than %d", name, len(calls), limit)
 		}
 		if i == 1 && len(split["token"]) > 0 {
 			t.Errorf("the next evaluation minted another token: %v", split["token"])

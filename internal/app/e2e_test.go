@@ -75,8 +75,8 @@ func TestPullRequestSynchronize(t *testing.T) {
 	byOp["apps/get-authenticated"] -= startup
 	total -= startup
 	t.Logf("REST calls of the evaluation: %d %v", total, byOp)
-	if total >= 15 {
-		t.Errorf("%d REST calls for one evaluation, want fewer than 15: %v", total, byOp)
+	if total >= 16 { // 15, and one read of the owner's policy (the base branch has none)
+		t.Errorf("%d REST calls for one evaluation, want fewer than 16: %v", total, byOp)
 	}
 	logs := h.logs.String()
 	for _, tok := range tokens {
@@ -278,4 +278,48 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// TestOrgPolicy: a repository with no .github/swarm-gate.yml on its base
+// branch gets the owner's policy (swarm-gate.yml in the owner's .github
+// repository), and the report says which file applied; a broken one fails
+// the checks closed, naming its line.
+func TestOrgPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		name, policy string
+		planFreeze   string // the swarm/plan-freeze conclusion
+		want         string // in the aggregate's summary
+	}{
+		{"none: the built-in defaults", "", "success", "built-in defaults (no .github/swarm-gate.yml on the base branch, and no swarm-gate.yml in the owner"},
+		{"the owner's policy applies", "version: 1\nplan_freeze:\n  approval: human\n", "failure", "Codertocat/.github: swarm-gate.yml (the owner's policy: the base branch has no .github/swarm-gate.yml)"},
+		{"a broken one fails closed", "version: 1\nplan_freeze:\n  approval: humans\n", "failure", "Codertocat/.github: swarm-gate.yml: line 3, column 13: plan\\_freeze.approval"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			if tt.policy != "" {
+				h.fake.AddFile("Codertocat/.github", "", "swarm-gate.yml", tt.policy)
+			}
+			a := h.newApp(nil)
+			srv := h.newServer(a, "server")
+			if code := h.deliver(srv.URL, "pull_request", "d-org-1", h.synchronize(nil)); code != http.StatusAccepted {
+				t.Fatalf("delivery answered %d, want 202", code)
+			}
+			srv.drain(t)
+			if got := h.storedRun("swarm/plan-freeze").Conclusion; got != tt.planFreeze {
+				t.Errorf("plan-freeze %s, want %s", got, tt.planFreeze)
+			}
+			if agg := h.storedRun("swarm-gate"); !strings.Contains(agg.Summary, tt.want) {
+				t.Errorf("aggregate summary lacks %q:\n%s", tt.want, agg.Summary)
+			}
+			reads := 0
+			for _, c := range h.fake.CallsTo("repos/get-content") {
+				if strings.Contains(c.Path, "/repos/Codertocat/.github/contents/swarm-gate.yml") {
+					reads++
+				}
+			}
+			if reads != 1 {
+				t.Errorf("%d reads of the owner's policy, want 1", reads)
+			}
+		})
+	}
 }

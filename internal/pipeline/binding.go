@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,8 +40,9 @@ type Binding struct {
 
 // BindingAt reads the binding of an override from the repository at
 // repoDir: the plan at head (a commit that must be in the repository) and
-// the policy at base. configPath is Options.ConfigPath.
-func BindingAt(repoDir, base, head, configPath string) (*Binding, error) {
+// the policy at base. configPath is Options.ConfigPath, org
+// Options.OrgPolicy.
+func BindingAt(ctx context.Context, repoDir, base, head, configPath string, org OrgPolicy) (*Binding, error) {
 	repo, err := source.OpenGit(repoDir)
 	if err != nil {
 		return nil, err
@@ -49,7 +51,7 @@ func BindingAt(repoDir, base, head, configPath string) (*Binding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)
 	}
-	cfg, err := PolicyAt(repoDir, base, configPath)
+	cfg, err := PolicyAt(ctx, repoDir, base, configPath, org)
 	if err != nil {
 		return nil, err
 	}
@@ -121,8 +123,8 @@ func stalenessAt(fsys, baseFS fs.FS) (bool, string) {
 }
 
 // PolicyAt reads the policy of the base commit; configPath is
-// Options.ConfigPath.
-func PolicyAt(repoDir, base, configPath string) (*gates.Config, error) {
+// Options.ConfigPath and org Options.OrgPolicy (nil: none).
+func PolicyAt(ctx context.Context, repoDir, base, configPath string, org OrgPolicy) (*gates.Config, error) {
 	repo, err := source.OpenGit(repoDir)
 	if err != nil {
 		return nil, err
@@ -135,8 +137,11 @@ func PolicyAt(repoDir, base, configPath string) (*gates.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading base commit %s: %w", b.String()[:12], err)
 	}
-	cfg, err := loadPolicy(baseFS, policyPath(configPath), "base "+b.String()[:12])
+	cfg, err := loadPolicy(ctx, baseFS, policyPath(configPath), "base "+b.String()[:12], org)
 	if err != nil {
+		if errors.Is(err, ErrOrgPolicy) {
+			return nil, fmt.Errorf("reading the policy: %w", err)
+		}
 		return nil, fmt.Errorf("reading the policy from the base branch: %w", err)
 	}
 	return cfg, nil

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func TestBindingAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := BindingAt(dir, base, head, "")
+	b, err := BindingAt(context.Background(), dir, base, head, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestBindingAt(t *testing.T) {
 	}
 	when := time.Date(2026, 11, 4, 8, 0, 0, 0, time.UTC)
 	stale := commitOn(t, dir, demo.HeadBranch, map[string]string{".swarm/spec-staleness.json": staleMarker}, when, false)
-	b, err = BindingAt(dir, base, stale, "")
+	b, err = BindingAt(context.Background(), dir, base, stale, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +88,11 @@ func TestHistory(t *testing.T) {
 	}
 	side := commitOn(t, dir, demo.BaseBranch, map[string]string{"side.txt": "x\n"}, time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), false)
 	top := commitOn(t, dir, demo.HeadBranch, map[string]string{".swarm/spec-staleness.json": staleMarker}, time.Date(2026, 11, 4, 8, 0, 0, 0, time.UTC), false)
-	b, err := BindingAt(dir, base, head, "")
+	b, err := BindingAt(context.Background(), dir, base, head, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bb, err := BindingAt(dir, base, base, "")
+	bb, err := BindingAt(context.Background(), dir, base, base, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

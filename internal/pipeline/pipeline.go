@@ -60,6 +60,10 @@ type Options struct {
 	// ConfigPath is the policy file's repository-relative path, read from
 	// the base commit; "" means config.Path (.github/swarm-gate.yml).
 	ConfigPath string
+	// OrgPolicy, when set, is read when the base commit has no policy at
+	// the default path (the App: the owner's .github repository); nil
+	// means the built-in defaults then.
+	OrgPolicy OrgPolicy
 	// Overrides are the human overrides swarm-gate recorded for the pull
 	// request (internal/commands reads them back from its comments); the
 	// gates apply those bound to the head plan's structure hash.
@@ -156,9 +160,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("reading base commit %s: %w", base.String()[:12], err)
 	}
 	cfgPath := policyPath(opts.ConfigPath)
-	cfg, err := loadPolicy(baseTipFS, cfgPath, "base "+base.String()[:12])
+	cfg, err := loadPolicy(ctx, baseTipFS, cfgPath, "base "+base.String()[:12], opts.OrgPolicy)
 	if err != nil {
-		if errors.Is(err, ErrPolicyMissing) {
+		switch {
+		case errors.Is(err, ErrOrgPolicy):
+			return nil, fmt.Errorf("reading the policy: %w; fix it in the owner's .github repository, or commit a %s to the base branch", err, cfgPath)
+		case errors.Is(err, ErrPolicyMissing):
 			return nil, fmt.Errorf("reading the policy from the base branch: %w", err)
 		}
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)

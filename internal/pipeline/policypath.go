@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,12 +26,28 @@ func policyPath(p string) string {
 	return p
 }
 
+// OrgPolicy reads the policy that applies when a repository's base commit
+// has none at the default path: the App's reading of the owner's
+// `.github` repository's swarm-gate.yml (policy-bot's convention). It
+// returns the content, where it came from ("octo-org/.github:
+// swarm-gate.yml"), and found false (nil error) when there is none; an
+// error means it could not be read, and the check fails closed.
+type OrgPolicy func(ctx context.Context) (data []byte, source string, found bool, err error)
+
+// ErrOrgPolicy is wrapped by the error of a check whose organisation
+// policy could not be read or does not parse.
+var ErrOrgPolicy = errors.New("the organisation's policy")
+
 // loadPolicy reads the policy at path from the base commit's tree. The
-// default path behaves as config.Load (an absent file means the defaults);
-// a path the caller chose must exist, since a policy that was asked for
-// and silently replaced by the defaults would relax every rule.
-func loadPolicy(fsys fs.FS, path, where string) (*gates.Config, error) {
+// default path behaves as config.Load (an absent file means org's policy
+// when org is set, else the defaults); a path the caller chose must
+// exist, since a policy that was asked for and silently replaced by the
+// defaults would relax every rule.
+func loadPolicy(ctx context.Context, fsys fs.FS, path, where string, org OrgPolicy) (*gates.Config, error) {
 	if path == config.Path {
+		if org != nil && absentPolicy(fsys) {
+			return loadOrgPolicy(ctx, org)
+		}
 		return config.Load(fsys, where)
 	}
 	info, err := fs.Stat(fsys, path)
@@ -53,6 +70,34 @@ func loadPolicy(fsys fs.FS, path, where string) (*gates.Config, error) {
 		return nil, err
 	}
 	c.Source = path + " at " + where
+	return c, nil
+}
+
+// absentPolicy reports whether the tree has no policy file at the default
+// path under either spelling (config.Load refuses a lone .yaml).
+func absentPolicy(fsys fs.FS) bool {
+	_, err := fs.Stat(fsys, config.Path)
+	_, errAlt := fs.Stat(fsys, ".github/swarm-gate.yaml")
+	return errors.Is(err, fs.ErrNotExist) && errors.Is(errAlt, fs.ErrNotExist)
+}
+
+func loadOrgPolicy(ctx context.Context, org OrgPolicy) (*gates.Config, error) {
+	data, src, found, err := org(ctx)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w could not be read (the base commit has no %s, so it would apply): %w", ErrOrgPolicy, config.Path, err)
+	case !found:
+		c := gates.DefaultConfig()
+		c.Source = "built-in defaults (no " + config.Path + " on the base branch, and no swarm-gate.yml in the owner's .github repository)"
+		return c, nil
+	case len(data) > config.MaxSize:
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrOrgPolicy, src, len(data), config.MaxSize)
+	}
+	c, err := config.Parse(src, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOrgPolicy, err)
+	}
+	c.Source = src + " (the owner's policy: the base branch has no " + config.Path + ")"
 	return c, nil
 }
 
