@@ -172,9 +172,9 @@ func TestChangeSetHostileTrees(t *testing.T) {
 	}
 }
 
-func TestChangeSetBigFileIsBinary(t *testing.T) {
-	// A blob over MaxDiffSize is binary in both engines, its lines unread:
-	// a 200 MB file must not cost 200 MB (or, diffed, a gigabyte).
+func TestChangeSetBigFileIsTooLarge(t *testing.T) {
+	// A head blob over MaxDiffSize is TooLarge in both engines, its lines
+	// unread: a 200 MB file must not cost 200 MB (or, diffed, a gigabyte).
 	r := newRawRepo(t)
 	small := r.blob("x\n")
 	big := r.run(strings.NewReader(strings.Repeat("line of text\n", MaxDiffSize/13+1)), "hash-object", "-w", "--stdin")
@@ -193,8 +193,8 @@ func TestChangeSetBigFileIsBinary(t *testing.T) {
 				t.Fatalf("files %+v", cs.Files)
 			}
 			for _, f := range cs.Files {
-				if !f.Binary || len(f.Added) != 0 || f.Size <= MaxDiffSize {
-					t.Errorf("%s: binary %v, %d added lines, size %d; want binary, none, over %d", f.Path(), f.Binary, len(f.Added), f.Size, MaxDiffSize)
+				if !f.TooLarge || f.Binary || len(f.Added) != 0 || f.Size <= MaxDiffSize {
+					t.Errorf("%s: too large %v, binary %v, %d added lines, size %d; want too large, not binary, none, over %d", f.Path(), f.TooLarge, f.Binary, len(f.Added), f.Size, MaxDiffSize)
 				}
 			}
 		})
