@@ -33,6 +33,9 @@ type checkSet struct {
 	// not get through, with why.
 	err    error
 	failed map[string]error
+	// cancelled is set when close completed the runs left as cancelled
+	// (the job was cancelled).
+	cancelled bool
 	// stuck counts the runs still in progress after close could not
 	// complete them either (the post step or a re-run retries).
 	stuck int
@@ -97,7 +100,10 @@ func (cs *checkSet) complete(ctx context.Context, res gates.Result) {
 
 // close completes every run still in progress as failure, with cause (the
 // first API error, or the context's), bounded by FinaliseTimeout once the
-// context is done. It marks the set failed when anything was left.
+// context is done. When the context was cancelled (SIGINT or SIGTERM: how
+// the runner cancels a job) rather than timed out, they are completed as
+// cancelled instead: the job carries no verdict, and saying failure would
+// claim one. It marks the set failed when anything was left.
 func (cs *checkSet) close(ctx context.Context) {
 	defer cs.ses.saveState()
 	if cs.fin == nil {
@@ -124,7 +130,13 @@ func (cs *checkSet) close(ctx context.Context) {
 			cs.fin.Timeout = 6 * time.Second
 		}
 	}
-	if err := cs.fin.Close(ctx, cause); err != nil {
+	var err error
+	if cs.cancelled = errors.Is(ctx.Err(), context.Canceled) && !cs.ses.r.CancelledAsFailure; cs.cancelled {
+		err = cs.fin.Cancel(ctx, fmt.Sprintf("the job was cancelled before swarm-gate reported this check (%v)", context.Cause(ctx)))
+	} else {
+		err = cs.fin.Close(ctx, cause)
+	}
+	if err != nil {
 		cs.ses.logger.Error("completing left-over check runs", "error", err)
 	}
 	cs.stuck = 0
@@ -161,6 +173,9 @@ func (cs *checkSet) why() string {
 			return fmt.Sprintf("check runs could not be started: %v", cs.err)
 		case cs.stuck > 0:
 			return fmt.Sprintf("check runs could not be reported, and %d of them could not be completed as failure either: they stay in progress until the post step or a re-run completes them: %v", cs.stuck, cs.err)
+		}
+		if cs.cancelled {
+			return fmt.Sprintf("the job was cancelled before the check runs were reported, so those left were completed as cancelled: %v", cs.err)
 		}
 		return fmt.Sprintf("check runs could not be reported, so those left were completed as failure: %v", cs.err)
 	}
