@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os/exec"
@@ -198,5 +199,45 @@ func TestChangeSetBigFileIsTooLarge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChangeSetTooLargeExcludesOnlyItsPath: the git engine keeps a big
+// file out of the content diff with a literal pathspec, so a name with
+// glob characters excludes only itself: the small file its pattern would
+// match is still diffed, in both engines alike. A big file that only the
+// merge base has (deleted, or replaced by a small one) is not TooLarge:
+// there is nothing of it at head to scan.
+func TestChangeSetTooLargeExcludesOnlyItsPath(t *testing.T) {
+	r := newRawRepo(t)
+	small := r.blob("x\n")
+	added := r.blob("// TODO: one\n")
+	big := r.run(strings.NewReader(strings.Repeat("line of text\n", (1<<20)/13+1)), "hash-object", "-w", "--stdin")
+	base := r.commit(r.tree("100644", "gone.txt", big, "100644", "shrunk.txt", big))
+	head := r.commit(r.tree("100644", "b*.go", big, "100644", "b1.go", added, "100644", "shrunk.txt", small), base)
+	var got [2]string
+	for k, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		g := r.open(engine)
+		g.MaxFileBytes = 1 << 20
+		from, _ := g.ResolveCommit(base)
+		to, _ := g.ResolveCommit(head)
+		cs, err := g.ChangeSet(context.Background(), from, to)
+		if err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		var b strings.Builder
+		for _, f := range cs.Files {
+			fmt.Fprintf(&b, "%s %s too-large=%v binary=%v lines=%d size=%d\n", f.Status, f.Path(), f.TooLarge, f.Binary, len(f.Added), f.Size)
+		}
+		got[k] = b.String()
+	}
+	want := "added b*.go too-large=true binary=false lines=0 size=1048580\n" +
+		"added b1.go too-large=false binary=false lines=1 size=13\n" +
+		"deleted gone.txt too-large=false binary=true lines=0 size=-1\n" +
+		"modified shrunk.txt too-large=false binary=true lines=0 size=2\n"
+	for k, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		if got[k] != want {
+			t.Errorf("%s engine:\n%s\nwant\n%s", engine, got[k], want)
+		}
 	}
 }
