@@ -22,6 +22,10 @@ type Config struct {
 	PlanLint  PlanLintConfig
 	PhaseWrap PhaseWrapConfig
 
+	// Limits bounds what the diff reads and says whether a file left
+	// unscanned fails the gates (the limits section).
+	Limits LimitsConfig
+
 	// Commands is who may run `/swarm` comment commands.
 	Commands CommandsConfig
 
@@ -220,7 +224,31 @@ func DefaultConfig() *Config {
 		QAGates:   DefaultQAGates(),
 		PhaseWrap: PhaseWrapConfig{RequireDocs: true, RequiredAgents: DefaultRequiredAgents()},
 		Commands:  CommandsConfig{MinPermission: PermissionWrite},
+		Limits:    LimitsConfig{MaxFileBytes: DefaultMaxFileBytes},
 	}
+}
+
+// DefaultMaxFileBytes is limits.max_file_bytes when the policy does not set
+// it: 16 MiB. MinMaxFileBytes and MaxMaxFileBytes bound what it accepts.
+const (
+	DefaultMaxFileBytes = 16 << 20
+	MinMaxFileBytes     = 1 << 20
+	MaxMaxFileBytes     = 1 << 30
+)
+
+// LimitsConfig is the limits section of the config file.
+type LimitsConfig struct {
+	// MaxFileBytes is the largest head blob, in bytes, whose content the
+	// change set reads (limits.max_file_bytes; DefaultMaxFileBytes). A
+	// changed file over it is not read into memory: it is marked
+	// changeset.File.TooLarge and gets one "too large to scan" finding.
+	// The zero value means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// WarnUnscanned turns the findings of files swarm/placeholders and
+	// swarm/sast could not scan for a stated reason (over MaxFileBytes,
+	// over a gate's own size limit) from failures into warnings
+	// (limits.unscanned: warn; the default, fail, fails closed).
+	WarnUnscanned bool
 }
 
 // config returns the input's policy, or the defaults.

@@ -194,6 +194,44 @@ func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 // parsed, placed on its file and line.
 const RuleUnreadable = "swarm-gate/unreadable-artifact"
 
+// RuleTooLargeToScan marks a changed file whose head blob is over the
+// policy's limits.max_file_bytes (changeset.File.TooLarge): its content was
+// never read, so swarm/placeholders and swarm/sast could not evaluate it.
+// An error (the gate fails closed) unless limits.unscanned is warn.
+const RuleTooLargeToScan = "swarm-gate/too-large-to-scan"
+
+// unscannedSeverity is the severity of a file a gate could not scan for a
+// stated reason (too large, over its own size limit): an error unless the
+// policy's limits.unscanned is warn.
+func unscannedSeverity(c *Config) Severity {
+	if c.Limits.WarnUnscanned {
+		return SeverityWarning
+	}
+	return SeverityError
+}
+
+// maxFileBytes is the policy's limits.max_file_bytes, or its default.
+func maxFileBytes(c *Config) int64 {
+	if c.Limits.MaxFileBytes > 0 {
+		return c.Limits.MaxFileBytes
+	}
+	return DefaultMaxFileBytes
+}
+
+// tooLargeFinding is the one finding of a file the change set did not read
+// (changeset.File.TooLarge), with what to do about it; remedy names the
+// gate's own way out.
+func tooLargeFinding(c *Config, path string, size int64, remedy string) Finding {
+	sev := unscannedSeverity(c)
+	msg := fmt.Sprintf("too large to scan: %d bytes, over the policy's limits.max_file_bytes (%d); its content was not read, so nothing in it was checked", size, maxFileBytes(c))
+	if sev == SeverityError {
+		msg += "; split the file, " + remedy + ", raise limits.max_file_bytes, or set limits.unscanned: warn in the base branch's policy"
+	} else {
+		msg += " (limits.unscanned: warn)"
+	}
+	return Finding{Path: path, Line: 1, EndLine: 1, Rule: RuleTooLargeToScan, Severity: sev, Key: fkey(RuleTooLargeToScan, path, "size"), Message: msg}
+}
+
 // errorResult is the "could not evaluate" result; the title starts with
 // "could not evaluate" as check runs show it. When the cause is a file
 // (a *swarm.ArtifactError), it is also a finding on that file and line, so

@@ -12,6 +12,10 @@ import (
 func TestPlaceholdersNotScanned(t *testing.T) {
 	big := added("src/big.go", "// no markers")
 	big.Size = 2 << 20
+	tooLarge := changeset.File{Status: changeset.Added, NewPath: "src/huge.go", Size: 20 << 20, TooLarge: true}
+	tooLargeText := changeset.File{Status: changeset.Modified, OldPath: "notes.txt", NewPath: "notes.txt", Size: 20 << 20, TooLarge: true}
+	warn := DefaultConfig()
+	warn.Limits.WarnUnscanned = true
 	allow := DefaultConfig()
 	allow.Placeholders.Allow = []string{"fixtures/**"}
 	cases := []struct {
@@ -29,8 +33,18 @@ func TestPlaceholdersNotScanned(t *testing.T) {
 			Failed, "2 placeholders on added lines"},
 		{"only a source file over 1 MiB", nil, []changeset.File{big},
 			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
-		{"a source file over 1 MiB beside one scanned: a warning", nil, []changeset.File{big, added("b.go", "x := 1")},
+		{"a source file over 1 MiB beside one scanned: it still fails closed", nil, []changeset.File{big, added("b.go", "x := 1")},
+			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
+		{"a source file over 1 MiB with limits.unscanned: warn: a warning", warn, []changeset.File{big, added("b.go", "x := 1")},
 			Passed, "no placeholders in 1 added line (1 source file over 1 MiB not scanned)"},
+		{"a file too large to scan", nil, []changeset.File{tooLarge},
+			Failed, "1 changed source file could not be scanned (too large to scan)"},
+		{"a text file too large to scan beside one scanned", nil, []changeset.File{tooLargeText, added("b.go", "x := 1")},
+			Failed, "1 changed source file could not be scanned (too large to scan)"},
+		{"a file too large to scan with limits.unscanned: warn: a warning", warn, []changeset.File{tooLarge, added("b.go", "x := 1")},
+			Passed, "no placeholders in 1 added line (1 file too large to scan, not read)"},
+		{"a file too large to scan the policy allows", allow, []changeset.File{{Status: changeset.Added, NewPath: "fixtures/huge.ts", Size: 20 << 20, TooLarge: true}},
+			Passed, "no placeholders in 0 added lines"},
 		{"an image: binary, skipped", nil, []changeset.File{{Status: changeset.Added, NewPath: "logo.png", Binary: true, Size: 90}},
 			Passed, "no placeholders in 0 added lines"},
 		{"a text file with a NUL byte: binary, skipped", nil, []changeset.File{added("notes.txt", "TODO\x00")},
@@ -46,7 +60,7 @@ func TestPlaceholdersNotScanned(t *testing.T) {
 			if r.Outcome != c.outcome || r.Title != c.title {
 				t.Fatalf("%s %q, want %s %q\n%s", r.Outcome, r.Title, c.outcome, c.title, findingsText(r))
 			}
-			if c.outcome == Passed && strings.Contains(c.name, "warning") && !strings.Contains(findingsText(r), "over 1 MiB, so it is not scanned") {
+			if c.outcome == Passed && strings.Contains(c.name, "warning") && !strings.Contains(findingsText(r), "over 1 MiB, so it is not scanned") && !strings.Contains(findingsText(r), "too large to scan: 20971520 bytes") {
 				t.Errorf("no warning for the file not scanned:\n%s", findingsText(r))
 			}
 		})

@@ -75,12 +75,14 @@ type placeholderStats struct {
 	data                      int
 	runs                      int // files lexed run by run, without their head content
 	big, allowed              []string
-	nul                       []string // source files with NUL bytes (or that git diffs as binary)
-	generated                 []string // "`path` (reason)"
-	uncompared                []string // "`path` (why)": not compared with the merge base
+	tooLarge                  []*changeset.File // not read: over limits.max_file_bytes
+	nul                       []string          // source files with NUL bytes (or that git diffs as binary)
+	generated                 []string          // "`path` (reason)"
+	uncompared                []string          // "`path` (why)": not compared with the merge base
 	preExisting, introduced   int
 	warnings                  int
-	unscanned                 int  // source files over 1 MiB, as warnings
+	unscanned                 int  // source files over 1 MiB, as warnings (limits.unscanned: warn)
+	unscannedBig              int  // files too large to scan, as warnings (limits.unscanned: warn)
 	noBase                    bool // a file with findings had a merge-base version, but no merge-base contents were given
 }
 
@@ -108,6 +110,22 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			continue
 		}
 		switch {
+		case f.TooLarge:
+			// Not read (limits.max_file_bytes): unless the policy or the
+			// plugin's own skips exempt it by its path, it could not be
+			// evaluated.
+			switch {
+			case allowedByGlobs(cfg.Allow, f.NewPath):
+				st.allowed = append(st.allowed, f.NewPath)
+			case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
+			case isDataFile(f.NewPath):
+				st.data++
+			case IsTestPath(f.NewPath):
+				st.tests++
+			default:
+				st.tooLarge = append(st.tooLarge, f)
+			}
+			continue
 		case f.Binary || hasNUL(f.Added):
 			st.binaryFile(cfg, in.Linguist, f.NewPath)
 			continue
@@ -195,7 +213,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
 		}
 	}
-	sc.out = append(sc.out, st.notScanned()...)
+	sc.out = append(sc.out, st.notScanned(in.config())...)
 	failing := 0
 	for _, fd := range sc.out {
 		switch {
@@ -205,6 +223,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			failing++
 		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned:
 			st.unscanned++
+		case fd.Severity == SeverityWarning && fd.Rule == RuleTooLargeToScan:
+			st.unscannedBig++
 		case fd.Severity == SeverityWarning:
 			st.warnings++
 		}
@@ -236,6 +256,9 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	}
 	if st.unscanned > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s over 1 MiB not scanned)", plural(st.unscanned, "source file", "source files"))
+	}
+	if st.unscannedBig > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
 	}
 	if n := len(sc.suppressed); n > 0 {
 		res.Suppressions = sc.suppressed
@@ -273,27 +296,30 @@ func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, l Linguist, p str
 	st.binary++
 }
 
-// notScanned are the findings of the source files the scan could not
-// read: NUL bytes always fail; files over 1 MiB warn, and fail when
-// nothing else was scanned (as swarm/sast fails closed when zero files
-// were scanned).
-func (st *placeholderStats) notScanned() []Finding {
+// notScanned are the findings of the files the scan could not read: NUL
+// bytes in a source file always fail; a source file over 1 MiB and any
+// file too large to read (limits.max_file_bytes) fail closed, or warn when
+// the policy has limits.unscanned: warn. Lines no gate read must never look
+// like a pass.
+func (st *placeholderStats) notScanned(c *Config) []Finding {
 	var out []Finding
+	for _, f := range st.tooLarge {
+		out = append(out, tooLargeFinding(c, f.NewPath, f.Size, "add it to placeholders.allow"))
+	}
 	for _, p := range st.nul {
 		out = append(out, Finding{Path: p, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: SeverityError, Key: fkey(RulePlaceholderNotScanned, p, "nul"),
 			Message: p + " is a source file (by its extension) with NUL bytes, so it is not scanned: the plugin's placeholder scan skips such files, which hides what they hold; remove the NUL bytes, or add the file to placeholders.allow in the base branch's policy if it is really binary"})
 	}
-	sev := SeverityWarning
-	if st.files == 0 {
-		sev = SeverityError
-	}
+	sev := unscannedSeverity(c)
 	for _, p := range st.big {
 		if _, code := sast.LanguageOf(p); !code {
 			continue
 		}
-		msg := p + " is over 1 MiB, so it is not scanned (as in the plugin)"
+		msg := p + " is over 1 MiB, so it is not scanned (the plugin's limit)"
 		if sev == SeverityError {
-			msg += "; no other changed file was scanned, so nothing was checked: split the file, or add it to placeholders.allow in the base branch's policy"
+			msg += ", and its added lines were not checked: split the file, add it to placeholders.allow, or set limits.unscanned: warn in the base branch's policy"
+		} else {
+			msg += " (limits.unscanned: warn)"
 		}
 		out = append(out, Finding{Path: p, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, p, "big"), Message: msg})
 	}
@@ -304,7 +330,7 @@ func (st *placeholderStats) notScanned() []Finding {
 func notScannedErrors(fs []Finding) int {
 	n := 0
 	for _, f := range fs {
-		if f.Rule == RulePlaceholderNotScanned && f.Severity == SeverityError {
+		if (f.Rule == RulePlaceholderNotScanned || f.Rule == RuleTooLargeToScan) && f.Severity == SeverityError {
 			n++
 		}
 	}
@@ -315,11 +341,14 @@ func notScannedErrors(fs []Finding) int {
 func notScannedWhy(fs []Finding) string {
 	var why []string
 	for _, f := range fs {
-		if f.Rule != RulePlaceholderNotScanned || f.Severity != SeverityError {
+		if (f.Rule != RulePlaceholderNotScanned && f.Rule != RuleTooLargeToScan) || f.Severity != SeverityError {
 			continue
 		}
 		w := "over 1 MiB"
-		if strings.Contains(f.Message, "NUL bytes") {
+		switch {
+		case f.Rule == RuleTooLargeToScan:
+			w = "too large to scan"
+		case strings.Contains(f.Message, "NUL bytes"):
 			w = "NUL bytes"
 		}
 		if !slices.Contains(why, w) {
@@ -376,6 +405,13 @@ func placeholderSummary(st *placeholderStats, cfg PlaceholdersConfig) string {
 	}
 	if len(st.big) > 0 {
 		skipped = append(skipped, fmt.Sprintf("%s over 1 MiB (%s)", plural(len(st.big), "file", "files"), listSome(codes(st.big), 5)))
+	}
+	if len(st.tooLarge) > 0 {
+		var ps []string
+		for _, f := range st.tooLarge {
+			ps = append(ps, f.NewPath)
+		}
+		skipped = append(skipped, fmt.Sprintf("%s too large to scan, over limits.max_file_bytes, not read (%s)", plural(len(ps), "file", "files"), listSome(codes(ps), 5)))
 	}
 	if st.binary > 0 {
 		skipped = append(skipped, plural(st.binary, "binary file", "binary files")+" (or with NUL bytes)")

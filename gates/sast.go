@@ -31,6 +31,9 @@ type SASTScan struct {
 	Skipped    map[string]int
 	TooLarge   []string
 	NotScanned []string
+	// TooLargeToScan lists the changed code files the change set did not
+	// read (changeset.File.TooLarge, over limits.max_file_bytes).
+	TooLargeToScan []string
 	// Unreadable lists the changed files the head commit has that could not
 	// be read, with why: the gate cannot evaluate them, so it fails closed.
 	Unreadable []SkippedFile
@@ -111,13 +114,15 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		findings = append(findings, Finding{Path: sast.BaselinePath(in.Phase), Rule: RuleUnreadable, Severity: SeverityWarning,
 			Message: fmt.Sprintf("the pull request's baseline file cannot be read (%v); it is not used (the baseline comes from the merge base), but the plugin will not read it either", s.HeadBaselineErr)})
 	}
-	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(s.TooLarge) > 0 {
-		for _, p := range s.TooLarge {
-			findings = append(findings, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: SeverityError,
-				Message: p + " is over the scanner's 512 KiB limit, so it was not scanned"})
+	unscanned := sastUnscanned(in, s, in.config())
+	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(unscanned) > 0 {
+		findings = append(findings, unscanned...)
+		if unscannedSeverity(in.config()) == SeverityError {
+			return Result{Outcome: Failed, Title: "zero files were scanned: " + unscannedTitle(s), Findings: findings,
+				Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input); limits.unscanned: warn in the base branch's policy lets such files pass as warnings."}
 		}
-		return Result{Outcome: Failed, Title: "zero files were scanned: the changed code files are all over 512 KiB", Findings: findings,
-			Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input)."}
+		return Result{Outcome: Passed, Title: "nothing scanned: " + unscannedTitle(s) + " (limits.unscanned: warn)", Findings: findings,
+			Summary: "The built-in rules scanned no file (" + skippedText(s) + "): the changed code files could not be scanned, which the policy lets pass as warnings (limits.unscanned: warn)."}
 	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
 		title := "no code files among the changed files"
@@ -274,10 +279,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		}
 		findings = append(findings, Finding{Path: f.File, Line: f.Line, EndLine: f.Line, Column: f.Column, Rule: f.RuleID, Severity: sev, Message: msg})
 	}
-	for _, p := range s.TooLarge {
-		findings = append(findings, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: SeverityWarning,
-			Message: p + " is over the scanner's 512 KiB limit, so it was not scanned (as in the plugin); scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input)"})
-	}
+	findings = append(findings, unscanned...)
 	if len(s.NotScanned) > 0 {
 		findings = append(findings, Finding{Path: s.NotScanned[0], Rule: RuleSASTNotScanned, Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s not scanned: over the limit of %d files per run (%s)", plural(len(s.NotScanned), "changed file", "changed files"), s.Scanned, listSome(s.NotScanned, 5))})
@@ -299,14 +301,61 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 			title += fmt.Sprintf(" (+%d below)", below)
 		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+	case len(failingFindings(findings)) > 0 && len(failingFindings(findings)) == len(failingFindings(unscanned)):
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed code file", "changed code files"), unscannedTitle(s)), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0:
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("no new security findings at or above %s in %s", threshold, plural(s.Scanned, "scanned file", "scanned files"))
+	if n := len(unscanned); n > 0 {
+		title += fmt.Sprintf("; %s not scanned (%s, limits.unscanned: warn)", plural(n, "code file", "code files"), unscannedTitle(s))
+	}
 	if n := len(s.Generated); n > 0 {
 		title += fmt.Sprintf("; %s generated, vendored or minified not scanned", plural(n, "file", "files"))
 	}
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// sastUnscanned are the findings of the changed code files the scan could
+// not read: over the scanner's 512 KiB limit (as the plugin), or not read at
+// all (limits.max_file_bytes). Errors, so that the gate fails closed, unless
+// the policy has limits.unscanned: warn.
+func sastUnscanned(in *Input, s *SASTScan, c *Config) []Finding {
+	var out []Finding
+	sev := unscannedSeverity(c)
+	for _, p := range s.TooLarge {
+		msg := p + " is over the scanner's 512 KiB limit (the plugin's), so it was not scanned"
+		if sev == SeverityError {
+			msg += ": split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input), or set limits.unscanned: warn in the base branch's policy"
+		} else {
+			msg += " (limits.unscanned: warn)"
+		}
+		out = append(out, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: sev, Message: msg})
+	}
+	if len(s.TooLargeToScan) > 0 {
+		sizes := map[string]int64{}
+		if in.Changes != nil {
+			for i := range in.Changes.Files {
+				sizes[in.Changes.Files[i].NewPath] = in.Changes.Files[i].Size
+			}
+		}
+		for _, p := range s.TooLargeToScan {
+			out = append(out, tooLargeFinding(c, p, sizes[p], "scan it with another tool and pass its SARIF log (--sarif)"))
+		}
+	}
+	return out
+}
+
+// unscannedTitle says why the unscanned code files were not scanned.
+func unscannedTitle(s *SASTScan) string {
+	var why []string
+	if n := len(s.TooLarge); n > 0 {
+		why = append(why, plural(n, "file", "files")+" over 512 KiB")
+	}
+	if n := len(s.TooLargeToScan); n > 0 {
+		why = append(why, plural(n, "file", "files")+" too large to scan (limits.max_file_bytes)")
+	}
+	return strings.Join(why, ", ")
 }
 
 // touchesAdded reports whether lines line..end (end 0: line alone) include

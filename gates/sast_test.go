@@ -252,6 +252,43 @@ func TestSASTFromABreakingPass(t *testing.T) {
 			t.Fatalf("outcome %s %q\n%s", r.Outcome, r.Title, findingsText(r))
 		}
 	})
+	t.Run("a code file over 512 KiB beside one scanned fails closed, unless limits.unscanned: warn", func(t *testing.T) {
+		head := map[string]string{"a.go": "package a\n"}
+		warn := DefaultConfig()
+		warn.Limits.WarnUnscanned = true
+		for _, c := range []struct {
+			cfg  *Config
+			want Outcome
+			sev  Severity
+		}{{nil, Failed, SeverityError}, {warn, Passed, SeverityWarning}} {
+			scan := sastScan(t, nil, head)
+			scan.TooLarge = []string{"big.go"}
+			r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: diffOf(nil, head), Config: c.cfg})
+			if r.Outcome != c.want || len(r.Findings) != 1 || r.Findings[0].Severity != c.sev || !strings.Contains(r.Title, "1 file over 512 KiB") {
+				t.Fatalf("outcome %s %q, want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+		}
+	})
+	t.Run("a code file too large to scan fails closed, unless limits.unscanned: warn", func(t *testing.T) {
+		head := map[string]string{"a.go": "package a\n"}
+		warn := DefaultConfig()
+		warn.Limits.WarnUnscanned = true
+		for _, c := range []struct {
+			cfg  *Config
+			want Outcome
+			sev  Severity
+		}{{nil, Failed, SeverityError}, {warn, Passed, SeverityWarning}} {
+			scan := sastScan(t, nil, head)
+			scan.TooLargeToScan = []string{"huge.go"}
+			cs := diffOf(nil, head)
+			cs.Files = append(cs.Files, changeset.File{Status: changeset.Added, NewPath: "huge.go", Size: 20 << 20, TooLarge: true})
+			r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: cs, Config: c.cfg})
+			if r.Outcome != c.want || len(r.Findings) != 1 || r.Findings[0].Rule != RuleTooLargeToScan || r.Findings[0].Severity != c.sev ||
+				!strings.Contains(r.Findings[0].Message, "too large to scan: 20971520 bytes") || !strings.Contains(r.Title, "too large to scan") {
+				t.Fatalf("outcome %s %q, want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+		}
+	})
 	t.Run("a SARIF region that ends on an added line is new; its secret is masked", func(t *testing.T) {
 		base := map[string]string{"a.go": "package a\n\nfunc f() {\n}\n"}
 		head := map[string]string{"a.go": "package a\n\nfunc f() {\n\tg()\n}\n"}

@@ -26,6 +26,7 @@ var actionInputs = []struct{ name, usage string }{
 	{"report", "publish: the report.json of the pull request's own run"},
 	{"report-dir", "where report.json and report.sarif are written, relative to the workspace (default swarm-gate-report)"},
 	{"bot-login", "the login the token posts comments as, the only author of override records swarm-gate trusts (default github-actions[bot])"},
+	{"report-timeout", "how long reporting the check runs may take in all, 1s to 14m (default 5m); the last fifth completes what could not be reported"},
 }
 
 func runAction(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -90,6 +90,13 @@ type Runner struct {
 	// and sarif outputs are then empty. The GitHub App sets it: nobody
 	// reads its temporary workspace. The Action leaves it off.
 	NoReportFiles bool
+	// CancelledAsFailure completes the check runs of an evaluation whose
+	// context was cancelled as failure ("could not evaluate"), as after
+	// any other stop. Off (the Action), they are completed as cancelled:
+	// the runner cancels a job with SIGINT or SIGTERM, and a cancelled job
+	// has no verdict. The GitHub App sets it: its shutdown is no one's
+	// cancellation.
+	CancelledAsFailure bool
 	// Event is the event, already read (with its Name), for a caller that
 	// parsed GITHUB_EVENT_PATH's payload itself (the GitHub App); nil
 	// means read it from the Env. The run does not change it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
@@ -114,12 +115,25 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 		names = names[1:]
 	}
 	results := gateResults(rep, names)
-	for _, res := range results {
-		cs.complete(ctx, res)
+	// One deadline for all of it (report-timeout), so that a hanging API
+	// cannot hold the job past its timeout-minutes: the gates' runs are
+	// reported a few at once, then the aggregate's, within the first four
+	// fifths; the last fifth is close's, to complete what is left.
+	timeout := DefaultReportTimeout
+	if ses.s != nil && ses.s.ReportTimeout > 0 {
+		timeout = ses.s.ReportTimeout
 	}
+	deadline := time.Now().Add(timeout)
+	rctx, cancel := context.WithDeadline(ctx, deadline.Add(-timeout/5))
+	cs.completeAll(rctx, results)
 	agg := aggregate(rep, results, cs, note)
 	if withAggregate {
-		cs.complete(ctx, agg)
+		cs.complete(rctx, agg)
+	}
+	late := rctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if late {
+		cs.lateBy(timeout, deadline)
 	}
 	cs.close(ctx)
 	if cs.status == forbidden && len(cs.failed) == 0 {

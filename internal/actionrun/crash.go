@@ -18,6 +18,11 @@ import (
 // otherwise ignored.
 func (ses *session) crashed(ctx context.Context, v any, stack []byte) (code int) {
 	code = exitError
+	if gp, ok := v.(*goroutinePanic); ok {
+		// Raised again by completeAll: the stack that matters is the
+		// goroutine's.
+		v, stack = gp.value, gp.stack
+	}
 	reason := fmt.Sprintf("swarm-gate crashed: %v; this is a bug, please report it", v)
 	defer func() {
 		if v2 := recover(); v2 != nil {

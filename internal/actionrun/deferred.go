@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
@@ -54,27 +53,6 @@ func (ses *session) beginDeferred(ctx context.Context, cs *checkSet, names []str
 		cs.status, cs.err = postError, err
 	}
 	return true
-}
-
-// postDeferred creates (or updates) a deferred check's run, completed with
-// res; a failure is recorded as complete's are.
-func (cs *checkSet) postDeferred(ctx context.Context, res gates.Result) {
-	d := cs.deferred
-	run, err := d.api.PostCheck(ctx, cs.ses.repo, cs.sha, d.extID, d.earlier[res.Name], res)
-	if run != nil {
-		cs.runs[res.Name] = run
-		cs.fin.Track(run)
-		if run.InProgress() {
-			cs.ses.started = append(cs.ses.started, run)
-		}
-	}
-	if err != nil {
-		cs.failed[res.Name] = err
-		if cs.err == nil {
-			cs.err = err
-		}
-		cs.ses.logger.Error("posting a check run", "check", res.Name, "error", err)
-	}
 }
 
 // postLeftOver creates, completed as failure with the cause, every

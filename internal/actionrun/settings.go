@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 )
@@ -71,7 +72,20 @@ type Settings struct {
 	// bot-login input; "" means DefaultBotLogin): the only author whose
 	// override records and replies swarm-gate reads back.
 	BotLogin string
+	// ReportTimeout bounds the whole of reporting an evaluation's check
+	// runs (the report-timeout input; DefaultReportTimeout): the last fifth
+	// of it is kept for completing those that could not be reported.
+	ReportTimeout time.Duration
 }
+
+// DefaultReportTimeout is the report-timeout input's default, and
+// MinReportTimeout and MaxReportTimeout bound what it accepts: under the
+// 15 minutes the README's workflows give the job (timeout-minutes: 15).
+const (
+	DefaultReportTimeout = 5 * time.Minute
+	MinReportTimeout     = time.Second
+	MaxReportTimeout     = 14 * time.Minute
+)
 
 // errUsage marks a misconfigured action: exit code 3 whatever fail-on says.
 var errUsage = errors.New("usage")
@@ -117,6 +131,14 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 			return nil, bad("phase", "%q is not a phase number >= 1 (leave it empty for the swarm/phase-<N> branch, else the plan's current_phase)", p)
 		}
 		s.Phase = n
+	}
+	s.ReportTimeout = DefaultReportTimeout
+	if v := r.input("report-timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < MinReportTimeout || d > MaxReportTimeout {
+			return nil, bad("report-timeout", "%q is not a duration from 1s to 14m (such as 90s or 5m), under the job's timeout-minutes", v)
+		}
+		s.ReportTimeout = d
 	}
 	if s.BotLogin != "" && !botLoginRE.MatchString(s.BotLogin) {
 		return nil, bad("bot-login", "%q is not a GitHub login such as github-actions[bot] or my-app[bot] (letters, digits and hyphens, an App's ending in [bot])", s.BotLogin)

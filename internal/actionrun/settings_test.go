@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 )
@@ -53,6 +54,19 @@ func TestSettings(t *testing.T) {
 				t.Errorf("gates %v", got)
 			}
 		}},
+		{name: "report-timeout", inputs: map[string]string{"report-timeout": "90s"}, check: func(t *testing.T, s *Settings) {
+			if s.ReportTimeout != 90*time.Second {
+				t.Errorf("report-timeout %s", s.ReportTimeout)
+			}
+		}},
+		{name: "report-timeout default", check: func(t *testing.T, s *Settings) {
+			if s.ReportTimeout != DefaultReportTimeout {
+				t.Errorf("report-timeout %s", s.ReportTimeout)
+			}
+		}},
+		{name: "report-timeout under 1s", inputs: map[string]string{"report-timeout": "500ms"}, wantErr: `input report-timeout: "500ms" is not a duration from 1s to 14m`},
+		{name: "report-timeout over 14m", inputs: map[string]string{"report-timeout": "15m"}, wantErr: `input report-timeout: "15m" is not a duration from 1s to 14m`},
+		{name: "report-timeout without a unit", inputs: map[string]string{"report-timeout": "300"}, wantErr: `input report-timeout: "300" is not a duration`},
 		{name: "bad mode", inputs: map[string]string{"mode": "verify"}, wantErr: `input mode: "verify" is not one of`},
 		{name: "bad fail-on", inputs: map[string]string{"fail-on": "error"}, wantErr: `input fail-on: "error" is not failure or never`},
 		{name: "phase 0", inputs: map[string]string{"phase": "0"}, wantErr: `input phase: "0" is not a phase number`},

@@ -324,8 +324,11 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		SourceError:     srcErr,
 		Repo:            fetched.Repo,
 		NoReportFiles:   true,
-		Event:           parsed,
-		MergeBase:       actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
+		// A server shutdown is not a user cancelling a job: its runs say
+		// could not evaluate, and how to have the commit evaluated.
+		CancelledAsFailure: true,
+		Event:              parsed,
+		MergeBase:          actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
 	}
 	code := r.Run(ctx)
 	switch {

@@ -55,6 +55,11 @@ type File struct {
 	// does not give one (a pure rename, a deletion). Not part of the JSON
 	// form.
 	NewBlob string `json:"-"`
+	// TooLarge is true when the head blob (Size bytes) is over the
+	// reader's size limit (source.Git.MaxFileBytes): its content was not
+	// read, so it has no Added lines and Binary says nothing about it. The
+	// gates that read added lines report it as not scanned.
+	TooLarge bool `json:"too_large,omitempty"`
 	// Added holds the added lines in ascending Line order. For a copy built
 	// by internal/source, every line of the new file is added; for a rename,
 	// only the lines that differ from the old file are.

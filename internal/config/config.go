@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -183,6 +184,27 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 				"accept_triage": func(n *yaml.Node) {
 					if v, ok := p.scalar(n, "sast.accept_triage", "!!bool"); ok {
 						c.SAST.AcceptTriage = v == "true"
+					}
+				},
+			})
+		},
+		"limits": func(n *yaml.Node) {
+			p.mapping(n, "limits", map[string]func(*yaml.Node){
+				"max_file_bytes": func(n *yaml.Node) {
+					v, ok := p.scalar(n, "limits.max_file_bytes", "!!int")
+					if !ok {
+						return
+					}
+					b, err := strconv.ParseInt(v, 0, 64)
+					if err != nil || b < gates.MinMaxFileBytes || b > gates.MaxMaxFileBytes {
+						p.fail(n, "limits.max_file_bytes: %s is not a size from %d (1 MiB) to %d (1 GiB) bytes", v, gates.MinMaxFileBytes, gates.MaxMaxFileBytes)
+						return
+					}
+					c.Limits.MaxFileBytes = b
+				},
+				"unscanned": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "limits.unscanned", "fail", "warn"); ok {
+						c.Limits.WarnUnscanned = v == "warn"
 					}
 				},
 			})

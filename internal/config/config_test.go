@@ -49,6 +49,27 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestParseLimits(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		want gates.LimitsConfig
+	}{
+		{"", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
+		{"limits:\n  unscanned: fail\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
+		{"limits:\n  unscanned: warn\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, WarnUnscanned: true}},
+		{"limits:\n  max_file_bytes: 1048576\n", gates.LimitsConfig{MaxFileBytes: 1 << 20}},
+		{"limits:\n  max_file_bytes: 1073741824\n", gates.LimitsConfig{MaxFileBytes: 1 << 30}},
+	} {
+		c, err := Parse(Path, []byte(tt.yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.yaml, err)
+		}
+		if c.Limits != tt.want {
+			t.Errorf("%q: got %+v, want %+v", tt.yaml, c.Limits, tt.want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -56,11 +77,15 @@ func TestParseErrors(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: commands, drift, phase_branch, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: commands, drift, limits, phase_branch, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
 		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
 		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
 		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
 		{"wrong version", "version: 2\n", 1, "version: 2 is not supported"},
+		{"max_file_bytes under 1 MiB", "limits:\n  max_file_bytes: 1048575\n", 2, "limits.max_file_bytes: 1048575 is not a size from 1048576 (1 MiB) to 1073741824 (1 GiB) bytes"},
+		{"max_file_bytes over 1 GiB", "limits:\n  max_file_bytes: 1073741825\n", 2, "limits.max_file_bytes: 1073741825 is not a size"},
+		{"max_file_bytes as a string", "limits:\n  max_file_bytes: 16MiB\n", 2, "limits.max_file_bytes must be an integer"},
+		{"bad unscanned", "limits:\n  unscanned: allow\n", 2, `limits.unscanned: "allow" is not one of fail, warn`},
 		{"version as string", "version: \"1\"\n", 1, "version must be an integer"},
 		{"list at top", "- a\n- b\n", 1, "the top level must be a mapping"},
 		{"section is a list", "plan_freeze:\n  - approval\n", 2, "plan_freeze must be a mapping"},

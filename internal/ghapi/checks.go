@@ -20,6 +20,9 @@ const (
 	ConclusionSuccess = "success"
 	ConclusionFailure = "failure"
 	ConclusionNeutral = "neutral"
+	// ConclusionCancelled is a run the job's cancellation cut short: no
+	// verdict, which a required check does not accept either.
+	ConclusionCancelled = "cancelled"
 )
 
 // CheckRun is one check run swarm-gate started. Complete and Fail update
@@ -284,6 +287,26 @@ func (c *Client) Fail(ctx context.Context, run *CheckRun, reason string) error {
 		Output: &github.CheckRunOutput{Title: github.String(out.Title), Summary: github.String(out.Summary)}})
 	if err != nil {
 		return apiError(fmt.Sprintf("failing check %s (run %d)", run.Name, run.ID), err)
+	}
+	return nil
+}
+
+// Canceller is what a Checks may also do: complete a run as cancelled.
+// *Client implements it; Finaliser.Cancel falls back to Fail without it.
+type Canceller interface {
+	Cancel(ctx context.Context, run *CheckRun, reason string) error
+}
+
+// Cancel completes run with conclusion cancelled (the job was cancelled
+// before the check was reported; no verdict), the title "cancelled: " and
+// the first line of reason, and a summary that says to re-run the job.
+func (c *Client) Cancel(ctx context.Context, run *CheckRun, reason string) error {
+	out := cancelOutput(reason)
+	err := c.update(ctx, run, github.UpdateCheckRunOptions{Name: run.Name,
+		Status: github.String(StatusCompleted), Conclusion: github.String(ConclusionCancelled), CompletedAt: &github.Timestamp{Time: c.now()},
+		Output: &github.CheckRunOutput{Title: github.String(out.Title), Summary: github.String(out.Summary)}})
+	if err != nil {
+		return apiError(fmt.Sprintf("cancelling check %s (run %d)", run.Name, run.ID), err)
 	}
 	return nil
 }

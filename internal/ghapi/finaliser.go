@@ -82,6 +82,19 @@ func (f *Finaliser) Close(ctx context.Context, cause error) error {
 // CloseWithReason is Close with the whole reason given: the title is
 // "could not evaluate: " and its first line.
 func (f *Finaliser) CloseWithReason(ctx context.Context, reason string) error {
+	return f.closeWith(ctx, reason, false)
+}
+
+// Cancel is CloseWithReason for a job that was cancelled: each run left is
+// completed as cancelled (Canceller.Cancel; title "cancelled: " and the
+// first line of reason), or as failure when the Checks cannot cancel.
+func (f *Finaliser) Cancel(ctx context.Context, reason string) error {
+	return f.closeWith(ctx, reason, true)
+}
+
+func (f *Finaliser) closeWith(ctx context.Context, reason string, cancelled bool) error {
+	canceller, canCancel := f.checks.(Canceller)
+	cancelled = cancelled && canCancel
 	f.mu.Lock()
 	runs := append([]*CheckRun(nil), f.runs...)
 	f.mu.Unlock()
@@ -113,6 +126,11 @@ func (f *Finaliser) CloseWithReason(ctx context.Context, reason string) error {
 				<-slots
 				wg.Done()
 			}()
+			if cancelled {
+				f.log.WarnContext(ctx, "completing a check run left in progress as cancelled", "check", run.Name, "id", run.ID, "reason", reason)
+				errs[i] = canceller.Cancel(cctx, run, reason)
+				return
+			}
 			f.log.WarnContext(ctx, "completing a check run left in progress as failure", "check", run.Name, "id", run.ID, "reason", reason)
 			errs[i] = f.checks.Fail(cctx, run, reason)
 		}()

@@ -156,6 +156,16 @@ func failOutput(reason string) CheckOutput {
 		Summary: truncateSummary(summary, MaxSummaryBytes, "the logs of this run")}
 }
 
+// cancelOutput is the output of a run completed as cancelled.
+func cancelOutput(reason string) CheckOutput {
+	if strings.TrimSpace(reason) == "" {
+		reason = "the job was cancelled before swarm-gate reported this check"
+	}
+	summary := "The job was cancelled before swarm-gate reported this check, so it carries no verdict (a required check that was cancelled blocks merging, as a failure does); re-run the job to evaluate it.\n\n" + mdtext.CodeBlock(reason)
+	return CheckOutput{Conclusion: ConclusionCancelled, Title: oneLine("cancelled: "+reason, MaxTitleRunes),
+		Summary: truncateSummary(summary, MaxSummaryBytes, "the logs of this run")}
+}
+
 // oneLine keeps the first line of s, printable, at most n characters.
 func oneLine(s string, n int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")

@@ -22,6 +22,9 @@ type Fault struct {
 	// select the requests; "" matches any.
 	Method    string
 	Operation string
+	// Match, when not nil, also selects the requests: only those it
+	// returns true for count and fail (see CheckRunNamed).
+	Match func(c *Call) bool
 	// Nth is the first matching request that fails, counting from 1
 	// (0 means 1). Times is how many consecutive matching requests fail
 	// (0 means 1; a negative value means every one from the Nth on).
@@ -179,7 +182,7 @@ func (s *Server) Fail(f Fault) {
 func (s *Server) matchFault(c *Call) *Fault {
 	var hit *Fault
 	for _, f := range s.faults {
-		if (f.Method != "" && f.Method != c.Method) || (f.Operation != "" && f.Operation != c.Operation) {
+		if (f.Method != "" && f.Method != c.Method) || (f.Operation != "" && f.Operation != c.Operation) || (f.Match != nil && !f.Match(c)) {
 			continue
 		}
 		f.seen++
@@ -188,6 +191,16 @@ func (s *Server) matchFault(c *Call) *Fault {
 		}
 	}
 	return hit
+}
+
+// CheckRunNamed is a Fault.Match for the requests whose JSON body names
+// the check run name (a create or an update of that check): a fault on one
+// check whatever order the checks are reported in.
+func CheckRunNamed(name string) func(c *Call) bool {
+	return func(c *Call) bool {
+		b, ok := c.Body.(map[string]any)
+		return ok && b["name"] == name
+	}
 }
 
 // SecondaryRateLimit is GitHub's answer when a secondary rate limit is hit:

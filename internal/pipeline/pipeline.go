@@ -184,6 +184,8 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("%w at head commit %s nor at the merge base %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12], mb.String()[:12])
 	}
 
+	// The policy bounds what the diff reads into memory.
+	repo.MaxFileBytes = cfg.Limits.MaxFileBytes
 	changes, err := repo.ChangeSet(ctx, mb, head)
 	if err != nil {
 		return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)

@@ -42,6 +42,15 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
+		if f.TooLarge {
+			// Not read (limits.max_file_bytes): reading it here would
+			// undo the bound the change set keeps.
+			s.Skipped[sast.SkipTooLarge]++
+			if code {
+				s.TooLargeToScan = append(s.TooLargeToScan, f.NewPath)
+			}
+			continue
+		}
 		if s.Scanned+len(s.NotScanned) >= MaxSASTFiles {
 			s.NotScanned = append(s.NotScanned, f.NewPath)
 			continue

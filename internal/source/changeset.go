@@ -49,9 +49,19 @@ const (
 // reports git's similarity index; it finds exact copies only. Both engines
 // give the same ChangeSet for ordinary changes; they can differ where git's
 // and go-git's line diff or inexact rename choices differ, and git honours
-// .git/info/attributes (binary) while go-git does not. Files bigger than
-// MaxDiffSize (16 MiB) on either side count as binary, their content unread
-// (git's core.bigFileThreshold, lowered from its default of 512 MiB).
+// .git/info/attributes (binary) while go-git does not.
+//
+// Memory is bounded by MaxFileBytes (default MaxDiffSize, 16 MiB): a changed
+// file whose head blob is bigger and differs from the merge base's is not
+// read at all. Its Size is the blob's size and TooLarge is set; it has no
+// Added lines and is never a rename or copy (a big file moved counts as
+// deleted and added). The git engine lists such files first, with one
+// `git diff --raw` and one `git cat-file --batch-check`, and keeps their
+// paths out of the content diff with `:(exclude,literal)` pathspecs (git's
+// rename and copy detection would otherwise read them); the go-git engine
+// checks each blob's size before reading it. A merge-base blob over the limit
+// counts as binary, its content unread (git's core.bigFileThreshold, lowered
+// from its default of 512 MiB).
 //
 // A copied file's lines all count as added (see expandCopies), whichever
 // engine found the copy.
@@ -76,7 +86,7 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 	if err != nil {
 		return nil, err
 	}
-	if err := expandCopies(cs, toTree, g.repo.Storer); err != nil {
+	if err := expandCopies(cs, toTree, g.repo.Storer, g.maxFileBytes()); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return cs, nil
@@ -86,7 +96,7 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 // brings its whole content into a new file (a TODO in the source is a new
 // TODO in the copy), while git's diff lists only the lines that differ
 // from the source. Binary copies are left as they are.
-func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.EncodedObjectStorer) error {
+func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.EncodedObjectStorer, limit int64) error {
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		if f.Status != changeset.Copied || f.Binary {
@@ -101,8 +111,10 @@ func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.E
 			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
 		}
 		file := object.NewFile(f.NewPath, e.Mode, blob)
-		if file.Size > bigFileThreshold {
-			f.Binary, f.Added = true, nil
+		if file.Size > limit {
+			// Both engines keep a big head blob out of copy detection; this
+			// is the same bound, should one get here.
+			f.TooLarge, f.Added = true, nil
 			continue
 		}
 		text, err := file.Contents()

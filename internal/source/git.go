@@ -35,6 +35,10 @@ type Git struct {
 	// Logger receives the Info record written when the "auto" engine falls
 	// back from the git CLI to go-git; nil means slog.Default().
 	Logger *slog.Logger
+	// MaxFileBytes is the largest head blob, in bytes, whose content
+	// ChangeSet reads; 0 means MaxDiffSize. A changed file over it is
+	// marked changeset.File.TooLarge (see ChangeSet).
+	MaxFileBytes int64
 
 	dir    string // as given to OpenGit
 	gitDir string // the repository's git directory ("" when not on disk)
@@ -135,7 +139,7 @@ func (g *Git) Close() error {
 // must not be used after g is closed. g and its handles together may be
 // used by one goroutine at a time.
 func (g *Git) Handle() *Git {
-	return &Git{Engine: g.Engine, Logger: g.Logger, dir: g.dir, gitDir: g.gitDir, repo: g.repo}
+	return &Git{Engine: g.Engine, Logger: g.Logger, MaxFileBytes: g.MaxFileBytes, dir: g.dir, gitDir: g.gitDir, repo: g.repo}
 }
 
 // cachedStorage is go-git's filesystem storage answering object reads
@@ -427,4 +431,12 @@ func (g *Git) Root() string {
 		return ""
 	}
 	return root
+}
+
+// maxFileBytes is MaxFileBytes, or MaxDiffSize when it is not set.
+func (g *Git) maxFileBytes() int64 {
+	if g.MaxFileBytes > 0 {
+		return g.MaxFileBytes
+	}
+	return MaxDiffSize
 }

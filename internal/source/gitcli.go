@@ -44,8 +44,8 @@ func (e *gitCLIError) Unwrap() error { return e.err }
 // added line starting with "++" and the next hunk's header, which go-diff
 // would take for a new file's "---"/"+++" header (changeset.Parse then
 // fails).
-func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
-	return []string{
+func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash, limit int64, exclude []string) []string {
+	args := []string{
 		// gitDir is a shadow repository (see shadowGitDir): the real
 		// repository's objects (gitEnv's GIT_OBJECT_DIRECTORY) without its
 		// config or info/attributes.
@@ -57,7 +57,7 @@ func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 		"--work-tree=" + emptyDir,
 		"-c", "core.attributesFile=" + os.DevNull,
 		// Blobs over MaxDiffSize are binary, as in the go-git engine.
-		"-c", "core.bigFileThreshold=" + strconv.Itoa(bigFileThreshold),
+		"-c", "core.bigFileThreshold=" + strconv.FormatInt(limit, 10),
 		"-c", "core.quotePath=false",
 		"-c", "diff.noprefix=false",
 		"-c", "diff.mnemonicPrefix=false",
@@ -67,6 +67,93 @@ func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash) []string {
 		"--diff-algorithm=myers", "--ignore-submodules=none",
 		from.String(), to.String(), "--",
 	}
+	for _, p := range exclude {
+		// literal: a path's "*" or "?" is not a glob.
+		args = append(args, ":(exclude,literal)"+p)
+	}
+	return args
+}
+
+// rawEntry is one line of `git diff --raw --no-renames`.
+type rawEntry struct {
+	oldMode, newMode uint32
+	oldBlob, newBlob string
+	status           byte // A, M, D, T, ...
+	path             string
+}
+
+// rawDiff lists the files changed from..to, without rename detection (which
+// would read contents), as `git diff --raw -z --no-renames` prints them.
+func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash) ([]rawEntry, error) {
+	args := []string{"--git-dir=" + shadow, "--work-tree=" + emptyDir,
+		"-c", "core.attributesFile=" + os.DevNull, "-c", "core.quotePath=false",
+		"diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-relative", "--ignore-submodules=none",
+		from.String(), to.String(), "--"}
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = emptyDir
+	cmd.Env = gitEnv(emptyDir, objects)
+	stderr := &limitedBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
+	}
+	var entries []rawEntry
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) != 5 || meta[4] == "" {
+			return nil, fmt.Errorf("git diff --raw: unexpected line %q", fields[i])
+		}
+		om, err1 := strconv.ParseUint(meta[0], 8, 32)
+		nm, err2 := strconv.ParseUint(meta[1], 8, 32)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("git diff --raw: bad modes in %q", fields[i])
+		}
+		entries = append(entries, rawEntry{oldMode: uint32(om), newMode: uint32(nm), oldBlob: meta[2], newBlob: meta[3], status: meta[4][0], path: fields[i+1]})
+	}
+	return entries, nil
+}
+
+// isFileMode reports whether a git mode is a blob's (regular, executable,
+// symlink), as opposed to a submodule or nothing.
+func isFileMode(m uint32) bool {
+	return m&0o170000 == 0o100000 || m == 0o120000
+}
+
+// tooLargeFiles lists the changed files whose head blob is over limit and
+// differs from the merge base's, as the changeset.Files to report for them
+// (a type change gives the deletion too, as git diff lists it), and returns
+// every head blob's size by name, for fillSizesFrom.
+func tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, limit int64) (big []changeset.File, sizes map[string]int64, err error) {
+	entries, err := rawDiff(ctx, gitPath, shadow, objects, emptyDir, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if isFileMode(e.newMode) && e.newBlob != "" && strings.Trim(e.newBlob, "0") != "" {
+			names = append(names, e.newBlob)
+		}
+	}
+	if sizes, err = batchSizes(ctx, gitPath, shadow, objects, emptyDir, names); err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		n, ok := sizes[e.newBlob]
+		if !ok || n <= limit || e.newBlob == e.oldBlob || !isFileMode(e.newMode) {
+			continue
+		}
+		if e.status == 'T' {
+			big = append(big, changeset.File{Status: changeset.Deleted, OldPath: e.path, OldMode: e.oldMode, Size: -1})
+		}
+		f := changeset.File{Status: changeset.Added, NewPath: e.path, NewMode: e.newMode, Size: n, TooLarge: true}
+		if e.status == 'M' {
+			f.Status, f.OldPath, f.OldMode = changeset.Modified, e.path, e.oldMode
+		}
+		big = append(big, f)
+	}
+	return big, sizes, nil
 }
 
 // gitEnv is the environment for the git CLI: the caller's, without the
@@ -116,7 +203,18 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: []string{"(preparing)"}, err: err})
 	}
-	args := gitDiffArgs(shadow, emptyDir, from, to)
+	limit := g.maxFileBytes()
+	big, sizes, err := tooLargeFiles(ctx, gitPath, shadow, objects, emptyDir, from, to, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
+	}
+	exclude := make([]string, 0, len(big))
+	for i := range big {
+		if big[i].TooLarge {
+			exclude = append(exclude, big[i].NewPath)
+		}
+	}
+	args := gitDiffArgs(shadow, emptyDir, from, to, limit, exclude)
 	cmd := exec.CommandContext(ctx, gitPath, args...)
 	cmd.Dir = emptyDir
 	cmd.Env = gitEnv(emptyDir, objects)
@@ -142,48 +240,29 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := fillModes(cs, fromTree, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
-	var sizes map[string]int64
-	if newBlobs(cs) > batchSizesFrom {
-		if sizes, err = batchSizes(ctx, gitPath, shadow, objects, emptyDir, cs); err != nil {
-			return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
-		}
-	}
+	// The sizes come from tooLargeFiles' one git cat-file: the content
+	// diff names the same head blobs.
 	if err := fillSizesFrom(cs, sizes, toTree, g.repo.Storer); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
 	for i := range cs.Files {
 		cs.Files[i].NewBlob = "" // used for the sizes; both engines return the same ChangeSet
 	}
+	if len(big) > 0 {
+		cs.Files = append(cs.Files, big...)
+		cs.Sort()
+	}
 	return cs, nil
 }
 
-// batchSizesFrom is the number of head blobs above which batchSizes asks
-// git for their sizes: below it, looking each one up in the head tree
-// (fillSizesFrom, a few microseconds a file) is cheaper than starting a
-// git process (milliseconds).
-const batchSizesFrom = 64
-
-// newBlobs counts the files whose head blob the diff names.
-func newBlobs(cs *changeset.ChangeSet) int {
-	n := 0
-	for i := range cs.Files {
-		if cs.Files[i].NewBlob != "" {
-			n++
-		}
-	}
-	return n
-}
-
 // batchSizes asks one `git cat-file --batch-check` for the type and size
-// of every head blob the diff names (its "index" lines), instead of one
-// object lookup per file. It returns object name -> size for blobs.
-func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, cs *changeset.ChangeSet) (map[string]int64, error) {
+// of every named object, instead of one object lookup per file. It returns
+// object name -> size for blobs.
+func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, names []string) (map[string]int64, error) {
 	var in bytes.Buffer
-	for i := range cs.Files {
-		if b := cs.Files[i].NewBlob; b != "" {
-			in.WriteString(b)
-			in.WriteByte('\n')
-		}
+	for _, b := range names {
+		in.WriteString(b)
+		in.WriteByte('\n')
 	}
 	if in.Len() == 0 {
 		return nil, nil

@@ -19,17 +19,16 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
-// MaxDiffSize is the largest blob, in bytes, whose lines the change set
-// holds: a file bigger than this on either side counts as binary (no added
-// lines), without its content being read. Both engines apply it: the git
-// engine as git's core.bigFileThreshold (whose default, 512 MiB, would let a
-// single file's diff take gigabytes), the go-git engine by the blobs' sizes.
+// MaxDiffSize is the default of Git.MaxFileBytes, the largest blob, in
+// bytes, whose lines the change set holds: a changed file whose head blob is
+// bigger is marked TooLarge, and one whose merge-base blob is bigger counts
+// as binary (no added lines), without its content being read. Both engines
+// apply it: the git engine by the blobs' sizes and as git's
+// core.bigFileThreshold (whose default, 512 MiB, would let a single file's
+// diff take gigabytes), the go-git engine by the blobs' sizes.
 // The gates that read added lines skip far smaller files anyway
 // (swarm/placeholders over 1 MiB, swarm/sast's built-in rules over 512 KiB).
 const MaxDiffSize = 16 << 20
-
-// bigFileThreshold is the core.bigFileThreshold both engines apply.
-const bigFileThreshold = MaxDiffSize
 
 // side is one side of a change: a tree entry, or nothing.
 type side struct {
@@ -45,6 +44,7 @@ type pair struct {
 	from, to   side
 	status     changeset.Status
 	similarity int
+	big        bool // the head blob is over the size limit (splitTooLarge)
 }
 
 // goGitChangeSet diffs two trees with go-git. A panic inside go-git or its
@@ -87,7 +87,13 @@ func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree 
 		pairs = append(pairs, p)
 	}
 
-	b := &blobs{g: g}
+	b := &blobs{g: g, limit: g.maxFileBytes()}
+	// A head blob over the limit is kept out of rename and copy detection,
+	// as the git engine keeps its path out of git diff: it is an added or
+	// modified file marked TooLarge.
+	if pairs, err = splitTooLarge(pairs, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	if pairs, err = scoreRenames(pairs, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -108,6 +114,29 @@ func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree 
 	}
 	cs.Sort()
 	return cs, nil
+}
+
+// splitTooLarge turns each rename whose head blob is over the limit back
+// into a deletion and an addition, and marks every pair whose head blob is
+// over it (pair.big), so that the copy and rename passes leave it alone.
+func splitTooLarge(pairs []pair, b *blobs) ([]pair, error) {
+	out := pairs[:0:0]
+	for _, p := range pairs {
+		big, err := b.tooBig(p.to)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !big:
+			out = append(out, p)
+		case p.status == changeset.Renamed:
+			out = append(out, pair{from: p.from, status: changeset.Deleted}, pair{to: p.to, status: changeset.Added, big: true})
+		default:
+			p.big = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // scoreRenames gives each rename go-git found git's similarity index, and
@@ -165,7 +194,7 @@ func pairExactRenames(pairs []pair) []pair {
 	drop := map[int]bool{}
 	for i := range pairs {
 		p := &pairs[i]
-		if p.status != changeset.Added || modeKind(p.to.mode) != filemode.Regular {
+		if p.status != changeset.Added || p.big || modeKind(p.to.mode) != filemode.Regular {
 			continue
 		}
 		var candidates []side
@@ -201,7 +230,7 @@ func splitTypeChanges(pairs []pair) []pair {
 	out := pairs[:0:0]
 	for _, p := range pairs {
 		if p.status == changeset.Modified && modeKind(p.from.mode) != modeKind(p.to.mode) {
-			out = append(out, pair{from: p.from, status: changeset.Deleted}, pair{to: p.to, status: changeset.Added})
+			out = append(out, pair{from: p.from, status: changeset.Deleted}, pair{to: p.to, status: changeset.Added, big: p.big})
 			continue
 		}
 		out = append(out, p)
@@ -222,7 +251,7 @@ func findExactCopies(pairs []pair) []pair {
 	}
 	for i := range pairs {
 		p := &pairs[i]
-		if p.status != changeset.Added {
+		if p.status != changeset.Added || p.big {
 			continue
 		}
 		var candidates []side
@@ -281,6 +310,10 @@ func (p pair) file(b *blobs) (changeset.File, error) {
 	if p.to.exists() && p.to.mode == filemode.Submodule {
 		// git prints a gitlink's content as one line.
 		f.Added = []changeset.AddedLine{{Line: 1, Text: "Subproject commit " + p.to.hash.String()}}
+		return f, nil
+	}
+	if p.big && p.to.mode.IsFile() {
+		f.TooLarge = true // not read: its size is all the change set says
 		return f, nil
 	}
 	if big, err := b.tooBig(p.from, p.to); err != nil || big {
@@ -369,21 +402,20 @@ func countLines(s string) int {
 	return n
 }
 
-// isBinary is git's test: a NUL byte in the first 8000 bytes, or a size over
-// core.bigFileThreshold.
+// isBinary is git's test: a NUL byte in the first 8000 bytes (a size over
+// core.bigFileThreshold, git's other test, is checked before a blob is
+// read: blobs.tooBig).
 func isBinary(b []byte) bool {
-	if len(b) > bigFileThreshold {
-		return true
-	}
 	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
 }
 
 // blobs reads blob contents.
 type blobs struct {
-	g *Git
+	g     *Git
+	limit int64 // Git.maxFileBytes
 }
 
-// tooBig reports whether a blob on either side is over bigFileThreshold,
+// tooBig reports whether a blob on either side is over the limit,
 // by the object headers (nothing is read).
 func (b *blobs) tooBig(sides ...side) (bool, error) {
 	for _, s := range sides {
@@ -394,7 +426,7 @@ func (b *blobs) tooBig(sides ...side) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("reading the size of %q (blob %s): %w", s.name, short(s.hash), err)
 		}
-		if n > bigFileThreshold {
+		if n > b.limit {
 			return true, nil
 		}
 	}

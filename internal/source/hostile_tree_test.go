@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os/exec"
@@ -172,9 +173,9 @@ func TestChangeSetHostileTrees(t *testing.T) {
 	}
 }
 
-func TestChangeSetBigFileIsBinary(t *testing.T) {
-	// A blob over MaxDiffSize is binary in both engines, its lines unread:
-	// a 200 MB file must not cost 200 MB (or, diffed, a gigabyte).
+func TestChangeSetBigFileIsTooLarge(t *testing.T) {
+	// A head blob over MaxDiffSize is TooLarge in both engines, its lines
+	// unread: a 200 MB file must not cost 200 MB (or, diffed, a gigabyte).
 	r := newRawRepo(t)
 	small := r.blob("x\n")
 	big := r.run(strings.NewReader(strings.Repeat("line of text\n", MaxDiffSize/13+1)), "hash-object", "-w", "--stdin")
@@ -193,10 +194,50 @@ func TestChangeSetBigFileIsBinary(t *testing.T) {
 				t.Fatalf("files %+v", cs.Files)
 			}
 			for _, f := range cs.Files {
-				if !f.Binary || len(f.Added) != 0 || f.Size <= MaxDiffSize {
-					t.Errorf("%s: binary %v, %d added lines, size %d; want binary, none, over %d", f.Path(), f.Binary, len(f.Added), f.Size, MaxDiffSize)
+				if !f.TooLarge || f.Binary || len(f.Added) != 0 || f.Size <= MaxDiffSize {
+					t.Errorf("%s: too large %v, binary %v, %d added lines, size %d; want too large, not binary, none, over %d", f.Path(), f.TooLarge, f.Binary, len(f.Added), f.Size, MaxDiffSize)
 				}
 			}
 		})
+	}
+}
+
+// TestChangeSetTooLargeExcludesOnlyItsPath: the git engine keeps a big
+// file out of the content diff with a literal pathspec, so a name with
+// glob characters excludes only itself: the small file its pattern would
+// match is still diffed, in both engines alike. A big file that only the
+// merge base has (deleted, or replaced by a small one) is not TooLarge:
+// there is nothing of it at head to scan.
+func TestChangeSetTooLargeExcludesOnlyItsPath(t *testing.T) {
+	r := newRawRepo(t)
+	small := r.blob("x\n")
+	added := r.blob("// TODO: one\n")
+	big := r.run(strings.NewReader(strings.Repeat("line of text\n", (1<<20)/13+1)), "hash-object", "-w", "--stdin")
+	base := r.commit(r.tree("100644", "gone.txt", big, "100644", "shrunk.txt", big))
+	head := r.commit(r.tree("100644", "b*.go", big, "100644", "b1.go", added, "100644", "shrunk.txt", small), base)
+	var got [2]string
+	for k, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		g := r.open(engine)
+		g.MaxFileBytes = 1 << 20
+		from, _ := g.ResolveCommit(base)
+		to, _ := g.ResolveCommit(head)
+		cs, err := g.ChangeSet(context.Background(), from, to)
+		if err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		var b strings.Builder
+		for _, f := range cs.Files {
+			fmt.Fprintf(&b, "%s %s too-large=%v binary=%v lines=%d size=%d\n", f.Status, f.Path(), f.TooLarge, f.Binary, len(f.Added), f.Size)
+		}
+		got[k] = b.String()
+	}
+	want := "added b*.go too-large=true binary=false lines=0 size=1048580\n" +
+		"added b1.go too-large=false binary=false lines=1 size=13\n" +
+		"deleted gone.txt too-large=false binary=true lines=0 size=-1\n" +
+		"modified shrunk.txt too-large=false binary=true lines=0 size=2\n"
+	for k, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+		if got[k] != want {
+			t.Errorf("%s engine:\n%s\nwant\n%s", engine, got[k], want)
+		}
 	}
 }
