@@ -114,6 +114,10 @@ func settings(c *gates.Config) []setting {
 		setting{"phase_wrap.require_docs", b(c.PhaseWrap.RequireDocs), bi(c.PhaseWrap.RequireDocs)},
 		setting{"commands.min_permission", string(c.Commands.MinPermission), rank(string(c.Commands.MinPermission), "write", "maintain", "admin")},
 		setting{"commands.allow_self_approval", b(c.Commands.AllowSelfApproval), inv(c.Commands.AllowSelfApproval)},
+		// A lower limit leaves more files unscanned (failing closed, or
+		// warned of): neither simply stricter nor looser.
+		setting{"limits.max_file_bytes", strconv.FormatInt(c.Limits.MaxFileBytes, 10), -1},
+		setting{"limits.unscanned", word(c.Limits.WarnUnscanned, "warn", "fail"), inv(c.Limits.WarnUnscanned)},
 	)
 }
 

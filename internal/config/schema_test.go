@@ -41,6 +41,12 @@ type policyFile struct {
 	PlanLint     string            `json:"plan_lint,omitempty" jsonschema:"enum=advisory,enum=fail,default=advisory" jsonschema_description:"advisory: plan-lint findings are warnings and the check is neutral; fail: they fail it."`
 	PhaseWrap    *phaseWrapFile    `json:"phase_wrap,omitempty"`
 	Commands     *commandsFile     `json:"commands,omitempty"`
+	Limits       *limitsFile       `json:"limits,omitempty"`
+}
+
+type limitsFile struct {
+	MaxFileBytes int64  `json:"max_file_bytes,omitempty" jsonschema:"minimum=1048576,maximum=1073741824,default=16777216" jsonschema_description:"A changed file whose head blob is bigger is not read: too large to scan."`
+	Unscanned    string `json:"unscanned,omitempty" jsonschema:"enum=fail,enum=warn,default=fail" jsonschema_description:"A changed file not scanned (too large, over a gate's size limit) fails its gate closed, or only warns."`
 }
 
 type planFreezeFile struct {
@@ -296,7 +302,7 @@ func TestSchemaAgreesOnDocExamples(t *testing.T) {
 	}
 	schema := compileSchema(t)
 	topKeys := map[string]bool{}
-	for _, k := range []string{"version", "phase_branch", "plan_freeze", "scope", "sast", "placeholders", "qa_gates", "drift", "plan_lint", "phase_wrap", "commands"} {
+	for _, k := range []string{"version", "phase_branch", "plan_freeze", "scope", "sast", "placeholders", "qa_gates", "drift", "plan_lint", "phase_wrap", "commands", "limits"} {
 		topKeys[k] = true
 	}
 	examples := 0
@@ -335,6 +341,8 @@ func TestSchemaAgreesOnDocExamples(t *testing.T) {
 		"placeholders:\n  sentinels: [\"  \"]\n",
 		"phase_wrap:\n  required_agents: [Coder]\n",
 		"qa_gates:\n  reviewer: \"yes\"\n",
+		"limits:\n  max_file_bytes: 1024\n",
+		"limits:\n  unscanned: ignore\n",
 	} {
 		_, perr := Parse(Path, []byte(bad))
 		serr := schema.Validate(yamlToJSON(t, bad))
