@@ -80,6 +80,9 @@ type rule struct {
 	// lines.
 	multiline bool
 	generic   bool
+	// minLen is the fewest bytes a match can have: a line shorter than
+	// that cannot match, so the expression is not run on it.
+	minLen int
 }
 
 // Scanner holds the prepared rules. It is safe for concurrent use.
@@ -154,6 +157,8 @@ func New(cfg config.Config) (*Scanner, error) {
 				return nil, fmt.Errorf("gitleaks rule %s: %w", id, err)
 			}
 			pr.multiline = ml
+			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
+			pr.minLen = minLen(re)
 		}
 		i := len(s.rules)
 		s.rules = append(s.rules, pr)
@@ -235,6 +240,36 @@ func spansLines(expr string) (bool, error) {
 	return walk(re), nil
 }
 
+// minLen is the fewest runes (so at least as many bytes) any match of re
+// has.
+func minLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty, anchors, star, quest
+}
+
 // PathAllowed reports whether gitleaks' global allowlist exempts a path
 // (lock files, images, vendored Go modules, ...): such a file is not
 // scanned.
@@ -289,6 +324,12 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 			all = append(all, Finding{RuleID: r.RuleID, Description: r.Description, Excerpt: "file detected: " + path})
 		}
 	}
+	// A rule limited to some paths (.tf files, YAML) is ruled out once per
+	// file, not per line.
+	skip := make([]bool, len(s.rules))
+	for i, r := range s.rules {
+		skip[i] = r.Path != nil && !r.Path.MatchString(path)
+	}
 	var buf []byte
 	hits := make([]bool, len(s.rules))
 	var hitList []int
@@ -313,7 +354,7 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 				multiLines[ri] = append(multiLines[ri], li)
 				continue
 			}
-			if r.Path != nil && !r.Path.MatchString(path) {
+			if skip[ri] || len(ln.Text) < r.minLen {
 				continue
 			}
 			all = s.matchText(r, path, ln.Text, []int{ln.N}, []int{0}, all)
@@ -321,7 +362,7 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 	}
 	for ri, at := range multiLines {
 		r := s.rules[ri]
-		if r.Path != nil && !r.Path.MatchString(path) {
+		if skip[ri] {
 			continue
 		}
 		for _, w := range windows(lines, at) {
