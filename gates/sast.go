@@ -9,6 +9,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/sast"
+	"github.com/swarm-gate/swarm-gate/internal/secrets"
 )
 
 // SASTScan is what the pipeline computed for swarm/sast, where files can be
@@ -54,6 +55,19 @@ type SASTScan struct {
 	// with why it could not be read.
 	BaseBaseline, HeadBaseline       *sast.Baseline
 	BaseBaselineErr, HeadBaselineErr error
+	// Secrets are the credentials gitleaks' default rules found on added
+	// lines (rule secret/<gitleaks id>, excerpt masked, Engine "gitleaks"):
+	// new, high severity, or low under a test path with the reason in
+	// Note. SecretsPre are those whose value the merge base's version of
+	// the file already holds: shown, never gating. Their dismissed false
+	// alarms are in Dismissed. SecretFiles and SecretLines count the
+	// files and added lines scanned; SecretsOmitted the findings over the
+	// caps (100 a file, 1000 a run); SecretsErr is why the rules could not
+	// be loaded (the gate then fails closed).
+	Secrets, SecretsPre      []sast.Finding
+	SecretFiles, SecretLines int
+	SecretsOmitted           int
+	SecretsErr               error
 }
 
 // SkippedFile is a changed file swarm/sast did not scan, and why.
@@ -82,6 +96,7 @@ const (
 	RuleSASTTriageWithoutRationale = "sast/triage-without-rationale"
 	RuleSASTBaselineAddedByPR      = "sast/baseline-added-by-pull-request"
 	RuleSASTNotScanned             = "sast/not-scanned"
+	RuleSecretsNotShown            = "secret/more-not-shown"
 )
 
 // Evaluate implements Gate.
@@ -101,6 +116,9 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	if s.BaseBaselineErr != nil {
 		return errorResult(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
 	}
+	if s.SecretsErr != nil {
+		return errorResult(g.Name(), fmt.Errorf("the secret rules could not be loaded: %v", s.SecretsErr))
+	}
 	if len(s.Unreadable) > 0 {
 		r := errorResult(g.Name(), fmt.Errorf("%s could not be read for scanning: %s: %s", plural(len(s.Unreadable), "changed file", "changed files"), s.Unreadable[0].Path, s.Unreadable[0].Reason))
 		for _, u := range s.Unreadable {
@@ -115,7 +133,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 			Message: fmt.Sprintf("the pull request's baseline file cannot be read (%v); it is not used (the baseline comes from the merge base), but the plugin will not read it either", s.HeadBaselineErr)})
 	}
 	unscanned := sastUnscanned(in, s, in.config())
-	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(unscanned) > 0 {
+	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(unscanned) > 0 && len(s.Secrets) == 0 {
 		findings = append(findings, unscanned...)
 		if unscannedSeverity(in.config()) == SeverityError {
 			return Result{Outcome: Failed, Title: "zero files were scanned: " + unscannedTitle(s), Findings: findings,
@@ -124,7 +142,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: Passed, Title: "nothing scanned: " + unscannedTitle(s) + " (limits.unscanned: warn)", Findings: findings,
 			Summary: "The built-in rules scanned no file (" + skippedText(s) + "): the changed code files could not be scanned, which the policy lets pass as warnings (limits.unscanned: warn)."}
 	}
-	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 {
+	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && s.SecretFiles == 0 {
 		title := "no code files among the changed files"
 		if n := len(s.Generated); n > 0 {
 			title = fmt.Sprintf("nothing scanned: the changed code is all generated, vendored or minified (%s not scanned)", plural(n, "file", "files"))
@@ -189,6 +207,9 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	} else {
 		pre, moved, fresh = sast.PartitionMergeBase(tierA, s.MergeBase)
 	}
+	// Secrets were judged by value against the merge base when scanned.
+	pre = append(pre, s.SecretsPre...)
+	fresh = append(fresh, s.Secrets...)
 	added := addedLines(in.Changes)
 	for _, f := range sarif {
 		switch {
@@ -280,6 +301,11 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 		findings = append(findings, Finding{Path: f.File, Line: f.Line, EndLine: f.Line, Column: f.Column, Rule: f.RuleID, Severity: sev, Message: msg})
 	}
 	findings = append(findings, unscanned...)
+	if s.SecretsOmitted > 0 {
+		// Findings not shown may be new ones: the gate fails closed.
+		findings = append(findings, Finding{Rule: RuleSecretsNotShown, Severity: SeverityError,
+			Message: fmt.Sprintf("%s more not shown: over the limits of 100 secret findings a file and 1000 a run", plural(s.SecretsOmitted, "secret finding", "secret findings"))})
+	}
 	if len(s.NotScanned) > 0 {
 		findings = append(findings, Finding{Path: s.NotScanned[0], Rule: RuleSASTNotScanned, Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s not scanned: over the limit of %d files per run (%s)", plural(len(s.NotScanned), "changed file", "changed files"), s.Scanned, listSome(s.NotScanned, 5))})
@@ -301,12 +327,17 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 			title += fmt.Sprintf(" (+%d below)", below)
 		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+	case s.SecretsOmitted > 0:
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s over the limits not shown", plural(s.SecretsOmitted, "secret finding", "secret findings")), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0 && len(failingFindings(findings)) == len(failingFindings(unscanned)):
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed code file", "changed code files"), unscannedTitle(s)), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0:
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}
 	title := fmt.Sprintf("no new security findings at or above %s in %s", threshold, plural(s.Scanned, "scanned file", "scanned files"))
+	if s.SecretFiles > 0 {
+		title += fmt.Sprintf(" and %s scanned for secrets", plural(s.SecretLines, "added line", "added lines"))
+	}
 	if n := len(unscanned); n > 0 {
 		title += fmt.Sprintf("; %s not scanned (%s, limits.unscanned: warn)", plural(n, "code file", "code files"), unscannedTitle(s))
 	}
@@ -438,6 +469,7 @@ func generatedText(s *SASTScan) string {
 func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fresh, accepted []sast.Finding, threshold sast.Severity) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scanned %s with the plugin's Tier A rules (%s)", plural(s.Scanned, "changed file", "changed files"), skippedText(s))
+	fmt.Fprintf(&b, "; %s of %s for secrets with gitleaks %s's default rules (secret/*, values masked)", plural(s.SecretLines, "added line", "added lines"), plural(s.SecretFiles, "text file", "text files"), secrets.GitleaksVersion)
 	if len(s.SARIFFiles) > 0 {
 		fmt.Fprintf(&b, "; read %s: %s in changed files, %s elsewhere ignored", plural(len(s.SARIFFiles), "SARIF log", "SARIF logs"), plural(s.SARIFKept, "result", "results"), plural(s.SARIFOther, "result", "results"))
 	}

@@ -14,7 +14,9 @@
 // (internal/source); then the same ChangeSet again in two parts: (3) only
 // running git diff with swarm-gate's options into memory, (4) only
 // changeset.Parse of that text; and (5) the placeholder gate's scan
-// (gates.Placeholders.Evaluate).
+// (gates.Placeholders.Evaluate); (6) the secret scan of swarm/sast
+// (internal/secrets, gitleaks' default rules) over the same added lines,
+// rules loaded included.
 package main
 
 import (
@@ -27,6 +29,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/secrets"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -103,6 +107,23 @@ func run(repoDir, baseRef, headRef, cpuOut, memOut string, split bool) error {
 	t = time.Now()
 	r := gates.Placeholders{}.Evaluate(ctx, &gates.Input{Changes: cs})
 	stage(fmt.Sprintf("5 placeholder scan (%d findings)", len(r.Findings)), t)
+
+	t = time.Now()
+	sc, err := secrets.Default()
+	if err != nil {
+		return err
+	}
+	found := 0
+	for i := range cs.Files {
+		f := &cs.Files[i]
+		lines := make([]secrets.Line, len(f.Added))
+		for k, l := range f.Added {
+			lines[k] = secrets.Line{N: l.Line, Text: l.Text}
+		}
+		fs, _, _ := sc.ScanLines(f.NewPath, lines)
+		found += len(fs)
+	}
+	stage(fmt.Sprintf("6 secret scan (%d findings)", found), t)
 	runtime.KeepAlive(cs)
 
 	if memOut != "" {

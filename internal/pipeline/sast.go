@@ -26,7 +26,8 @@ const MaxSASTFiles = 5000
 // fingerprinted under its new one, so that a move is not a new finding);
 // findings from SARIF logs in the changed files; and the phase's
 // sast-baseline.json on both sides. Generated, vendored and minified code
-// files are not scanned, and listed (gates.GeneratedReason).
+// files are not scanned, and listed (gates.GeneratedReason). Then the
+// secret scan of the added lines of every changed text file (scanSecrets).
 func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	headContent := map[string][]byte{}
@@ -131,6 +132,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 	// millions of values is refused before it is parsed.
 	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(mergeBaseFS, swarm.MaxJSONValues), phase)
 	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(headFS, swarm.MaxJSONValues), phase)
+	scanSecrets(s, changes, mergeBaseFS)
 	return s
 }
 

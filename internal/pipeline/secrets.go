@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
+	"github.com/swarm-gate/swarm-gate/internal/secrets"
+)
+
+// MaxSecretFindings bounds the secret findings one run reports (new and
+// pre-existing together); the rest are counted in SASTScan.SecretsOmitted.
+const MaxSecretFindings = 1000
+
+// maxBaseRead bounds the merge-base file read to tell a pre-existing
+// secret; a larger file is not read and its secrets count as new.
+const maxBaseRead = 16 << 20
+
+// scanSecrets adds to s what gitleaks' default rules (internal/secrets)
+// find on the lines the pull request adds, in every changed text file: a
+// finding whose value is already in the merge base's version of the file
+// (the old path of a rename or copy) is pre-existing, shown and not
+// blamed; one under a test path (secrets.TestPathReason) is new at low
+// severity, with the reason; the rest are new at high severity. The value
+// is masked in the excerpt here, before anything else sees the finding,
+// and never kept. When the rules cannot be loaded, s.SecretsErr says why
+// and the gate fails closed.
+func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS) {
+	sc, err := secrets.Default()
+	if err != nil {
+		s.SecretsErr = err
+		return
+	}
+	// The generated, vendored and minified code files swarm/sast lists as
+	// not scanned are not scanned for secrets either, so that the notice
+	// listing them stays true.
+	generated := map[string]bool{}
+	for _, g := range s.Generated {
+		generated[g.Path] = true
+	}
+	total := 0
+	for i := range changes.Files {
+		f := &changes.Files[i]
+		if f.Status == changeset.Deleted || f.NewPath == "" || generated[f.NewPath] {
+			continue
+		}
+		if len(f.Added) == 0 && !f.Binary {
+			continue
+		}
+		lines := make([]secrets.Line, len(f.Added))
+		for k, l := range f.Added {
+			lines[k] = secrets.Line{N: l.Line, Text: l.Text}
+		}
+		if sc.PathAllowed(f.NewPath) {
+			continue
+		}
+		s.SecretFiles++
+		s.SecretLines += len(lines)
+		found, dismissed, omitted := sc.ScanLines(f.NewPath, lines)
+		s.SecretsOmitted += omitted
+		for _, d := range dismissed {
+			s.Dismissed = append(s.Dismissed, secretFinding(f.NewPath, d, sast.High, d.Note))
+		}
+		if len(found) == 0 {
+			continue
+		}
+		var base []byte
+		if f.Status != changeset.Added && f.OldPath != "" {
+			base = readBase(mergeBaseFS, f.OldPath)
+		}
+		testReason := secrets.TestPathReason(f.NewPath)
+		for _, x := range found {
+			if total == MaxSecretFindings {
+				s.SecretsOmitted++
+				continue
+			}
+			total++
+			switch {
+			case x.Secret != "" && base != nil && bytes.Contains(base, []byte(x.Secret)):
+				s.SecretsPre = append(s.SecretsPre, secretFinding(f.NewPath, x, sast.High, "the same value is in the merge base's "+f.OldPath))
+			case testReason != "":
+				s.Secrets = append(s.Secrets, secretFinding(f.NewPath, x, sast.Low, "low severity: "+testReason+", where credentials are usually sample values"))
+			default:
+				s.Secrets = append(s.Secrets, secretFinding(f.NewPath, x, sast.High, ""))
+			}
+		}
+	}
+}
+
+// secretFinding is a secrets.Finding as swarm/sast reports it: rule
+// secret/<gitleaks rule id>, the excerpt masked (the value is dropped).
+func secretFinding(path string, x secrets.Finding, sev sast.Severity, note string) sast.Finding {
+	msg := strings.TrimRight(x.Description, ". ")
+	if msg == "" {
+		msg = "a credential"
+	}
+	if x.EndLine > x.Line {
+		msg += fmt.Sprintf(" (lines %d-%d)", x.Line, x.EndLine)
+	}
+	return sast.Finding{
+		RuleID:   "secret/" + x.RuleID,
+		Severity: sev,
+		Message:  msg,
+		File:     path, Line: x.Line, Column: x.Column,
+		// Already masked by internal/secrets; MaskLine on top catches a
+		// second credential on the line that no rule reported.
+		Excerpt:     sast.MaskLine(x.Excerpt),
+		Engine:      "gitleaks",
+		Remediation: "Revoke the credential and load it from a secret store or the environment",
+		Note:        note,
+	}
+}
+
+func readBase(fsys fs.FS, p string) []byte {
+	info, err := fs.Stat(fsys, p)
+	if err != nil || info.IsDir() || info.Size() > maxBaseRead {
+		return nil
+	}
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil
+	}
+	return data
+}

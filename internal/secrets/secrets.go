@@ -1,0 +1,624 @@
+// Package secrets finds credentials on the lines a pull request adds, with
+// gitleaks' default detection rules (github.com/zricethezav/gitleaks/v8,
+// its config package and embedded gitleaks.toml) used as a library: the
+// rules' regular expressions, entropy thresholds, secret groups and
+// allowlists are gitleaks'; the scanning around them is ours, so that only
+// added lines are read and only lines holding one of a rule's keywords run
+// its expression.
+//
+// Two things differ from gitleaks' detector on purpose: a
+// "gitleaks:allow" comment does not hide a finding (whoever adds the secret
+// can add the comment), and a rule that can only match within one line is
+// run on single lines, not on whole hunks (see Scanner.ScanLines).
+package secrets
+
+import (
+	"fmt"
+	"math"
+	"regexp/syntax"
+	"sort"
+	"strings"
+	"sync"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// GitleaksVersion is the gitleaks module whose default rules are used.
+const GitleaksVersion = "v8.30.1"
+
+// Limits of one scan. Findings past MaxPerFile in one file are counted,
+// not returned (ScanLines' omitted).
+const (
+	MaxPerFile = 100
+	// Multi-line rules run on windows of consecutive added lines: at most
+	// ChunkLines lines or ChunkBytes bytes each, consecutive windows
+	// sharing ChunkOverlap lines, so that a match across a window's edge
+	// is still found whole while the text one expression reads stays
+	// bounded.
+	ChunkLines   = 5000
+	ChunkBytes   = 1 << 20
+	ChunkOverlap = 200
+)
+
+// Line is one line to scan: N is its 1-based line number in the file,
+// Text the line without its terminator.
+type Line struct {
+	N    int
+	Text string
+}
+
+// Finding is one credential found. Secret is the raw value: it must never
+// be shown (use Excerpt, which has it masked, or Mask).
+type Finding struct {
+	// RuleID is gitleaks' rule id, e.g. "aws-access-token".
+	RuleID      string
+	Description string
+	// Line and EndLine are the 1-based lines the match starts and ends on
+	// (equal for a one-line match); Column is the 1-based byte column of
+	// the match's start on Line.
+	Line, EndLine, Column int
+	// Secret is the value the rule's secret group captured (the whole
+	// match for rules without one).
+	Secret string
+	// Excerpt is the text of Line with the secret, and every other copy
+	// of it, masked (Mask).
+	Excerpt string
+	// Entropy is the secret's Shannon entropy in bits per character.
+	Entropy float64
+	// Note says why the finding was dismissed ("" when it was not).
+	Note string
+}
+
+// rule is one gitleaks rule prepared for scanning.
+type rule struct {
+	config.Rule
+	// multiline is true when the expression is written to match across
+	// lines (a private key block, a curl command continued on the next
+	// line): it is run on windows of consecutive lines instead of single
+	// lines.
+	multiline bool
+	generic   bool
+	// minLen is the fewest bytes a match can have: a line shorter than
+	// that cannot match, so the expression is not run on it.
+	minLen int
+}
+
+// Scanner holds the prepared rules. It is safe for concurrent use.
+type Scanner struct {
+	rules      []*rule
+	global     []*config.Allowlist
+	trie       *ahocorasick.Trie
+	byKeyword  [][]int // keyword index -> rule indexes
+	noKeywords []int   // rules run on every line
+	pathOnly   []int   // rules that match a file's path alone
+}
+
+var (
+	defaultOnce    sync.Once
+	defaultScanner *Scanner
+	defaultErr     error
+)
+
+// Default returns the scanner with gitleaks' default configuration, loaded
+// once. The error says why the embedded configuration could not be loaded
+// (it cannot happen with the pinned module; it is checked all the same).
+func Default() (*Scanner, error) {
+	defaultOnce.Do(func() {
+		var cfg config.Config
+		cfg, defaultErr = DefaultConfig()
+		if defaultErr == nil {
+			defaultScanner, defaultErr = New(cfg)
+		}
+	})
+	return defaultScanner, defaultErr
+}
+
+// DefaultConfig parses gitleaks' embedded default configuration with a
+// viper instance of its own (gitleaks' Translate needs a ViperConfig; the
+// global viper is left alone).
+func DefaultConfig() (config.Config, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
+	}
+	return cfg, nil
+}
+
+// New prepares the rules of cfg. Composite rules (RequiredRules) are
+// refused: the default configuration has none, and judging them needs
+// gitleaks' proximity logic, which this package does not have.
+func New(cfg config.Config) (*Scanner, error) {
+	s := &Scanner{global: cfg.Allowlists}
+	kwIndex := map[string]int{}
+	var keywords []string
+	for _, id := range cfg.OrderedRules {
+		r := cfg.Rules[id]
+		if len(r.RequiredRules) > 0 {
+			return nil, fmt.Errorf("gitleaks rule %s: composite rules (required) are not supported", id)
+		}
+		if r.SkipReport {
+			continue
+		}
+		pr := &rule{Rule: r, generic: strings.Contains(strings.ToLower(id), "generic")}
+		if r.Regex != nil {
+			ml, err := spansLines(r.Regex.String())
+			if err != nil {
+				return nil, fmt.Errorf("gitleaks rule %s: %w", id, err)
+			}
+			pr.multiline = ml
+			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
+			pr.minLen = minLen(re)
+		}
+		i := len(s.rules)
+		s.rules = append(s.rules, pr)
+		switch {
+		case r.Regex == nil && r.Path != nil:
+			s.pathOnly = append(s.pathOnly, i)
+			continue
+		case r.Regex == nil:
+			continue
+		case len(r.Keywords) == 0:
+			s.noKeywords = append(s.noKeywords, i)
+			continue
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			j, ok := kwIndex[k]
+			if !ok {
+				j = len(keywords)
+				kwIndex[k] = j
+				keywords = append(keywords, k)
+				s.byKeyword = append(s.byKeyword, nil)
+			}
+			s.byKeyword[j] = append(s.byKeyword[j], i)
+		}
+	}
+	s.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	return s, nil
+}
+
+// RuleIDs lists the rules' ids, in the configuration's order.
+func (s *Scanner) RuleIDs() []string {
+	out := make([]string, len(s.rules))
+	for i, r := range s.rules {
+		out[i] = r.RuleID
+	}
+	return out
+}
+
+// spansLines reports whether an expression is written to match across
+// lines: it has a dot that matches newline, a literal newline, a class
+// with a newline but no space (such as [\r\n]), or a class of nearly
+// everything (such as [\s\S]). A plain \s also matches a newline, but the
+// rules use it for spacing within a line.
+func spansLines(expr string) (bool, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false, err
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(re *syntax.Regexp) bool {
+		switch re.Op {
+		case syntax.OpAnyChar:
+			return true
+		case syntax.OpLiteral:
+			for _, r := range re.Rune {
+				if r == '\n' {
+					return true
+				}
+			}
+		case syntax.OpCharClass:
+			hasNL, hasSpace, size := false, false, 0
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				lo, hi := re.Rune[i], re.Rune[i+1]
+				size += int(hi-lo) + 1
+				hasNL = hasNL || lo <= '\n' && '\n' <= hi
+				hasSpace = hasSpace || lo <= ' ' && ' ' <= hi
+			}
+			if hasNL && (!hasSpace || size > 1000) {
+				return true
+			}
+		}
+		for _, sub := range re.Sub {
+			if walk(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re), nil
+}
+
+// minLen is the fewest runes (so at least as many bytes) any match of re
+// has.
+func minLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty, anchors, star, quest
+}
+
+// PathAllowed reports whether gitleaks' global allowlist exempts a path
+// (lock files, images, vendored Go modules, ...): such a file is not
+// scanned.
+func (s *Scanner) PathAllowed(path string) bool {
+	for _, a := range s.global {
+		if len(a.Paths) > 0 && a.MatchCondition == config.AllowlistMatchOr && a.PathAllowed(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScanFile scans every line of content (split on '\n', a trailing '\r'
+// dropped) as if all were added: ScanLines over the whole file.
+func (s *Scanner) ScanFile(path string, content []byte) (findings, dismissed []Finding, omitted int) {
+	text := string(content)
+	var lines []Line
+	for n := 1; ; n++ {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			if text != "" {
+				lines = append(lines, Line{n, strings.TrimSuffix(text, "\r")})
+			}
+			break
+		}
+		lines = append(lines, Line{n, strings.TrimSuffix(text[:i], "\r")})
+		text = text[i+1:]
+	}
+	return s.ScanLines(path, lines)
+}
+
+// ScanLines scans the added lines of one file (path repository-relative,
+// '/'-separated; lines in ascending N, as a change set holds them).
+//
+// A rule whose expression stays within a line runs on each line that
+// holds one of its keywords (case-insensitively), as gitleaks' own
+// keyword prefilter would on that line alone. A rule written to span lines
+// (spansLines) runs on windows of consecutive lines around its keywords'
+// lines, as gitleaks runs on a hunk. A path-only rule (a .p12 file) yields
+// one finding at line 0 when path matches. Findings are deduplicated and
+// sorted by line and column; those refine dismisses are returned apart,
+// with their Note. Past MaxPerFile findings the rest are counted in
+// omitted. A path on gitleaks' global allowlist returns nothing.
+func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Finding, omitted int) {
+	if s.PathAllowed(path) {
+		return nil, nil, 0
+	}
+	var all []Finding
+	for _, i := range s.pathOnly {
+		r := s.rules[i]
+		if r.Path.MatchString(path) && !ruleExemptsPath(r, path) {
+			all = append(all, Finding{RuleID: r.RuleID, Description: r.Description, Excerpt: "file detected: " + path})
+		}
+	}
+	// A rule limited to some paths (.tf files, YAML) is ruled out once per
+	// file, not per line.
+	skip := make([]bool, len(s.rules))
+	for i, r := range s.rules {
+		skip[i] = r.Path != nil && !r.Path.MatchString(path)
+	}
+	var buf []byte
+	hits := make([]bool, len(s.rules))
+	var hitList []int
+	multiLines := map[int][]int{} // multi-line rule -> indexes into lines with a keyword
+	for li, ln := range lines {
+		buf = lowerASCII(buf[:0], ln.Text)
+		hitList = hitList[:0]
+		s.trie.Walk(buf, func(_, _, pattern int64) bool {
+			for _, ri := range s.byKeyword[pattern] {
+				if !hits[ri] {
+					hits[ri] = true
+					hitList = append(hitList, ri)
+				}
+			}
+			return true
+		})
+		hitList = append(hitList, s.noKeywords...)
+		for _, ri := range hitList {
+			hits[ri] = false
+			r := s.rules[ri]
+			if r.multiline {
+				multiLines[ri] = append(multiLines[ri], li)
+				continue
+			}
+			if skip[ri] || len(ln.Text) < r.minLen {
+				continue
+			}
+			all = s.matchText(r, path, ln.Text, []int{ln.N}, []int{0}, all)
+		}
+	}
+	for ri, at := range multiLines {
+		r := s.rules[ri]
+		if skip[ri] {
+			continue
+		}
+		for _, w := range windows(lines, at) {
+			text, nums, starts := join(lines[w[0]:w[1]])
+			all = s.matchText(r, path, text, nums, starts, all)
+		}
+	}
+	all = dedupe(all)
+	all = dropGenericDuplicates(all)
+	for _, f := range all {
+		if note := refine(f); note != "" {
+			f.Note = note
+			dismissed = append(dismissed, f)
+			continue
+		}
+		if len(findings) == MaxPerFile {
+			omitted++
+			continue
+		}
+		findings = append(findings, f)
+	}
+	return findings, dismissed, omitted
+}
+
+// windows returns [from, to) index ranges of lines for a multi-line rule
+// whose keywords are on lines at (indexes, ascending): from a few lines
+// before each keyword line to ChunkOverlap lines after it, within a run of
+// consecutive line numbers, merged, and cut to ChunkLines lines or
+// ChunkBytes bytes with ChunkOverlap lines shared between cuts.
+func windows(lines []Line, at []int) [][2]int {
+	const before = 5
+	var merged [][2]int
+	for _, i := range at {
+		from, to := i, i+1
+		for from > 0 && i-from < before && lines[from-1].N == lines[from].N-1 {
+			from--
+		}
+		for to < len(lines) && to-i <= ChunkOverlap && lines[to].N == lines[to-1].N+1 {
+			to++
+		}
+		if n := len(merged); n > 0 && from < merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], to)
+			continue
+		}
+		merged = append(merged, [2]int{from, to})
+	}
+	var out [][2]int
+	for _, m := range merged {
+		for from := m[0]; ; {
+			to, size := from, 0
+			for to < m[1] && to-from < ChunkLines && (to == from || size+len(lines[to].Text)+1 <= ChunkBytes) {
+				size += len(lines[to].Text) + 1
+				to++
+			}
+			out = append(out, [2]int{from, to})
+			if to >= m[1] {
+				break
+			}
+			from = max(from+1, to-ChunkOverlap)
+		}
+	}
+	return out
+}
+
+// join joins lines with '\n', with each line's number and start offset.
+func join(lines []Line) (string, []int, []int) {
+	var b strings.Builder
+	nums := make([]int, len(lines))
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		nums[i], starts[i] = l.N, b.Len()
+		b.WriteString(l.Text)
+	}
+	return b.String(), nums, starts
+}
+
+// matchText appends the findings of rule r in text, whose lines are
+// numbered nums and start at byte offsets starts. It applies the rule as
+// gitleaks' detector does: the secret group of the match (re-matched on
+// the match alone), the entropy threshold, then the global and the rule's
+// allowlists.
+func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out []Finding) []Finding {
+	for _, loc := range r.Regex.FindAllStringIndex(text, -1) {
+		match := strings.Trim(text[loc[0]:loc[1]], "\n")
+		start := loc[0] + strings.Index(text[loc[0]:loc[1]], match)
+		secret := match
+		if groups := r.Regex.FindStringSubmatch(match); len(groups) >= 2 {
+			if r.SecretGroup > 0 {
+				if r.SecretGroup >= len(groups) {
+					continue
+				}
+				secret = groups[r.SecretGroup]
+			} else {
+				for _, g := range groups[1:] {
+					if g != "" {
+						secret = g
+						break
+					}
+				}
+			}
+		}
+		entropy := shannon(secret)
+		if r.Entropy != 0 && entropy <= r.Entropy {
+			continue
+		}
+		li := sort.SearchInts(starts, start+1) - 1
+		le := sort.SearchInts(starts, start+len(match)) - 1
+		if le < li {
+			le = li
+		}
+		lineEnd := len(text)
+		if li+1 < len(starts) {
+			lineEnd = starts[li+1] - 1
+		}
+		lineText := text[starts[li]:lineEnd]
+		// gitleaks tests a "line" allowlist against the text from the
+		// match's line start to its end (or the match's end, if later).
+		allowLine := text[starts[li]:max(lineEnd, start+len(match))]
+		if allowed(s.global, path, secret, match, allowLine) || allowed(r.Allowlists, path, secret, match, allowLine) {
+			continue
+		}
+		out = append(out, Finding{
+			RuleID: r.RuleID, Description: r.Description,
+			Line: nums[li], EndLine: nums[le], Column: start - starts[li] + 1,
+			Secret: secret, Excerpt: Mask(lineText, secret), Entropy: entropy,
+		})
+	}
+	return out
+}
+
+// allowed reports whether one of the allowlists exempts a finding, with
+// gitleaks' semantics: a list's regexes test the secret, the match or the
+// line (its RegexTarget), its stop words the secret; with condition OR any
+// of regexes or stop words suffices, with AND every criterion the list has
+// (paths included; commits never match, there is no commit here).
+func allowed(lists []*config.Allowlist, path, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.RegexTarget {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		regexOK := a.RegexAllowed(target)
+		stopOK, _ := a.ContainsStopWord(secret)
+		if a.MatchCondition != config.AllowlistMatchAnd {
+			if regexOK || stopOK {
+				return true
+			}
+			continue
+		}
+		ok := true
+		if len(a.Commits) > 0 {
+			ok = false
+		}
+		if len(a.Paths) > 0 && !a.PathAllowed(path) {
+			ok = false
+		}
+		if len(a.Regexes) > 0 && !regexOK {
+			ok = false
+		}
+		if len(a.StopWords) > 0 && !stopOK {
+			ok = false
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleExemptsPath reports whether a rule's own allowlists exempt a path
+// (condition OR, or AND with nothing but paths).
+func ruleExemptsPath(r *rule, path string) bool {
+	for _, a := range r.Allowlists {
+		if len(a.Paths) == 0 || !a.PathAllowed(path) {
+			continue
+		}
+		if a.MatchCondition != config.AllowlistMatchAnd || len(a.Regexes) == 0 && len(a.StopWords) == 0 && len(a.Commits) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shannon is the Shannon entropy of s in bits per character, with
+// gitleaks' normalisation (character counts over the length in bytes), so
+// that its entropy thresholds mean the same.
+func shannon(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	var h float64
+	n := float64(len(s))
+	for _, c := range counts {
+		p := float64(c) / n
+		h -= p * math.Log2(p)
+	}
+	return h
+}
+
+func dedupe(fs []Finding) []Finding {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Line != fs[j].Line {
+			return fs[i].Line < fs[j].Line
+		}
+		return fs[i].Column < fs[j].Column
+	})
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := fmt.Sprintf("%s\x00%d\x00%d\x00%s", f.RuleID, f.Line, f.Column, f.Secret)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dropGenericDuplicates drops a generic rule's finding when a specific
+// rule found a secret containing it on the same line, as gitleaks does.
+func dropGenericDuplicates(fs []Finding) []Finding {
+	out := fs[:0:0]
+	for _, f := range fs {
+		keep := true
+		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
+			for _, g := range fs {
+				if g.Line == f.Line && g.RuleID != f.RuleID && !strings.Contains(strings.ToLower(g.RuleID), "generic") && strings.Contains(g.Secret, f.Secret) {
+					keep = false
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func lowerASCII(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
