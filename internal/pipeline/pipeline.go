@@ -217,6 +217,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
 	r.Phase, r.PhaseSource, r.Phases = phase, src, changed
 	r.Config = cfg.Source
+	r.Comment = cfg.Comment
 	return r, nil
 }
 

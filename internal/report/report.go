@@ -36,6 +36,11 @@ type Report struct {
 	// Config says where the policy came from: the base commit's
 	// .github/swarm-gate.yml, or the built-in defaults.
 	Config string `json:"config,omitempty"`
+	// Comment is the policy's comment key (when the Action and the App
+	// post the pull request summary comment); "" when the policy was not
+	// read. It is not in the JSON: a report read back (a fork's artifact)
+	// is not where the base branch's policy comes from.
+	Comment gates.CommentPolicy `json:"-"`
 	// Error says why the check could not start at all (outcome "error",
 	// no gates): a missing .swarm/ folder, an unknown ref, a shallow clone.
 	Error string `json:"error,omitempty"`
