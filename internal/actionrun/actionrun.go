@@ -152,6 +152,9 @@ type session struct {
 	postStep bool
 	// reported is true once the step outputs were written.
 	reported bool
+	// commentPR is the pull request the summary comment goes on (0:
+	// none; comment.go).
+	commentPR int
 	// cmds is what the run knows of pull request conversations (command.go).
 	cmds commandState
 }
@@ -166,6 +169,7 @@ type API interface {
 	AddReaction(ctx context.Context, repo ghapi.Repo, commentID int64, content string) error
 	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
 	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
+	UpdateComment(ctx context.Context, repo ghapi.Repo, commentID int64, body string) (*ghapi.Comment, error)
 }
 
 // Run does what the event (or the mode) asks and returns the exit code: 0

@@ -10,7 +10,7 @@ import (
 )
 
 // TestAPICallsFor50FilePullRequest counts the REST calls of evaluating a
-// pull request that changes 50 files (the issue's target: fewer than 15),
+// pull request that changes 50 files (the issue's target: fewer than 15, and one more for the summary comment),
 // split into source reads and check-run writes, for the first evaluation
 // of an installation (which mints its token) and for the next one.
 func TestAPICallsFor50FilePullRequest(t *testing.T) {
@@ -56,8 +56,9 @@ func TestAPICallsFor50FilePullRequest(t *testing.T) {
 		}
 		sort.Strings(lines)
 		t.Logf("%s: %d REST calls\n  %s", name, len(calls), strings.Join(lines, "\n  "))
-		if len(calls) >= 15 {
-			t.Errorf("%s: %d REST calls, want fewer than 15", name, len(calls))
+		// 15 with the summary comment's create or update (issue 23).
+		if len(calls) >= 16 {
+			t.Errorf("%s: %d REST calls, want fewer than 16", name, len(calls))
 		}
 		if i == 1 && len(split["token"]) > 0 {
 			t.Errorf("the next evaluation minted another token: %v", split["token"])

@@ -202,3 +202,17 @@ func setUser(v any, login string) {
 		}
 	}
 }
+
+// DeleteComment removes a comment from the store, as a person deleting it
+// on GitHub would; it reports whether the comment was there.
+func (s *Server) DeleteComment(repo string, id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.comments[repo] {
+		if c.ID == id {
+			s.comments[repo] = append(s.comments[repo][:i:i], s.comments[repo][i+1:]...)
+			return true
+		}
+	}
+	return false
+}
