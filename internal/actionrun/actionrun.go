@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -315,11 +316,21 @@ func (ses *session) client(token, apiURL string) (API, error) {
 	if token == "" {
 		return nil, errNoToken
 	}
-	full := "the job summary of this workflow run"
+	// The job summary is cut at 100 findings per gate; report.json in the
+	// artifact the README's workflow uploads has them all.
+	full := "report.json of the `swarm-gate-report` artifact of this workflow run"
+	var opts []ghapi.Option
 	if ses.runURL != "" {
 		full += " (" + ses.runURL + ")"
+		// details_url: this run's page, of this attempt when the runner
+		// says which (a re-run's logs are the attempt's).
+		details := ses.runURL
+		if a := ses.r.Env.Get("GITHUB_RUN_ATTEMPT"); a != "" {
+			details += "/attempts/" + url.PathEscape(a)
+		}
+		opts = append(opts, ghapi.WithDetailsURL(details))
 	}
-	opts := append([]ghapi.Option{ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)}, ses.r.ClientOptions...)
+	opts = append(append(opts, ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)), ses.r.ClientOptions...)
 	c, err := ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
 	if err != nil {
 		// Never a nil *Client in the interface: callers test api == nil.

@@ -42,6 +42,7 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 	// gets it from the workflow_run poster when its token is read-only
 	// (stickyComment skips forbidden check runs).
 	ses.commentPR = t.PR
+	ses.presetCommentDetails(ctx, t.PR) // comment.go
 	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
 	return ses.finish(ctx, rep, cs, t.What, nil)
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/commands"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -49,18 +50,11 @@ func (ses *session) stickyComment(ctx context.Context, rep *report.Report, resul
 	if err != nil {
 		return fail("reading", err)
 	}
-	// The newest of swarm-gate's own comments that still has the marker:
-	// one edited by someone else (the marker gone) or deleted is not
-	// found, and a new one is created.
 	var existing *int64
 	var existingBody string
-	for i := len(list) - 1; i >= 0; i-- {
-		c := list[i]
-		if strings.EqualFold(c.Author, ses.botLogin()) && strings.HasPrefix(c.Body, summaryMarker) {
-			id := c.ID
-			existing, existingBody = &id, c.Body
-			break
-		}
+	if c, ok := ses.findSummary(list); ok {
+		existing, existingBody = &c.ID, c.Body
+		ses.commentDetails(c.HTMLURL)
 	}
 	overall := report.Overall(results)
 	if rep.Error != "" {
@@ -83,8 +77,49 @@ func (ses *session) stickyComment(ctx context.Context, rep *report.Report, resul
 	if err := ses.createComment(ctx, number, body); err != nil {
 		return fail("creating", err)
 	}
+	if c, ok := ses.findSummary(ses.cmds.lists[number]); ok {
+		ses.commentDetails(c.HTMLURL) // the aggregate, completed next, links it
+	}
 	ses.logger.Info("summary comment created", "pr", number)
 	return nil
+}
+
+// findSummary is the newest of swarm-gate's own comments in list that
+// still starts with the marker: one edited by someone else (the marker
+// gone) or deleted is not found, and a new one is created.
+func (ses *session) findSummary(list []commands.Comment) (commands.Comment, bool) {
+	for i := len(list) - 1; i >= 0; i-- {
+		c := list[i]
+		if strings.EqualFold(c.Author, ses.botLogin()) && strings.HasPrefix(c.Body, summaryMarker) {
+			return c, true
+		}
+	}
+	return commands.Comment{}, false
+}
+
+// presetCommentDetails makes the summary comment that already exists on
+// pull request number the details_url of the check runs posted from now
+// on, where there is no workflow run to link (the App); it reads the
+// comments the run lists anyway for the override records.
+func (ses *session) presetCommentDetails(ctx context.Context, number int) {
+	if ses.runURL != "" || number == 0 || ses.api == nil {
+		return
+	}
+	if list, ok := ses.cmds.lists[number]; ok {
+		if c, ok := ses.findSummary(list); ok {
+			ses.commentDetails(c.HTMLURL)
+		}
+	}
+}
+
+// commentDetails sets the check runs' details_url to the summary
+// comment's page u when there is no workflow run (the App).
+func (ses *session) commentDetails(u string) {
+	d, ok := ses.api.(interface{ SetDetailsURL(string) })
+	if ses.runURL != "" || u == "" || !ok {
+		return
+	}
+	d.SetDetailsURL(u)
 }
 
 // fullReport names where the whole report is, for the comment's last line

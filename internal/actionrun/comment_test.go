@@ -138,3 +138,24 @@ func TestSummaryCommentOff(t *testing.T) {
 		t.Errorf("comment: off: %d comments", len(cs))
 	}
 }
+
+// TestDetailsURLIsTheWorkflowRun: in the Action every check run's
+// details_url is the workflow run's attempt.
+func TestDetailsURLIsTheWorkflowRun(t *testing.T) {
+	const repo = "Codertocat/Hello-World"
+	h := newHarness(t, repo)
+	h.env["GITHUB_RUN_ATTEMPT"] = "2"
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", repo))
+	h.run(context.Background(), nil)
+	want := h.fake.WebURL + "/" + repo + "/actions/runs/4242/attempts/2"
+	for _, cr := range h.fake.CheckRuns(repo) {
+		if cr.DetailsURL != want {
+			t.Errorf("%s: details_url %q, want %q", cr.Name, cr.DetailsURL, want)
+		}
+	}
+	for _, c := range h.fake.CallsTo("checks/create") {
+		if c.Get("details_url") != want {
+			t.Errorf("create %v sent details_url %v", c.Get("name"), c.Get("details_url"))
+		}
+	}
+}
