@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swarm-gate/swarm-gate/internal/demo"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
 )
 
@@ -157,5 +158,30 @@ func TestDetailsURLIsTheWorkflowRun(t *testing.T) {
 		if c.Get("details_url") != want {
 			t.Errorf("create %v sent details_url %v", c.Get("name"), c.Get("details_url"))
 		}
+	}
+}
+
+// TestSummaryCommentForkGoesThroughThePoster: a fork's own run, whose
+// token may not create check runs, posts no comment; the workflow_run
+// poster, with this repository's code, posts it.
+func TestSummaryCommentForkGoesThroughThePoster(t *testing.T) {
+	h := newHarness(t, "Codertocat/Hello-World")
+	h.fake.Fail(ghfake.Fault{Operation: "checks/create", Status: http.StatusForbidden, Times: -1,
+		Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/checks/runs#create-a-check-run"}`})
+	h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", forkRepo))
+	h.run(context.Background(), nil)
+	if n := len(h.fake.CallsTo("issues/create-comment")); n != 0 {
+		t.Fatalf("the fork's own run tried to comment %d times", n)
+	}
+	h.fake.ClearFaults()
+	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 9, Title: "phase 1", User: "mallory", HeadRepo: forkRepo,
+		HeadRef: demo.HeadBranch, HeadSHA: h.head, BaseRef: "main", BaseSHA: h.base})
+	h.workflowRun(h.head, forkRepo)
+	report := h.writeArtifact(artifactReport(h.base, h.head, false))
+	if code := h.run(context.Background(), map[string]string{"mode": "publish", "report": report}); code != 1 {
+		t.Fatalf("poster: exit %d, want 1\n%s", code, h.log.String())
+	}
+	if cs := h.summaryComments(9); len(cs) != 1 || !strings.Contains(cs[0].Body, "❌ failed") {
+		t.Errorf("the poster's summary comments on #9: %v", cs)
 	}
 }
