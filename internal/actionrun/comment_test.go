@@ -70,6 +70,15 @@ func TestSummaryCommentStickyAcrossPushes(t *testing.T) {
 		t.Fatalf("after deleting it: %v, want one new comment", cs)
 	}
 
+	// Edited by someone so that the marker is gone: no longer the
+	// summary, so a new one is posted and the edited one left alone.
+	h.fake.EditComment(repo, cs[0].ID, "I removed the marker")
+	h.run(context.Background(), nil)
+	if got := h.summaryComments(2); len(got) != 1 || got[0].ID == cs[0].ID {
+		t.Fatalf("after the marker was edited away: %v, want one new comment", got)
+	}
+	cs = h.summaryComments(2)
+
 	// A look-alike by another user is not swarm-gate's: a comment of its
 	// own is kept up to date instead.
 	h.fake.AddComment(repo, 2, "mallory", "<!-- swarm-gate:summary -->\nall checks pass")

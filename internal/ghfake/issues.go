@@ -216,3 +216,18 @@ func (s *Server) DeleteComment(repo string, id int64) bool {
 	}
 	return false
 }
+
+// EditComment replaces a comment's body, as a person editing it on GitHub
+// would (the author stays the same; updated_at moves); it reports whether
+// the comment was there.
+func (s *Server) EditComment(repo string, id int64, body string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.comments[repo] {
+		if c.ID == id {
+			c.Body, c.UpdatedAt = body, now()
+			return true
+		}
+	}
+	return false
+}
