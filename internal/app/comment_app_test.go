@@ -3,9 +3,12 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/ghfake"
 )
 
 // TestSummaryCommentInTheApp: the App posts the pull request summary
@@ -42,5 +45,29 @@ func TestSummaryCommentInTheApp(t *testing.T) {
 	agg := h.storedRun("swarm-gate")
 	if !strings.Contains(agg.DetailsURL, "#issuecomment-") || !strings.HasSuffix(agg.DetailsURL, "-"+strconv.FormatInt(ids[0], 10)) {
 		t.Errorf("aggregate details_url %q, want the summary comment %d", agg.DetailsURL, ids[0])
+	}
+}
+
+// TestSummaryCommentForbiddenInTheApp: an installation without issues:
+// write gets its checks all the same; the aggregate says the comment
+// could not be posted.
+func TestSummaryCommentForbiddenInTheApp(t *testing.T) {
+	h := newHarness(t)
+	a := h.newApp(nil)
+	if _, err := a.Identify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.Fail(ghfake.Fault{Operation: "issues/create-comment", Status: http.StatusForbidden, Times: -1,
+		Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment"}`})
+	srv := h.newServer(a, "server")
+	if code := h.deliver(srv.URL, "pull_request", "d-forbidden", h.synchronize(nil)); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	srv.drain(t)
+	if got, want := h.runs(), demoRuns(h.head); !reflect.DeepEqual(got, want) {
+		t.Errorf("check runs:\n got %v\nwant %v", got, want)
+	}
+	if agg := h.storedRun("swarm-gate"); !strings.Contains(agg.Summary, "summary comment could not be posted") || agg.DetailsURL != "" {
+		t.Errorf("aggregate (details_url %q):\n%s", agg.DetailsURL, agg.Summary)
 	}
 }
