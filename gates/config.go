@@ -34,7 +34,28 @@ type Config struct {
 	// phase number goes and "*" for any run of characters; "" means
 	// DefaultPhaseBranch. internal/config checks it when it reads it.
 	PhaseBranch string
+
+	// Comment is when the sticky pull request summary comment is posted
+	// (the comment key): CommentOnFailure, the default, when
+	// it is not "".
+	Comment CommentPolicy
 }
+
+// CommentPolicy is the comment key of the config file: when swarm-gate
+// posts its one summary comment on a pull request.
+type CommentPolicy string
+
+// The comment policies.
+const (
+	// CommentOn posts the comment on every evaluation of a pull request,
+	// passing or not.
+	CommentOn CommentPolicy = "on"
+	// CommentOff posts none (an existing one is left as it is).
+	CommentOff CommentPolicy = "off"
+	// CommentOnFailure posts one when a check does not pass, and keeps
+	// one that exists up to date (it then says when every check passes).
+	CommentOnFailure CommentPolicy = "on-failure"
+)
 
 // DefaultPhaseBranch is DESIGN.md section 2's phase branch: swarm/phase-<N>.
 const DefaultPhaseBranch = "swarm/phase-{N}"
@@ -225,6 +246,7 @@ func DefaultConfig() *Config {
 		PhaseWrap: PhaseWrapConfig{RequireDocs: true, RequiredAgents: DefaultRequiredAgents()},
 		Commands:  CommandsConfig{MinPermission: PermissionWrite},
 		Limits:    LimitsConfig{MaxFileBytes: DefaultMaxFileBytes},
+		Comment:   CommentOnFailure,
 	}
 }
 

@@ -106,7 +106,10 @@ func TestUnsignedBodiesKeepMemoryBounded(t *testing.T) {
 	// One address sends everything here, so the per-address limit is off:
 	// this is the budget's test (TestIdleConnectionsDoNotStarveIntake has
 	// the limit's).
-	h := newHarness(t, Config{MaxBody: maxBody, BodyBudget: budget, BodyWait: 200 * time.Millisecond, MaxPerSource: -1})
+	// BodyTimeout is generous: on a loaded machine 40 senders may take
+	// longer than the default 5 s to deliver 8 MiB, and the slow-body
+	// timeout (TestSlowBody's) is not what this test is about.
+	h := newHarness(t, Config{MaxBody: maxBody, BodyBudget: budget, BodyWait: 200 * time.Millisecond, MaxPerSource: -1, BodyTimeout: time.Minute})
 	h.Start()
 	srv := httptest.NewServer(h.Handler())
 	defer srv.Close()

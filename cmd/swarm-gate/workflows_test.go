@@ -120,7 +120,7 @@ func TestWorkflows(t *testing.T) {
 		if _, ok := w.On["merge_group"]; !ok {
 			t.Error("no merge_group trigger: a merge queue would wait forever for the checks")
 		}
-		if w.Permissions["checks"] != "write" || w.Permissions["contents"] != "read" || w.Permissions["pull-requests"] != "read" || len(w.Permissions) != 3 {
+		if w.Permissions["checks"] != "write" || w.Permissions["contents"] != "read" || w.Permissions["pull-requests"] != "write" || len(w.Permissions) != 3 {
 			t.Errorf("permissions %v", w.Permissions)
 		}
 		if c := checkout(t, w); c["fetch-depth"] != "0" || c["persist-credentials"] != "false" || c["ref"] != "" {
@@ -154,7 +154,7 @@ func TestWorkflows(t *testing.T) {
 				t.Errorf("the poster runs on %s", bad)
 			}
 		}
-		if w.Permissions["checks"] != "write" || w.Permissions["actions"] != "read" || w.Permissions["contents"] != "read" || w.Permissions["pull-requests"] != "read" || len(w.Permissions) != 4 {
+		if w.Permissions["checks"] != "write" || w.Permissions["actions"] != "read" || w.Permissions["contents"] != "read" || w.Permissions["pull-requests"] != "write" || len(w.Permissions) != 4 {
 			t.Errorf("permissions %v", w.Permissions)
 		}
 		if c := checkout(t, w); c["ref"] != "" || c["repository"] != "" {

@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -166,6 +167,9 @@ type session struct {
 	postStep bool
 	// reported is true once the step outputs were written.
 	reported bool
+	// commentPR is the pull request the summary comment goes on (0:
+	// none; comment.go).
+	commentPR int
 	// cmds is what the run knows of pull request conversations (command.go).
 	cmds commandState
 	// org is the owner's policy, read once (orgpolicy.go).
@@ -183,6 +187,7 @@ type API interface {
 	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
 	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
 	FileAt(ctx context.Context, repo ghapi.Repo, path, ref string) ([]byte, bool, error)
+	UpdateComment(ctx context.Context, repo ghapi.Repo, commentID int64, body string) (*ghapi.Comment, error)
 }
 
 // Run does what the event (or the mode) asks and returns the exit code: 0
@@ -328,11 +333,21 @@ func (ses *session) client(token, apiURL string) (API, error) {
 	if token == "" {
 		return nil, errNoToken
 	}
-	full := "the job summary of this workflow run"
+	// The job summary is cut at 100 findings per gate; report.json in the
+	// artifact the README's workflow uploads has them all.
+	full := "report.json of the `swarm-gate-report` artifact of this workflow run"
+	var opts []ghapi.Option
 	if ses.runURL != "" {
 		full += " (" + ses.runURL + ")"
+		// details_url: this run's page, of this attempt when the runner
+		// says which (a re-run's logs are the attempt's).
+		details := ses.runURL
+		if a := ses.r.Env.Get("GITHUB_RUN_ATTEMPT"); a != "" {
+			details += "/attempts/" + url.PathEscape(a)
+		}
+		opts = append(opts, ghapi.WithDetailsURL(details))
 	}
-	opts := append([]ghapi.Option{ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)}, ses.r.ClientOptions...)
+	opts = append(append(opts, ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)), ses.r.ClientOptions...)
 	c, err := ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
 	if err != nil {
 		// Never a nil *Client in the interface: callers test api == nil.

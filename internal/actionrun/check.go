@@ -39,6 +39,11 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 		t.HeadBranch, t.Labels = ses.queuedBranch(ctx, t.QueuedPR)
 	}
 	overrides := ses.overrides(ctx, t)
+	// A merge group or push has no summary comment; a fork's pull request
+	// gets it from the workflow_run poster when its token is read-only
+	// (stickyComment skips forbidden check runs).
+	ses.commentPR = t.PR
+	ses.presetCommentDetails(ctx, t.PR) // comment.go
 	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
 	return ses.finish(ctx, rep, cs, t.What, nil)
 }
@@ -126,6 +131,7 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 	deadline := time.Now().Add(timeout)
 	rctx, cancel := context.WithDeadline(ctx, deadline.Add(-timeout/5))
 	cs.completeAll(rctx, results)
+	note = append(note, ses.stickyComment(rctx, rep, results, cs)...) // comment.go
 	agg := aggregate(rep, results, cs, note)
 	if withAggregate {
 		cs.complete(rctx, agg)

@@ -60,11 +60,12 @@ func (h *harness) commentEvent(action, user, body string) ghfake.Comment {
 	return stored
 }
 
-// replies are the comments swarm-gate posted on pull request #7.
+// replies are the comments swarm-gate posted on pull request #7, other
+// than its summary comment (a re-evaluation posts or updates it).
 func (h *harness) replies() []ghfake.Comment {
 	var out []ghfake.Comment
 	for _, c := range h.fake.Comments(h.repo, 7) {
-		if c.User == ghfake.Login {
+		if c.User == ghfake.Login && !strings.HasPrefix(c.Body, "<!-- swarm-gate:summary -->") {
 			out = append(out, c)
 		}
 	}

@@ -566,7 +566,7 @@ func TestChecksInput(t *testing.T) {
 // TestLongSummaryIsCut: a gate whose findings do not fit in a check run's
 // summary gets them all as annotations, and a summary cut under 65,535
 // bytes whose last line says how many were dropped and where the full
-// report is: the job summary of this workflow run.
+// report is: report.json in the swarm-gate-report artifact of this workflow run.
 func TestLongSummaryIsCut(t *testing.T) {
 	h := newHarness(t, "Codertocat/Hello-World")
 	src, err := os.ReadFile(filepath.Join("..", "demo", "_example", "head", "internal", "export", "csv.go"))
@@ -591,7 +591,7 @@ func TestLongSummaryIsCut(t *testing.T) {
 	lines := strings.Split(run.Summary, "\n")
 	last := lines[len(lines)-1]
 	shown := strings.Count(run.Summary, "\n- `")
-	want := fmt.Sprintf("… %d more items dropped; the full report is in the job summary of this workflow run (%s/Codertocat/Hello-World/actions/runs/4242)", 1201-shown, h.fake.WebURL)
+	want := fmt.Sprintf("… %d more items dropped; the full report is in report.json of the `swarm-gate-report` artifact of this workflow run (%s/Codertocat/Hello-World/actions/runs/4242)", 1201-shown, h.fake.WebURL)
 	if last != want {
 		t.Errorf("last line\n %q\nwant\n %q", last, want)
 	}

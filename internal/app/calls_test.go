@@ -10,7 +10,7 @@ import (
 )
 
 // TestAPICallsFor50FilePullRequest counts the REST calls of evaluating a
-// pull request that changes 50 files (the issue's target: fewer than 15),
+// pull request that changes 50 files (the issue's target: fewer than 15, and one more for the summary comment),
 // split into source reads and check-run writes, for the first evaluation
 // of an installation (which mints its token) and for the next one.
 func TestAPICallsFor50FilePullRequest(t *testing.T) {
@@ -56,9 +56,10 @@ func TestAPICallsFor50FilePullRequest(t *testing.T) {
 		}
 		sort.Strings(lines)
 		t.Logf("%s: %d REST calls\n  %s", name, len(calls), strings.Join(lines, "\n  "))
-		// The first evaluation also reads the owner's policy (the base
-		// branch has none; the App keeps it for 5 minutes).
-		if limit := 15 + 1 - i; len(calls) >= limit {
+		// 15 with the summary comment's create or update (issue 23); the
+		// first evaluation also reads the owner's policy (the base branch
+		// has none; the App keeps it for 5 minutes).
+		if limit := 16 + 1 - i; len(calls) >= limit {
 			t.Errorf("%s: %d REST calls, want fewer than %d", name, len(calls), limit)
 		}
 		if i == 1 && len(split["token"]) > 0 {

@@ -105,16 +105,17 @@ func TestBaseMovedOnFarSinceBranching(t *testing.T) {
 				t.Errorf("fetched %v (depth %v), want %s", rec["fetch"], rec["fetch_depth"], tc.wantFetch)
 			}
 			// The API budget (calls_test.go): the compare call is one more
-			// than the common path's 13, minting the token aside, and the
-			// first evaluation reads the owner's policy once.
+			// than the common path's 14 (13 and the summary comment),
+			// minting the token aside, and the first evaluation reads the
+			// owner's policy once.
 			var calls []string
 			for _, c := range h.fake.Calls() {
 				if !strings.HasPrefix(c.Operation, "apps/") {
 					calls = append(calls, c.Operation)
 				}
 			}
-			if tc.wantFetch == "merge-base" && len(calls) != 15 {
-				t.Errorf("%d REST calls besides the App's own, want 15 (13 + the compare call + the owner's policy): %v", len(calls), calls)
+			if tc.wantFetch == "merge-base" && len(calls) != 16 {
+				t.Errorf("%d REST calls besides the App's own, want 16 (14 + the compare call + the owner's policy): %v", len(calls), calls)
 			}
 		})
 	}

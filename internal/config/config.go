@@ -117,6 +117,13 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 		"phase_branch": func(n *yaml.Node) {
 			p.phaseBranch(n, c)
 		},
+		"comment": func(n *yaml.Node) {
+			// YAML reads a bare on or off as a string (yaml.v3 is YAML
+			// 1.2), so both work unquoted.
+			if v, ok := p.enum(n, "comment", "on", "off", "on-failure"); ok {
+				c.Comment = gates.CommentPolicy(v)
+			}
+		},
 		"qa_gates": func(n *yaml.Node) {
 			p.qaGates(n, &c.QAGates)
 		},

@@ -77,7 +77,7 @@ func TestParseErrors(t *testing.T) {
 		wantLine int
 		wantMsg  string
 	}{
-		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: commands, drift, limits, phase_branch, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
+		{"unknown top key", "version: 1\nplan_frezee:\n  approval: human\n", 2, `unknown key "plan_frezee" in the top level (known keys: commands, comment, drift, limits, phase_branch, phase_wrap, placeholders, plan_freeze, plan_lint, qa_gates, sast, scope, version); did you mean "plan_freeze"?`},
 		{"unknown nested key", "plan_freeze:\n  aproval: human\n", 2, `unknown key "aproval" in plan_freeze`},
 		{"bad enum", "plan_freeze:\n  approval: humans\n", 2, `plan_freeze.approval: "humans" is not one of any, base-anchored, human`},
 		{"bool where string", "plan_freeze:\n  legacy_plans: true\n", 2, `plan_freeze.legacy_plans must be a string, found true or false "true"`},
@@ -102,6 +102,8 @@ func TestParseErrors(t *testing.T) {
 		{"UTF-16 big-endian", "\xfe\xff\x00v\x00:\x00 \x001\x00\n", 1, "the file is UTF-16 (big-endian) (it starts with that byte order mark); save it as UTF-8"},
 		{"UTF-16 little-endian", "\xff\xfev\x00:\x00 \x001\x00\n\x00", 1, "the file is UTF-16 (little-endian)"},
 		{"UTF-32 little-endian", "\xff\xfe\x00\x00v\x00\x00\x00", 1, "the file is UTF-32 (little-endian)"},
+		{"bad comment policy", "version: 1\ncomment: always\n", 2, `comment: "always" is not one of on, off, on-failure`},
+		{"comment as a boolean", "comment: true\n", 1, `comment must be a string, found true or false "true": the valid values are on, off or on-failure`},
 		{"noncharacter", "version: 1\nphase_branch: \"a\uFFFEb\"\n", 2, `control character U+FFFE at column 17: YAML does not allow it in a file (remove it, or write it as the escape "\uFFFE" inside double quotes)`},
 	}
 	for _, tt := range tests {
@@ -124,6 +126,28 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tt.wantMsg)
 			}
 		})
+	}
+}
+
+// TestParseComment: the comment key takes on, off and on-failure, bare
+// (YAML 1.2 reads on and off as strings), and defaults to on-failure.
+func TestParseComment(t *testing.T) {
+	for yaml, want := range map[string]gates.CommentPolicy{
+		"":                      gates.CommentOnFailure,
+		"version: 1\n":          gates.CommentOnFailure,
+		"comment: on\n":         gates.CommentOn,
+		"comment: off\n":        gates.CommentOff,
+		"comment: \"off\"\n":    gates.CommentOff,
+		"comment: on-failure\n": gates.CommentOnFailure,
+	} {
+		c, err := Parse(Path, []byte(yaml))
+		if err != nil {
+			t.Errorf("%q: %v", yaml, err)
+			continue
+		}
+		if c.Comment != want {
+			t.Errorf("%q: comment %q, want %q", yaml, c.Comment, want)
+		}
 	}
 }
 

@@ -42,6 +42,7 @@ type policyFile struct {
 	PhaseWrap    *phaseWrapFile    `json:"phase_wrap,omitempty"`
 	Commands     *commandsFile     `json:"commands,omitempty"`
 	Limits       *limitsFile       `json:"limits,omitempty"`
+	Comment      string            `json:"comment,omitempty" jsonschema:"enum=on,enum=off,enum=on-failure,default=on-failure" jsonschema_description:"When the Action and the App post the pull request summary comment: on (always), off (never), on-failure (when a check does not pass; an existing comment is still updated)."`
 }
 
 type limitsFile struct {
@@ -302,7 +303,7 @@ func TestSchemaAgreesOnDocExamples(t *testing.T) {
 	}
 	schema := compileSchema(t)
 	topKeys := map[string]bool{}
-	for _, k := range []string{"version", "phase_branch", "plan_freeze", "scope", "sast", "placeholders", "qa_gates", "drift", "plan_lint", "phase_wrap", "commands", "limits"} {
+	for _, k := range []string{"version", "phase_branch", "plan_freeze", "scope", "sast", "placeholders", "qa_gates", "drift", "plan_lint", "phase_wrap", "commands", "limits", "comment"} {
 		topKeys[k] = true
 	}
 	examples := 0
@@ -343,6 +344,7 @@ func TestSchemaAgreesOnDocExamples(t *testing.T) {
 		"qa_gates:\n  reviewer: \"yes\"\n",
 		"limits:\n  max_file_bytes: 1024\n",
 		"limits:\n  unscanned: ignore\n",
+		"comment: always\n",
 	} {
 		_, perr := Parse(Path, []byte(bad))
 		serr := schema.Validate(yamlToJSON(t, bad))

@@ -131,7 +131,7 @@ func (r *CheckRun) fill(name, sha, externalID, status string) {
 func (c *Client) startOrReuse(ctx context.Context, repo Repo, sha, name, externalID string, old *github.CheckRun) (*CheckRun, error) {
 	if old != nil {
 		gh, _, err := c.gh.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, old.GetID(), github.UpdateCheckRunOptions{
-			Name: name, ExternalID: github.String(externalID), Status: github.String(StatusInProgress), Output: startOutput,
+			Name: name, ExternalID: github.String(externalID), Status: github.String(StatusInProgress), Output: startOutput, DetailsURL: c.details(),
 		})
 		if err != nil {
 			return nil, err
@@ -156,7 +156,7 @@ func (c *Client) startOrReuse(ctx context.Context, repo Repo, sha, name, externa
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 		gh, _, err := c.gh.Checks.CreateCheckRun(sendCtx, repo.Owner, repo.Name, github.CreateCheckRunOptions{
 			Name: name, HeadSHA: sha, ExternalID: github.String(externalID), Status: github.String(StatusInProgress),
-			StartedAt: &github.Timestamp{Time: c.now()}, Output: startOutput,
+			StartedAt: &github.Timestamp{Time: c.now()}, Output: startOutput, DetailsURL: c.details(),
 		})
 		cancel()
 		if err == nil {
@@ -317,6 +317,9 @@ func (c *Client) Cancel(ctx context.Context, run *CheckRun, reason string) error
 // shows it was not applied.
 func (c *Client) update(ctx context.Context, run *CheckRun, opts github.UpdateCheckRunOptions) error {
 	n := len(opts.Output.Annotations)
+	if opts.DetailsURL == nil {
+		opts.DetailsURL = c.details()
+	}
 	rctx := ctx
 	if n > 0 {
 		rctx = withPolicy(ctx, appending)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -64,6 +65,8 @@ type Client struct {
 	log        *slog.Logger
 	now        func() time.Time
 	fullReport string
+	// detailsURL is the check runs' details_url ("" omits it).
+	detailsURL atomic.Pointer[string]
 	resends    int
 	// conc is what BeginChecks leaves for PostCheck (deferred.go).
 	conc concurrency
@@ -106,6 +109,27 @@ func WithAttemptTimeout(d time.Duration) Option {
 // swarm-gate-report artifact"), for the last line of a cut summary.
 func WithFullReport(where string) Option {
 	return func(c *Client) { c.fullReport = where }
+}
+
+// WithDetailsURL sets the details_url of every check run the client
+// creates or updates (an absolute URL: the Action's workflow run page);
+// "" omits it.
+func WithDetailsURL(u string) Option {
+	return func(c *Client) { c.SetDetailsURL(u) }
+}
+
+// SetDetailsURL changes the details_url sent with the check runs created
+// or updated from now on ("" omits it): the App's summary comment, once it
+// is known. Safe for concurrent use.
+func (c *Client) SetDetailsURL(u string) { c.detailsURL.Store(&u) }
+
+// details is the details_url to send, nil for none.
+func (c *Client) details() *string {
+	if p := c.detailsURL.Load(); p != nil && *p != "" {
+		u := *p
+		return &u
+	}
+	return nil
 }
 
 // DefaultBaseURL is github.com's API.

@@ -130,7 +130,8 @@ func (c *Client) PostCheck(ctx context.Context, repo Repo, headSHA, externalID s
 	opts := github.CreateCheckRunOptions{
 		Name: res.Name, HeadSHA: headSHA, ExternalID: github.String(externalID),
 		Status: github.String(StatusCompleted), Conclusion: github.String(out.Conclusion), StartedAt: now, CompletedAt: now,
-		Output: &github.CheckRunOutput{Title: github.String(out.Title), Summary: github.String(out.Summary), Annotations: out.Annotations},
+		Output:     &github.CheckRunOutput{Title: github.String(out.Title), Summary: github.String(out.Summary), Annotations: out.Annotations},
+		DetailsURL: c.details(),
 	}
 	for try := 0; ; try++ {
 		gh, _, err := c.gh.Checks.CreateCheckRun(ctx, repo.Owner, repo.Name, opts)

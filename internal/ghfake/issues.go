@@ -202,3 +202,32 @@ func setUser(v any, login string) {
 		}
 	}
 }
+
+// DeleteComment removes a comment from the store, as a person deleting it
+// on GitHub would; it reports whether the comment was there.
+func (s *Server) DeleteComment(repo string, id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.comments[repo] {
+		if c.ID == id {
+			s.comments[repo] = append(s.comments[repo][:i:i], s.comments[repo][i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// EditComment replaces a comment's body, as a person editing it on GitHub
+// would (the author stays the same; updated_at moves); it reports whether
+// the comment was there.
+func (s *Server) EditComment(repo string, id int64, body string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.comments[repo] {
+		if c.ID == id {
+			c.Body, c.UpdatedAt = body, now()
+			return true
+		}
+	}
+	return false
+}

@@ -231,6 +231,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r.Config = cfg.Source
 	r.PolicyChange = policyChange
 	r.Settle()
+	r.Comment = cfg.Comment
 	return r, nil
 }
 

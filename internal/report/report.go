@@ -41,6 +41,11 @@ type Report struct {
 	// new file that does not parse fails the check: the pull request
 	// cannot relax its own gate, and must not merge a broken policy.
 	PolicyChange *PolicyChange `json:"policy_change,omitempty"`
+	// Comment is the policy's comment key (when the Action and the App
+	// post the pull request summary comment); "" when the policy was not
+	// read. It is not in the JSON: a report read back (a fork's artifact)
+	// is not where the base branch's policy comes from.
+	Comment gates.CommentPolicy `json:"-"`
 	// Error says why the check could not start at all (outcome "error",
 	// no gates): a missing .swarm/ folder, an unknown ref, a shallow clone.
 	Error string `json:"error,omitempty"`
