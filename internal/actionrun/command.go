@@ -578,6 +578,11 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 	}
 	var states []state
 	switch {
+	case len(changes) > 0 && before == nil && changes[len(changes)-1].Type != "branch_creation":
+		// The log was read to its end or to the page limit without a change
+		// before the comment: what the branch held then is unknown (the
+		// oldest change read is not the first since the comment).
+		return fmt.Sprintf("GitHub's activity log of branch %s does not reach back to your comment (%d changes since were read), so swarm-gate cannot tell which plan you saw; %s", branch, len(changes), name)
 	case len(changes) > 0:
 		// Newest first: the oldest change's Before is where the branch was
 		// when the comment's second began.

@@ -1308,6 +1308,22 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 			t.Fatalf("want the override bound to G %s, got %+v\n%s", g[:12], cs, h.log.String())
 		}
 	})
+	t.Run("E force-pushed back, then more pushes than the log read reaches", func(t *testing.T) {
+		// Each a commit with E's plan (modelled as E -> E): the oldest change
+		// read is not the first after the comment, so the state when the
+		// maintainer commented is unknown (adversarial pass, 2026-12-03).
+		h, _, e, commented := setup(t)
+		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
+		forcePushBack(h, e, commented)
+		for i := range 1000 {
+			h.fake.RecordActivity(h.repo, ghfake.Activity{Branch: demo.HeadBranch, Before: e, After: e, At: commented.Add(2*time.Minute + time.Duration(i)*time.Second), Type: "push", Actor: "author"})
+		}
+		h.run(context.Background(), nil)
+		cs := h.replies()
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, "does not reach back to your comment (1000 changes since were read)") || strings.Contains(cs[0].Body, `"head_sha":"`) {
+			t.Fatalf("want a refusal, got %+v", cs)
+		}
+	})
 	t.Run("activity unreadable", func(t *testing.T) {
 		h, _, _, commented := setup(t)
 		h.fake.Fail(ghfake.Fault{Operation: "repos/list-activities", Times: -1, Status: http.StatusForbidden, Body: `{"message":"Resource not accessible by integration"}`})
