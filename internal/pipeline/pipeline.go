@@ -170,8 +170,8 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
 	}
-	if headCfg, err := fs.ReadFile(headFS, cfgPath); err == nil {
-		if baseCfg, err := fs.ReadFile(baseTipFS, cfgPath); err != nil || !bytes.Equal(baseCfg, headCfg) {
+	if headCfg, err := readPolicyFile(headFS, cfgPath); err == nil || errors.Is(err, errPolicyTooLarge) {
+		if baseCfg, err := readPolicyFile(baseTipFS, cfgPath); err != nil || headCfg == nil || !bytes.Equal(baseCfg, headCfg) {
 			cfg.Source += "; the pull request's own " + cfgPath + " differs and is not used (policy comes from the base branch: it applies once merged)"
 		}
 	}

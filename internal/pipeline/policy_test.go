@@ -29,16 +29,21 @@ func TestCheckPolicyFromBase(t *testing.T) {
 		// first problem or change; and the overall outcome when set.
 		policyStatus, policyItem string
 		outcome                  gates.Outcome
+		headPath                 string // where the head's config goes ("" the default path)
 	}{
-		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults", "", "", ""},
+		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults", "", "", "", ""},
 		{"the head's broken config is not used, and fails the check", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request's own .github/swarm-gate.yml differs and is not used",
-			"added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`, gates.Failed},
+			"added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`, gates.Failed, ""},
 		{"the head cannot relax the base's policy, and the summary says it tries", "plan_freeze:\n  approval: human\n", "plan_freeze:\n  approval: any\n", "", gates.Failed, gates.RuleApprovalSource, "differs and is not used",
-			"added", "loosens plan_freeze.approval: human → any", gates.Failed},
+			"added", "loosens plan_freeze.approval: human → any", gates.Failed, ""},
 		{"a valid head policy passes, described", "", "scope:\n  widened_by_pr: fail\n", "", gates.Passed, "", "differs and is not used",
-			"added", "tightens scope.widened_by_pr: warn → fail", gates.Passed},
-		{"a policy the base branch changed since the fork is not the pull request's change", "scope:\n  widened_by_pr: fail\n", "", "", gates.Passed, "", ".github/swarm-gate.yml at base", "", "", gates.Passed},
-		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3, column 13: plan_freeze.approval", "", "", "", "", "", ""},
+			"added", "tightens scope.widened_by_pr: warn → fail", gates.Passed, ""},
+		{"a policy the base branch changed since the fork is not the pull request's change", "scope:\n  widened_by_pr: fail\n", "", "", gates.Passed, "", ".github/swarm-gate.yml at base", "", "", gates.Passed, ""},
+		{"a head policy over the size limit is not read, and fails the check", "", "# " + strings.Repeat("x", 1<<20) + "\n", "", gates.Passed, "", "differs and is not used",
+			"added", "is 1048579 bytes, over the 1048576-byte limit (over the policy size limit)", gates.Failed, ""},
+		{"a head policy spelled .yaml fails the check: once merged every check would", "", "version: 1\n", "", gates.Passed, "", "built-in defaults",
+			"added", "swarm-gate reads .github/swarm-gate.yml (with .yml); rename the file, or every check fails once it is merged", gates.Failed, ".github/swarm-gate.yaml"},
+		{"a broken base config stops the check", "version: 1\nplan_freeze:\n  approval: humans\n", "", ".github/swarm-gate.yml: line 3, column 13: plan_freeze.approval", "", "", "", "", "", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,7 +56,7 @@ func TestCheckPolicyFromBase(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &repo{t: t, dir: dir, git: g, when: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
-			for _, side := range []struct{ branch, config string }{{demo.BaseBranch, c.base}, {demo.HeadBranch, c.head}} {
+			for _, side := range []struct{ branch, config, path string }{{demo.BaseBranch, c.base, ""}, {demo.HeadBranch, c.head, c.headPath}} {
 				if side.config == "" {
 					continue
 				}
@@ -62,7 +67,11 @@ func TestCheckPolicyFromBase(t *testing.T) {
 				if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(side.branch), Force: true}); err != nil {
 					t.Fatal(err)
 				}
-				r.commit("", map[string]string{".github/swarm-gate.yml": side.config})
+				path := side.path
+				if path == "" {
+					path = ".github/swarm-gate.yml"
+				}
+				r.commit("", map[string]string{path: side.config})
 			}
 			// Only plan-freeze, which the demo passes: the outcome then
 			// shows what the policy change does to it.

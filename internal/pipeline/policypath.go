@@ -73,6 +73,28 @@ func loadPolicy(ctx context.Context, fsys fs.FS, path, where string, org OrgPoli
 	return c, nil
 }
 
+// errPolicyTooLarge is readPolicyFile's error for a file over
+// config.MaxSize, which it does not read (a pull request's policy file is
+// the pull request's to make as big as it likes), or a directory.
+var errPolicyTooLarge = errors.New("over the policy size limit")
+
+// readPolicyFile reads the policy file at path, or, when it is over
+// config.MaxSize, returns an error wrapping errPolicyTooLarge without
+// reading it.
+func readPolicyFile(fsys fs.FS, path string) ([]byte, error) {
+	info, err := fs.Stat(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("is a directory, expected a file (%w)", errPolicyTooLarge)
+	}
+	if info.Size() > config.MaxSize {
+		return nil, fmt.Errorf("is %d bytes, over the %d-byte limit (%w)", info.Size(), config.MaxSize, errPolicyTooLarge)
+	}
+	return fs.ReadFile(fsys, path)
+}
+
 // absentPolicy reports whether the tree has no policy file at the default
 // path under either spelling (config.Load refuses a lone .yaml).
 func absentPolicy(fsys fs.FS) bool {
@@ -107,26 +129,36 @@ func loadOrgPolicy(ctx context.Context, org OrgPolicy) (*gates.Config, error) {
 // the policy that applies now (baseCfg, the base branch's). A deleted file
 // is compared with the built-in defaults it falls back to.
 func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *report.PolicyChange {
-	headData, headErr := fs.ReadFile(headFS, path)
-	baseData, baseErr := fs.ReadFile(mbFS, path)
+	if path == config.Path {
+		// Once merged, the .yaml spelling makes every check fail closed.
+		const alt = ".github/swarm-gate.yaml"
+		if _, err := fs.Stat(headFS, alt); err == nil {
+			if _, err := fs.Stat(mbFS, alt); err != nil {
+				return &report.PolicyChange{Path: alt, Status: "added", Problems: []string{"swarm-gate reads " + config.Path + " (with .yml); rename the file, or every check fails once it is merged"}}
+			}
+		}
+	}
+	headData, headErr := readPolicyFile(headFS, path)
+	baseData, baseErr := readPolicyFile(mbFS, path)
+	headTooLarge := errors.Is(headErr, errPolicyTooLarge)
 	switch {
-	case headErr != nil && baseErr != nil:
+	case headErr != nil && !headTooLarge && baseErr != nil:
 		return nil
 	case headErr == nil && baseErr == nil && bytes.Equal(headData, baseData):
 		return nil
 	}
 	pc := &report.PolicyChange{Path: path, Status: "modified"}
+	if baseErr != nil && !errors.Is(baseErr, errPolicyTooLarge) {
+		pc.Status = "added"
+	}
 	var headCfg *gates.Config
 	switch {
+	case headTooLarge:
+		pc.Problems = []string{headErr.Error()}
 	case headErr != nil:
 		pc.Status = "deleted"
 		headCfg = gates.DefaultConfig()
-	case len(headData) > config.MaxSize:
-		pc.Problems = []string{fmt.Sprintf("is %d bytes, over the %d-byte limit", len(headData), config.MaxSize)}
 	default:
-		if baseErr != nil {
-			pc.Status = "added"
-		}
 		c, err := config.Parse(path, headData)
 		if err != nil {
 			for _, e := range config.All(err) {
