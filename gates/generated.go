@@ -97,6 +97,31 @@ func linguistNote(l Linguist) string {
 	return b.String() + "."
 }
 
+// GeneratedReasonIn is GeneratedReasonFor for a file a pull request
+// changes: for a file that existed on the merge base (old at oldPath,
+// hasOld), a reason read from the content (a generated-code header,
+// wasm-bindgen glue, compiled output) counts only when the merge base's
+// version gives one too, so that a header the pull request writes into
+// hand-written code does not exempt what it adds. A file the pull request
+// adds (hasOld false) is judged by its content, and listed in the gate's
+// notice of files not scanned. The .gitattributes (from the base branch)
+// and the path rules count as in GeneratedReasonFor.
+func GeneratedReasonIn(l Linguist, p string, head []byte, oldPath string, old []byte, hasOld bool) string {
+	if l != nil {
+		if r, set := l.Reason(p); set {
+			return r
+		}
+	}
+	if r := GeneratedReason(p, nil); r != "" || head == nil {
+		return r
+	}
+	r := GeneratedReason(p, head)
+	if r == "" || hasOld && GeneratedReason(oldPath, old) == "" {
+		return ""
+	}
+	return r
+}
+
 // generatedHeader reports whether the first lines carry a generated-code
 // marker: Go's "Code generated ... DO NOT EDIT." convention, or @generated.
 func generatedHeader(head []byte) bool {

@@ -171,7 +171,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			prefix = addedPrefix(prefix[:0], f.Added)
 			content = prefix
 		}
-		if !plan && (complete || haveHead) && st.skipGenerated(in.Linguist, f.NewPath, content) {
+		if !plan && (complete || haveHead) && st.skipGeneratedIn(in, f, content) {
 			continue
 		}
 		st.files++
@@ -365,6 +365,22 @@ func (st *placeholderStats) skipGenerated(l Linguist, p string, head []byte) boo
 	why := GeneratedReasonFor(l, p, head)
 	if why != "" {
 		st.generated = append(st.generated, mdtext.Code(p)+" ("+why+")")
+	}
+	return why != ""
+}
+
+// skipGeneratedIn is skipGenerated for a changed file whose content (head,
+// its start) is read: a reason in the content counts only when the merge
+// base's version has one too (GeneratedReasonIn).
+func (st *placeholderStats) skipGeneratedIn(in *Input, f *changeset.File, head []byte) bool {
+	var old []byte
+	hasOld := false
+	if f.Status != changeset.Added && f.Status != changeset.Copied && f.OldPath != "" && in.BaseFile != nil {
+		old, hasOld = in.BaseFile(f.OldPath)
+	}
+	why := GeneratedReasonIn(in.Linguist, f.NewPath, head, f.OldPath, old, hasOld)
+	if why != "" {
+		st.generated = append(st.generated, mdtext.Code(f.NewPath)+" ("+why+")")
 	}
 	return why != ""
 }

@@ -46,10 +46,10 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		if f.TooLarge {
 			// Not read (limits.max_file_bytes): reading it here would
 			// undo the bound the change set keeps.
+			// Any such file, code or not: the secret scan reads every
+			// changed text file, and one too large to read may hold a key.
 			s.Skipped[sast.SkipTooLarge]++
-			if code {
-				s.TooLargeToScan = append(s.TooLargeToScan, f.NewPath)
-			}
+			s.TooLargeToScan = append(s.TooLargeToScan, f.NewPath)
 			continue
 		}
 		if s.Scanned+len(s.NotScanned) >= MaxSASTFiles {
@@ -76,13 +76,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			old, skip, _ = readForScan(mergeBaseFS, f.OldPath)
 			hasOld = skip == ""
 		}
-		if reason := gates.GeneratedReasonFor(linguist, f.NewPath, content); code && reason != "" {
-			// A generated-code header the pull request writes into a file
-			// that had none does not exempt it.
-			if !hasOld || gates.GeneratedReasonFor(linguist, f.OldPath, old) != "" {
-				s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
-				continue
-			}
+		if reason := gates.GeneratedReasonIn(linguist, f.NewPath, content, f.OldPath, old, hasOld); code && reason != "" {
+			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
+			continue
 		}
 		findings, dismissed, skipped := gates.ScanSASTFile(f.NewPath, content)
 		if skipped != "" {

@@ -17,7 +17,13 @@ import (
 // limits.unscanned: warn the findings are warnings and swarm/sast passes.
 func TestTooLargeToScan(t *testing.T) {
 	const size = 1<<20 + 4096
-	for _, policy := range []string{"limits:\n  max_file_bytes: 1048576\n", "limits:\n  max_file_bytes: 1048576\n  unscanned: warn\n"} {
+	// huge.md too: the secret scan reads every changed text file, so a
+	// text file too large to read is not scanned by swarm/sast either.
+	for _, tc := range []struct{ policy, huge string }{
+		{"limits:\n  max_file_bytes: 1048576\n", "huge.go"}, {"limits:\n  max_file_bytes: 1048576\n  unscanned: warn\n", "huge.go"},
+		{"limits:\n  max_file_bytes: 1048576\n", "huge.md"}, {"limits:\n  max_file_bytes: 1048576\n  unscanned: warn\n", "huge.md"},
+	} {
+		policy, huge := tc.policy, tc.huge
 		warn := strings.Contains(policy, "warn")
 		base, head := demoTrees(t)
 		base[".github/swarm-gate.yml"] = file(policy)
@@ -32,7 +38,7 @@ func TestTooLargeToScan(t *testing.T) {
 				w.WriteString(line)
 			}
 		})
-		head["huge.go"] = blobRef(modeFile, big)
+		head[huge] = blobRef(modeFile, big)
 		bc := g.commit("main", g.writeTree(base), "")
 		g.commit("swarm/phase-1", g.writeTree(head), bc)
 		for _, engine := range []string{"git", "go-git"} {
@@ -40,7 +46,7 @@ func TestTooLargeToScan(t *testing.T) {
 			r, err := Check(context.Background(), Options{RepoDir: g.dir, Base: "main", Head: "swarm/phase-1", DiffEngine: engine,
 				OnInput: func(in *gates.Input) {
 					for i := range in.Changes.Files {
-						if f := &in.Changes.Files[i]; f.NewPath == "huge.go" {
+						if f := &in.Changes.Files[i]; f.NewPath == huge {
 							c := *f
 							marked = &c
 						}
@@ -50,7 +56,7 @@ func TestTooLargeToScan(t *testing.T) {
 				t.Fatalf("%s engine: %v", engine, err)
 			}
 			if marked == nil || !marked.TooLarge || marked.Size <= 1<<20 || len(marked.Added) != 0 || marked.Status != changeset.Added {
-				t.Fatalf("%s engine: huge.go in the change set: %+v, want added, TooLarge, over 1 MiB, no lines", engine, marked)
+				t.Fatalf("%s engine: %s in the change set: %+v, want added, TooLarge, over 1 MiB, no lines", engine, huge, marked)
 			}
 			for _, name := range []string{"swarm/placeholders", "swarm/sast"} {
 				var res *gates.Result
@@ -64,7 +70,7 @@ func TestTooLargeToScan(t *testing.T) {
 				}
 				var too []gates.Finding
 				for _, f := range res.Findings {
-					if f.Path == "huge.go" {
+					if f.Path == huge {
 						too = append(too, f)
 					}
 				}
@@ -73,7 +79,7 @@ func TestTooLargeToScan(t *testing.T) {
 					want = gates.SeverityWarning
 				}
 				if len(too) != 1 || too[0].Rule != gates.RuleTooLargeToScan || too[0].Severity != want || !strings.Contains(too[0].Message, "too large to scan: ") {
-					t.Errorf("%s engine, warn %v: %s findings on huge.go %+v, want one %s %s", engine, warn, name, too, want, gates.RuleTooLargeToScan)
+					t.Errorf("%s engine, warn %v: %s findings on %s %+v, want one %s %s", engine, warn, name, huge, too, want, gates.RuleTooLargeToScan)
 				}
 				if name == "swarm/sast" {
 					wantOutcome := gates.Failed
