@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/swarm-gate/swarm-gate/internal/config"
 )
@@ -35,6 +36,9 @@ func runConfigValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	info, err := os.Stat(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(pos) == 0 && fileExists(".github/swarm-gate.yaml"):
+		fmt.Fprintf(stdout, ".github/swarm-gate.yaml: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed\n.github/swarm-gate.yaml: 1 problem\n", config.Path)
+		return 1
 	case errors.Is(err, fs.ErrNotExist) && len(pos) == 0:
 		fmt.Fprintf(stderr, "swarm-gate: %s does not exist (without it the check uses the built-in defaults); name a file: swarm-gate config validate FILE\n", path)
 		return exitError
@@ -45,37 +49,61 @@ func runConfigValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "swarm-gate: %s is a directory, expected a policy file\n", path)
 		return exitError
 	case info.Size() > config.MaxSize:
-		fmt.Fprintf(stderr, "swarm-gate: %s is %d bytes, over the %d-byte limit\n", path, info.Size(), config.MaxSize)
+		fmt.Fprintf(stdout, "%s: is %d bytes, over the %d-byte limit of a policy file\n%s: 1 problem\n", path, info.Size(), config.MaxSize, path)
 		return 1
 	}
-	data, err := os.ReadFile(path)
+	// Bounded even when the size is not known up front (a pipe).
+	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
 		return exitError
 	}
+	data, err := io.ReadAll(io.LimitReader(f, config.MaxSize+1))
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return exitError
+	}
+	if len(data) > config.MaxSize {
+		fmt.Fprintf(stdout, "%s: is over the %d-byte limit of a policy file\n%s: 1 problem\n", path, config.MaxSize, path)
+		return 1
+	}
+	var problems []string
+	if filepath.Base(path) == "swarm-gate.yaml" {
+		problems = append(problems, fmt.Sprintf("%s: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed", path, config.Path))
+	}
 	if _, err := config.Parse(path, data); err != nil {
 		all := config.All(err)
 		if len(all) == 0 {
-			fmt.Fprintf(stdout, "%s: %v\n", path, err)
-			return 1
+			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
 		}
 		for _, e := range all {
 			switch {
 			case e.Line > 0 && e.Column > 0:
-				fmt.Fprintf(stdout, "%s:%d:%d: %v\n", e.Path, e.Line, e.Column, e.Err)
+				problems = append(problems, fmt.Sprintf("%s:%d:%d: %v", e.Path, e.Line, e.Column, e.Err))
 			case e.Line > 0:
-				fmt.Fprintf(stdout, "%s:%d: %v\n", e.Path, e.Line, e.Err)
+				problems = append(problems, fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err))
 			default:
-				fmt.Fprintf(stdout, "%s: %v\n", e.Path, e.Err)
+				problems = append(problems, fmt.Sprintf("%s: %v", e.Path, e.Err))
 			}
 		}
-		noun := "problems"
-		if len(all) == 1 {
-			noun = "problem"
-		}
-		fmt.Fprintf(stdout, "%s: %d %s\n", path, len(all), noun)
-		return 1
 	}
-	fmt.Fprintf(stdout, "%s: valid\n", path)
-	return 0
+	if len(problems) == 0 {
+		fmt.Fprintf(stdout, "%s: valid\n", path)
+		return 0
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stdout, p)
+	}
+	noun := "problems"
+	if len(problems) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(stdout, "%s: %d %s\n", path, len(problems), noun)
+	return 1
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -22,6 +22,8 @@ func TestConfigValidate(t *testing.T) {
 	one := write("one.yml", "drift: []\n")
 	good := write("good.yml", "version: 1\nplan_freeze:\n  approval: human\n")
 	syntax := write("syntax.yml", "version: 1\n  bad: [\n")
+	yamlName := write("swarm-gate.yaml", "version: 1\n")
+	huge := write("huge.yml", "# "+strings.Repeat("x", 1<<20)+"\n")
 	tests := []struct {
 		name       string
 		args       []string
@@ -38,6 +40,8 @@ func TestConfigValidate(t *testing.T) {
 		{"one mistake", []string{"config", "validate", one}, 1, []string{one + ":1:8: drift must be a mapping", one + ": 1 problem\n"}, ""},
 		{"valid", []string{"config", "validate", good}, 0, []string{good + ": valid\n"}, ""},
 		{"YAML syntax error has a line", []string{"config", "validate", syntax}, 1, []string{syntax + ":2: "}, ""},
+		{".yaml spelling: valid YAML, but the check would not read it", []string{"config", "validate", yamlName}, 1, []string{yamlName + ": swarm-gate reads .github/swarm-gate.yml (with .yml): rename the file", yamlName + ": 1 problem\n"}, ""},
+		{"over the size limit", []string{"config", "validate", huge}, 1, []string{huge + ": is 1048579 bytes, over the 1048576-byte limit of a policy file\n", huge + ": 1 problem\n"}, ""},
 		{"missing file", []string{"config", "validate", filepath.Join(dir, "nope.yml")}, exitError, nil, "no such file"},
 		{"directory", []string{"config", "validate", dir}, exitError, nil, "is a directory"},
 		{"two files", []string{"config", "validate", good, one}, exitUsage, nil, "usage: swarm-gate config validate [FILE]"},
@@ -64,6 +68,26 @@ func TestConfigValidate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("default path absent, the .yaml spelling present", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, ".github"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".github", "swarm-gate.yaml"), []byte("version: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(dir)
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"config", "validate"}, &out, &errb); code != 1 || !strings.Contains(out.String(), "rename the file") {
+			t.Errorf("exit %d, stdout %q", code, out.String())
+		}
+	})
+	t.Run("version takes no arguments", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"version", "--bogus"}, &out, &errb); code != exitUsage || out.Len() != 0 {
+			t.Errorf("exit %d, stdout %q", code, out.String())
+		}
+	})
 	t.Run("default path absent", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		var out, errb bytes.Buffer

@@ -81,6 +81,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return subcommandHint(args, "swarm-gate config: the subcommand is validate: swarm-gate config validate [FILE]\n", stdout, stderr)
 	case "version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "swarm-gate: version takes no arguments (got %q)\n", strings.Join(args[1:], " "))
+			return exitUsage
+		}
 		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "help", "-h", "--help":

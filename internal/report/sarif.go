@@ -240,6 +240,11 @@ func sarifInvocationOf(r *Report) sarifInvocation {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{Text: "could not evaluate: " + r.Error}})
 	}
+	if pc := r.PolicyChange; pc.Invalid() {
+		// Not a finding of any gate, but it fails the check.
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{Text: "the pull request's " + pc.Path + " is invalid: " + strings.Join(pc.Problems, "; ")}})
+	}
 	for _, g := range r.Gates {
 		if g.Outcome != gates.Error {
 			continue

@@ -84,7 +84,11 @@ func ResultLine(r *Report) string {
 			parts = append(parts, fmt.Sprintf("%d %s", c[o], o))
 		}
 	}
-	return fmt.Sprintf("result: %s (exit code %d): %s", r.Outcome, r.ExitCode, strings.Join(parts, ", "))
+	line := fmt.Sprintf("result: %s (exit code %d): %s", r.Outcome, r.ExitCode, strings.Join(parts, ", "))
+	if r.PolicyChange.Invalid() {
+		line += "; the pull request's " + r.PolicyChange.Path + " is invalid"
+	}
+	return line
 }
 
 func short(sha string) string {
