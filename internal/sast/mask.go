@@ -47,7 +47,7 @@ func maskSecrets(ruleID, s string) string {
 		}
 	}
 	if len(spans) == 0 {
-		return mask(s)
+		return MaskValue(s)
 	}
 	return maskSpans(s, spans)
 }
@@ -55,13 +55,24 @@ func maskSecrets(ruleID, s string) string {
 // maskSpans masks the given byte spans of s and every other occurrence of
 // their text (a secret repeated in a comment on the same line).
 func maskSpans(s string, spans [][2]int) string {
-	values := map[string]bool{}
+	values := make([]string, 0, len(spans))
 	for _, sp := range spans {
 		if sp[1] > sp[0] {
-			values[s[sp[0]:sp[1]]] = true
+			values = append(values, s[sp[0]:sp[1]])
 		}
 	}
-	for v := range values {
+	return MaskValues(s, values)
+}
+
+// MaskValues replaces every occurrence in s of each non-empty value by
+// MaskValue's form; where occurrences overlap, the one starting first (the
+// longer at one start) wins.
+func MaskValues(s string, values []string) string {
+	var spans [][2]int
+	for _, v := range values {
+		if v == "" {
+			continue
+		}
 		for i := 0; ; {
 			j := strings.Index(s[i:], v)
 			if j < 0 {
@@ -71,7 +82,15 @@ func maskSpans(s string, spans [][2]int) string {
 			i += j + len(v)
 		}
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	if len(spans) == 0 {
+		return s
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i][0] != spans[j][0] {
+			return spans[i][0] < spans[j][0]
+		}
+		return spans[i][1] > spans[j][1]
+	})
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
@@ -79,7 +98,7 @@ func maskSpans(s string, spans [][2]int) string {
 			continue // overlaps a span already masked
 		}
 		b.WriteString(s[last:sp[0]])
-		b.WriteString(mask(s[sp[0]:sp[1]]))
+		b.WriteString(MaskValue(s[sp[0]:sp[1]]))
 		last = sp[1]
 	}
 	b.WriteString(s[last:])
@@ -116,9 +135,9 @@ func MaskLine(s string) string {
 	return maskSpans(s, spans)
 }
 
-// mask replaces a credential by its first two characters (when it has at
-// least 8), "…" and its length in characters.
-func mask(v string) string {
+// MaskValue is a credential as it may be shown: its first two characters
+// (when it has at least 8), "…" and its length in characters ("AK…(20)").
+func MaskValue(v string) string {
 	n := utf8.RuneCountInString(v)
 	keep := ""
 	if n >= 8 {
