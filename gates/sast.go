@@ -140,7 +140,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 				Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input); limits.unscanned: warn in the base branch's policy lets such files pass as warnings."}
 		}
 		return Result{Outcome: Passed, Title: "nothing scanned: " + unscannedTitle(s) + " (limits.unscanned: warn)", Findings: findings,
-			Summary: "The built-in rules scanned no file (" + skippedText(s) + "): the changed code files could not be scanned, which the policy lets pass as warnings (limits.unscanned: warn)."}
+			Summary: "The built-in rules scanned no file (" + skippedText(s) + "): the changed files could not be scanned, which the policy lets pass as warnings (limits.unscanned: warn)."}
 	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && s.SecretFiles == 0 {
 		title := "no code files among the changed files"
@@ -330,7 +330,7 @@ func (g SAST) Evaluate(_ context.Context, in *Input) Result {
 	case s.SecretsOmitted > 0:
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s over the limits not shown", plural(s.SecretsOmitted, "secret finding", "secret findings")), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0 && len(failingFindings(findings)) == len(failingFindings(unscanned)):
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed code file", "changed code files"), unscannedTitle(s)), Summary: summary, Findings: findings}
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed file", "changed files"), unscannedTitle(s)), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0:
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}

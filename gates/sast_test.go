@@ -289,6 +289,17 @@ func TestSASTFromABreakingPass(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a too-large Markdown file is a changed file, not a code file, in the title", func(t *testing.T) {
+		head := map[string]string{"a.go": "package a\n"}
+		scan := sastScan(t, nil, head)
+		scan.TooLargeToScan = []string{"keys.md"}
+		cs := diffOf(nil, head)
+		cs.Files = append(cs.Files, changeset.File{Status: changeset.Added, NewPath: "keys.md", Size: 20 << 20, TooLarge: true})
+		r := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), SAST: scan, Changes: cs})
+		if r.Outcome != Failed || !strings.HasPrefix(r.Title, "1 changed file could not be scanned") {
+			t.Fatalf("outcome %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
 	t.Run("a SARIF region that ends on an added line is new; its secret is masked", func(t *testing.T) {
 		base := map[string]string{"a.go": "package a\n\nfunc f() {\n}\n"}
 		head := map[string]string{"a.go": "package a\n\nfunc f() {\n\tg()\n}\n"}

@@ -14,12 +14,12 @@ import (
 // runConfigValidate checks a policy file the way the check reads it, and
 // prints every problem as FILE:LINE:COLUMN: message (the form editors and
 // problem matchers jump to).
-func runConfigValidate(args []string, stdout, stderr io.Writer) int {
+func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := newFlagSet("config validate", args, stdout, stderr)
 	flags.Usage = func() {
 		fmt.Fprintln(flags.Output(), "usage: swarm-gate config validate [FILE]")
-		fmt.Fprintln(flags.Output(), "Reads a policy file as swarm-gate check does (default "+config.Path+") and prints every")
-		fmt.Fprintln(flags.Output(), "problem as FILE:LINE:COLUMN: message, not only the first.")
+		fmt.Fprintln(flags.Output(), "Reads a policy file as swarm-gate check does (default "+config.Path+"; - reads standard")
+		fmt.Fprintln(flags.Output(), "input) and prints every problem as FILE:LINE:COLUMN: message, not only the first.")
 		fmt.Fprintln(flags.Output(), "Exit code: 0 valid, 1 invalid, 2 the file cannot be read, 3 usage error.")
 	}
 	pos, err := parseFlags(flags, args)
@@ -34,35 +34,19 @@ func runConfigValidate(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 1 {
 		path = pos[0]
 	}
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && len(pos) == 0 && fileExists(".github/swarm-gate.yaml"):
-		fmt.Fprintf(stdout, ".github/swarm-gate.yaml: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed\n.github/swarm-gate.yaml: 1 problem\n", config.Path)
-		return 1
-	case errors.Is(err, fs.ErrNotExist) && len(pos) == 0:
-		fmt.Fprintf(stderr, "swarm-gate: %s does not exist (without it the check uses the built-in defaults); name a file: swarm-gate config validate FILE\n", path)
-		return exitError
-	case err != nil:
-		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
-		return exitError
-	case info.IsDir():
-		fmt.Fprintf(stderr, "swarm-gate: %s is a directory, expected a policy file\n", path)
-		return exitError
-	case info.Size() > config.MaxSize:
-		fmt.Fprintf(stdout, "%s: is %d bytes, over the %d-byte limit of a policy file\n%s: 1 problem\n", path, info.Size(), config.MaxSize, path)
-		return 1
-	}
-	// Bounded even when the size is not known up front (a pipe).
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
-		return exitError
-	}
-	data, err := io.ReadAll(io.LimitReader(f, config.MaxSize+1))
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
-		return exitError
+	var data []byte
+	if path == "-" {
+		path = "(stdin)"
+		var err error
+		if data, err = io.ReadAll(io.LimitReader(stdin, config.MaxSize+1)); err != nil {
+			fmt.Fprintf(stderr, "swarm-gate: reading standard input: %v\n", err)
+			return exitError
+		}
+	} else {
+		var code int
+		if data, code = readPolicyArg(path, len(pos) == 0, stdout, stderr); code >= 0 {
+			return code
+		}
 	}
 	if len(data) > config.MaxSize {
 		fmt.Fprintf(stdout, "%s: is over the %d-byte limit of a policy file\n%s: 1 problem\n", path, config.MaxSize, path)
@@ -101,6 +85,59 @@ func runConfigValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d %s\n", path, len(problems), noun)
 	return 1
+}
+
+// readPolicyArg reads the named policy file, or prints why it cannot and
+// returns the exit code (-1 when data was read). Only a regular file is
+// opened: opening a FIFO blocks until a writer comes, and a device or
+// socket is no policy file.
+func readPolicyArg(path string, implicit bool, stdout, stderr io.Writer) ([]byte, int) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && implicit && fileExists(".github/swarm-gate.yaml"):
+		fmt.Fprintf(stdout, ".github/swarm-gate.yaml: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed\n.github/swarm-gate.yaml: 1 problem\n", config.Path)
+		return nil, 1
+	case errors.Is(err, fs.ErrNotExist) && implicit:
+		fmt.Fprintf(stderr, "swarm-gate: %s does not exist (without it the check uses the built-in defaults); name a file: swarm-gate config validate FILE\n", path)
+		return nil, exitError
+	case err != nil:
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return nil, exitError
+	case info.IsDir():
+		fmt.Fprintf(stderr, "swarm-gate: %s is a directory, expected a policy file\n", path)
+		return nil, exitError
+	case !info.Mode().IsRegular():
+		fmt.Fprintf(stderr, "swarm-gate: %s is not a regular file (%s), expected a policy file; to read a pipe, give - and redirect it to standard input\n", path, fileKind(info.Mode()))
+		return nil, exitError
+	case info.Size() > config.MaxSize:
+		fmt.Fprintf(stdout, "%s: is %d bytes, over the %d-byte limit of a policy file\n%s: 1 problem\n", path, info.Size(), config.MaxSize, path)
+		return nil, 1
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return nil, exitError
+	}
+	defer f.Close()
+	// Bounded: the file may grow between the stat and the read.
+	data, err := io.ReadAll(io.LimitReader(f, config.MaxSize+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
+		return nil, exitError
+	}
+	return data, -1
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 func fileExists(p string) bool {

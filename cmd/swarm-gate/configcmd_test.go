@@ -88,6 +88,31 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("exit %d, stdout %q", code, out.String())
 		}
 	})
+	t.Run("version -h prints usage", func(t *testing.T) {
+		for _, h := range []string{"-h", "--help"} {
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), []string{"version", h}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "usage: swarm-gate version") {
+				t.Errorf("version %s: exit %d, stdout %q stderr %q", h, code, out.String(), errb.String())
+			}
+		}
+	})
+	t.Run("- reads standard input", func(t *testing.T) {
+		for _, tc := range []struct {
+			in   string
+			code int
+			want string
+		}{
+			{"version: 1\n", 0, "(stdin): valid\n"},
+			{"drift: []\n", 1, "(stdin):1:8: drift must be a mapping"},
+			{strings.Repeat("#", 1<<20+1), 1, "(stdin): is over the 1048576-byte limit"},
+		} {
+			var out, errb bytes.Buffer
+			code := runConfigValidate([]string{"-"}, strings.NewReader(tc.in), &out, &errb)
+			if code != tc.code || !strings.Contains(out.String(), tc.want) {
+				t.Errorf("exit %d (want %d), stdout %q (want %q), stderr %q", code, tc.code, out.String(), tc.want, errb.String())
+			}
+		}
+	})
 	t.Run("default path absent", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		var out, errb bytes.Buffer

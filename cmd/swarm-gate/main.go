@@ -77,10 +77,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return subcommandHint(args, "swarm-gate ledger: the subcommand is verify: swarm-gate ledger verify [DIR]\n", stdout, stderr)
 	case "config":
 		if len(args) > 1 && args[1] == "validate" {
-			return runConfigValidate(args[2:], stdout, stderr)
+			return runConfigValidate(args[2:], os.Stdin, stdout, stderr)
 		}
 		return subcommandHint(args, "swarm-gate config: the subcommand is validate: swarm-gate config validate [FILE]\n", stdout, stderr)
 	case "version", "--version":
+		if len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help") {
+			fmt.Fprintln(stdout, "usage: swarm-gate version\nPrints the version, and the commit and build date when the binary records them.")
+			return 0
+		}
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "swarm-gate: version takes no arguments (got %q)\n", strings.Join(args[1:], " "))
 			return exitUsage

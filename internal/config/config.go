@@ -76,6 +76,13 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 		// every other tool) expects UTF-8.
 		return nil, &swarm.ArtifactError{Path: name, Line: 1, Err: fmt.Errorf("the file is %s (it starts with that byte order mark); save it as UTF-8", enc)}
 	}
+	if enc := utf16NoMark(data); enc != "" {
+		return nil, &swarm.ArtifactError{Path: name, Line: 1, Err: fmt.Errorf("the file looks like %s without a byte order mark (every other byte is zero); save it as UTF-8", enc)}
+	}
+	if line, col, b, ok := firstInvalidUTF8(data); ok {
+		return nil, &swarm.ArtifactError{Path: name, Line: line, Column: col,
+			Err: fmt.Errorf("byte 0x%02X is not valid UTF-8; save the file as UTF-8", b)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -435,6 +442,49 @@ func utf16Or32(data []byte) string {
 		return "UTF-16 (little-endian)"
 	}
 	return ""
+}
+
+// utf16NoMark names UTF-16's byte order when data, with no byte order
+// mark, reads as ASCII text in UTF-16: in its first 64 bytes every other
+// byte is zero and the others are not. "" otherwise.
+func utf16NoMark(data []byte) string {
+	n := min(len(data), 64) &^ 1
+	if n < 4 {
+		return ""
+	}
+	le, be := true, true
+	for i := 0; i < n; i += 2 {
+		le = le && data[i] != 0 && data[i+1] == 0
+		be = be && data[i] == 0 && data[i+1] != 0
+	}
+	switch {
+	case le:
+		return "UTF-16 (little-endian)"
+	case be:
+		return "UTF-16 (big-endian)"
+	}
+	return ""
+}
+
+// firstInvalidUTF8 finds the first byte that is not part of valid UTF-8:
+// its 1-based line, its 1-based column in characters, and the byte.
+func firstInvalidUTF8(data []byte) (line, col int, b byte, ok bool) {
+	if utf8.Valid(data) {
+		return 0, 0, 0, false
+	}
+	line = 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		col++
+		if r == utf8.RuneError && size <= 1 {
+			return line, col, data[i], true
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		i += size
+	}
+	return 0, 0, 0, false
 }
 
 // firstControlChar finds the first character YAML does not allow in a

@@ -171,7 +171,11 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("reading the policy from the base branch: %w; fix the file on the base branch (a pull request cannot change its own policy)", err)
 	}
 	if headCfg, err := readPolicyFile(headFS, cfgPath); err == nil || errors.Is(err, errPolicyTooLarge) {
-		if baseCfg, err := readPolicyFile(baseTipFS, cfgPath); err != nil || headCfg == nil || !bytes.Equal(baseCfg, headCfg) {
+		baseCfg, err := readPolicyFile(baseTipFS, cfgPath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			cfg.Source += "; the pull request adds " + cfgPath + ", which is not used yet (policy comes from the base branch: it applies once merged)"
+		case err != nil || headCfg == nil || !bytes.Equal(baseCfg, headCfg):
 			cfg.Source += "; the pull request's own " + cfgPath + " differs and is not used (policy comes from the base branch: it applies once merged)"
 		}
 	}

@@ -32,14 +32,14 @@ func TestCheckPolicyFromBase(t *testing.T) {
 		headPath                 string // where the head's config goes ("" the default path)
 	}{
 		{"no config anywhere", "", "", "", gates.Passed, "", "built-in defaults", "", "", "", ""},
-		{"the head's broken config is not used, and fails the check", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request's own .github/swarm-gate.yml differs and is not used",
+		{"the head's broken config is not used, and fails the check", "", "plan_freeze:\n  approval: whatever\n", "", gates.Passed, "", "built-in defaults (no .github/swarm-gate.yml on the base branch); the pull request adds .github/swarm-gate.yml, which is not used yet",
 			"added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`, gates.Failed, ""},
 		{"the head cannot relax the base's policy, and the summary says it tries", "plan_freeze:\n  approval: human\n", "plan_freeze:\n  approval: any\n", "", gates.Failed, gates.RuleApprovalSource, "differs and is not used",
 			"added", "loosens plan_freeze.approval: human → any", gates.Failed, ""},
-		{"a valid head policy passes, described", "", "scope:\n  widened_by_pr: fail\n", "", gates.Passed, "", "differs and is not used",
+		{"a valid head policy passes, described", "", "scope:\n  widened_by_pr: fail\n", "", gates.Passed, "", "the pull request adds .github/swarm-gate.yml, which is not used yet",
 			"added", "tightens scope.widened_by_pr: warn → fail", gates.Passed, ""},
 		{"a policy the base branch changed since the fork is not the pull request's change", "scope:\n  widened_by_pr: fail\n", "", "", gates.Passed, "", ".github/swarm-gate.yml at base", "", "", gates.Passed, ""},
-		{"a head policy over the size limit is not read, and fails the check", "", "# " + strings.Repeat("x", 1<<20) + "\n", "", gates.Passed, "", "differs and is not used",
+		{"a head policy over the size limit is not read, and fails the check", "", "# " + strings.Repeat("x", 1<<20) + "\n", "", gates.Passed, "", "the pull request adds .github/swarm-gate.yml, which is not used yet",
 			"added", "is 1048579 bytes, over the 1048576-byte limit (over the policy size limit)", gates.Failed, ""},
 		{"a head policy spelled .yaml fails the check: once merged every check would", "", "version: 1\n", "", gates.Passed, "", "built-in defaults",
 			"added", "swarm-gate reads .github/swarm-gate.yml (with .yml); rename the file, or every check fails once it is merged", gates.Failed, ".github/swarm-gate.yaml"},
