@@ -159,6 +159,47 @@ func Registry() []Gate {
 	}
 }
 
+// Select returns the registered gates named, in registry order. A name is
+// a gate's full name (swarm/scope) or the part after "swarm/" (scope);
+// surrounding spaces and empty names are ignored, repeats count once. The
+// error names the first unknown name (in the order given) and lists the
+// known ones; naming none is an error too. The CLI's --gates and the
+// Action's checks input both use it.
+func Select(names []string) ([]Gate, error) {
+	want := map[string]bool{}
+	var order []string
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if !strings.Contains(n, "/") {
+			n = "swarm/" + n
+		}
+		if !want[n] {
+			want[n] = true
+			order = append(order, n)
+		}
+	}
+	var gs []Gate
+	var all []string
+	for _, g := range Registry() {
+		all = append(all, g.Name())
+		if want[g.Name()] {
+			gs = append(gs, g)
+			delete(want, g.Name())
+		}
+	}
+	for _, n := range order {
+		if want[n] {
+			return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(all, ", "))
+		}
+	}
+	if len(gs) == 0 {
+		return nil, fmt.Errorf("no check named (known: %s)", strings.Join(all, ", "))
+	}
+	return gs, nil
+}
+
 // Run evaluates each gate in order. A gate that panics is reported as Error
 // ("internal error") instead of crashing the run; a cancelled context turns
 // the remaining gates into Error results.
@@ -232,20 +273,22 @@ func tooLargeFinding(c *Config, path string, size int64, remedy string) Finding 
 	return Finding{Path: path, Line: 1, EndLine: 1, Rule: RuleTooLargeToScan, Severity: sev, Key: fkey(RuleTooLargeToScan, path, "size"), Message: msg}
 }
 
-// errorResult is the "could not evaluate" result; the title starts with
-// "could not evaluate" as check runs show it. When the cause is a file
-// (a *swarm.ArtifactError), it is also a finding on that file and line, so
+// errorResult is CouldNotEvaluate, for the gates' own use.
+func errorResult(name string, err error) Result { return CouldNotEvaluate(name, err) }
+
+// CouldNotEvaluate is the one "could not evaluate" result (Outcome Error,
+// which fails closed) for gate name: the title is "could not evaluate: "
+// and the error's first line, as check runs show it; the summary has the
+// whole error in a code block (the title may be cut where it is shown). When the cause is a file (a
+// *swarm.ArtifactError), it is also a finding on that file and line, so
 // that it shows as an annotation.
-func errorResult(name string, err error) Result {
+func CouldNotEvaluate(name string, err error) Result {
 	r := Result{
 		Name:     name,
 		Outcome:  Error,
 		Title:    "could not evaluate: " + firstLine(err.Error()),
-		Summary:  "swarm-gate could not evaluate this gate, so it fails closed.",
+		Summary:  "swarm-gate could not evaluate this gate, so it fails closed.\n\n" + mdtext.CodeBlock(err.Error()),
 		Findings: []Finding{},
-	}
-	if msg := err.Error(); strings.Contains(msg, "\n") {
-		r.Summary += "\n\n" + mdtext.CodeBlock(msg)
 	}
 	var ae *swarm.ArtifactError
 	if errors.As(err, &ae) {

@@ -116,7 +116,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	if *only != "" {
-		gs, err := selectGates(*only)
+		gs, err := gates.Select(strings.Split(*only, ","))
 		if err != nil {
 			fmt.Fprintf(stderr, "swarm-gate check: --gates: %v\n", err)
 			return exitUsage
@@ -150,34 +150,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	printCauses(stderr, "swarm-gate", r)
 	return r.ExitCode
-}
-
-// selectGates returns the registered gates named in a comma-separated list,
-// in registry order.
-func selectGates(list string) ([]gates.Gate, error) {
-	want := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			want[name] = true
-		}
-	}
-	var out, all []string
-	var gs []gates.Gate
-	for _, g := range gates.Registry() {
-		all = append(all, g.Name())
-		if want[g.Name()] {
-			gs = append(gs, g)
-			out = append(out, g.Name())
-			delete(want, g.Name())
-		}
-	}
-	for name := range want {
-		return nil, fmt.Errorf("unknown check %q (known: %s)", name, strings.Join(all, ", "))
-	}
-	if len(gs) == 0 {
-		return nil, fmt.Errorf("no check named (known: %s)", strings.Join(all, ", "))
-	}
-	return gs, nil
 }
 
 // printCauses writes one line on stderr for each distinct reason a gate could

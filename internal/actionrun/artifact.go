@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
@@ -218,7 +219,7 @@ func validOutcome(o gates.Outcome) bool {
 	return false
 }
 
-func optionalSHA(s string) bool { return s == "" || fullSHA.MatchString(s) }
+func optionalSHA(s string) bool { return s == "" || gitsha.Full(s) }
 
 func text(s string, limit int) bool { return len(s) <= limit && utf8.ValidString(s) }
 

@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
-
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // check evaluates one target: the check runs are put in progress first,
 // then the pipeline runs, then each gate's run is completed and the
@@ -160,7 +158,7 @@ func checkNames(gs []gates.Gate) []string {
 
 // resolve returns the full SHA of a ref in the checkout.
 func (ses *session) resolve(ref string) (string, error) {
-	if fullSHA.MatchString(ref) {
+	if gitsha.Full(ref) {
 		return ref, nil
 	}
 	g, err := source.OpenGit(ses.workspace)
@@ -183,7 +181,7 @@ func (ses *session) present(shas ...string) bool {
 	}
 	defer g.Close()
 	for _, sha := range shas {
-		if _, err := g.ResolveCommit(sha); err != nil || !fullSHA.MatchString(sha) {
+		if _, err := g.ResolveCommit(sha); err != nil || !gitsha.Full(sha) {
 			return false
 		}
 	}
@@ -232,8 +230,7 @@ func gateResults(rep *report.Report, names []string) []gates.Result {
 
 // couldNotEvaluate is the result of a check swarm-gate could not evaluate.
 func couldNotEvaluate(name, why string) gates.Result {
-	return gates.Result{Name: name, Outcome: gates.Error, Title: "could not evaluate: " + firstLine(why),
-		Summary: "swarm-gate could not evaluate this check, so it fails closed.\n\n" + codeBlock(why), Findings: []gates.Finding{}}
+	return gates.CouldNotEvaluate(name, errors.New(why))
 }
 
 var _ API = (*ghapi.Client)(nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -128,7 +129,7 @@ func (ses *session) forkPullRequest(ctx context.Context, wr *actions.WorkflowRun
 		return nil, fmt.Errorf("finding the pull request of workflow run %d: %w%s", wr.ID, err, permissionHint(err, "pull-requests: read"))
 	}
 	for _, pr := range prs {
-		if pr.HeadSHA == wr.HeadSHA && strings.EqualFold(pr.HeadRepo, headRepo) && fullSHA.MatchString(pr.BaseSHA) {
+		if pr.HeadSHA == wr.HeadSHA && strings.EqualFold(pr.HeadRepo, headRepo) && gitsha.Full(pr.BaseSHA) {
 			return pr, nil
 		}
 	}

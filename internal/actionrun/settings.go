@@ -175,7 +175,7 @@ func (r *Runner) settings(workspace string) (*Settings, error) {
 	}
 	s.Gates = gates.Default()
 	if names := r.listInput("checks"); len(names) > 0 {
-		if s.Gates, err = selectGates(names); err != nil {
+		if s.Gates, err = gates.Select(names); err != nil {
 			return nil, bad("checks", "%v", err)
 		}
 	}
@@ -254,31 +254,6 @@ func inWorkspace(workspace, p string) (string, error) {
 		return "", fmt.Errorf("%q is outside the workspace %s (a container action sees only the workspace)", p, workspace)
 	}
 	return abs, nil
-}
-
-// selectGates returns the registered gates named (with or without the
-// "swarm/" prefix), in registry order.
-func selectGates(names []string) ([]gates.Gate, error) {
-	want := map[string]bool{}
-	for _, n := range names {
-		if !strings.Contains(n, "/") {
-			n = "swarm/" + n
-		}
-		want[n] = true
-	}
-	var gs []gates.Gate
-	var all []string
-	for _, g := range gates.Registry() {
-		all = append(all, g.Name())
-		if want[g.Name()] {
-			gs = append(gs, g)
-			delete(want, g.Name())
-		}
-	}
-	for n := range want {
-		return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(all, ", "))
-	}
-	return gs, nil
 }
 
 // input is a command-line override, else the action input.

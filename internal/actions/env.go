@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // LookupFunc reads one environment variable; os.LookupEnv is the default.
@@ -180,13 +182,11 @@ func (e Env) SHA() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !shaRE.MatchString(v) {
+	if !gitsha.FullAny(v) {
 		return "", fmt.Errorf("GITHUB_SHA %q is not a full commit SHA", v)
 	}
 	return v, nil
 }
-
-var shaRE = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // Token is the `github-token` input (INPUT_GITHUB-TOKEN), else
 // GITHUB_TOKEN, else "". The caller decides whether no token is an error.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // addWebhookSeeds adds GitHub's example webhook payloads (octokit/webhooks
@@ -76,7 +78,7 @@ func FuzzParseEventPayload(f *testing.F) {
 				t.Fatalf("input %q given but not found", k)
 			}
 		}
-		if wr, err := ev.WorkflowRun(); err == nil && !shaRE.MatchString(wr.HeadSHA) {
+		if wr, err := ev.WorkflowRun(); err == nil && !gitsha.FullAny(wr.HeadSHA) {
 			t.Fatalf("workflow run head SHA %q", wr.HeadSHA)
 		} else if err != nil && wr != nil {
 			t.Fatalf("workflow run %+v with error %v", wr, err)

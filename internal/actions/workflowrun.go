@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // WorkflowRun is a workflow_run payload's workflow_run: the run that
@@ -44,7 +46,7 @@ func (e *Event) WorkflowRun() (*WorkflowRun, error) {
 	if err := json.Unmarshal(raw, &wr); err != nil {
 		return nil, fmt.Errorf("reading the payload's workflow_run: %w", err)
 	}
-	if !shaRE.MatchString(wr.HeadSHA) {
+	if !gitsha.FullAny(wr.HeadSHA) {
 		return nil, fmt.Errorf("the payload's workflow_run.head_sha %q is not a commit SHA", wr.HeadSHA)
 	}
 	return &wr, nil

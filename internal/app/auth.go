@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -136,45 +135,21 @@ func CheckAPIURL(raw string) error {
 	return err
 }
 
-// apiRoots checks the configured API URL (SWARM_GATE_GITHUB_API_URL) and
-// returns the API root without a trailing slash (https://api.github.com,
-// https://HOST/api/v3, https://api.SUBDOMAIN.ghe.com) and the web root
-// the repositories live under (https://github.com, https://HOST,
-// https://SUBDOMAIN.ghe.com), as ghapi.NewClient reads the same URL.
+// apiRoots checks the configured API URL (SWARM_GATE_GITHUB_API_URL) as
+// ghapi.ParseBaseURL does and returns the API root without a trailing
+// slash and the web root the repositories live under; the error names the
+// setting.
 func apiRoots(raw string) (api, web string, err error) {
-	if raw == "" {
-		raw = ghapi.DefaultBaseURL
+	r, err := ghapi.ParseBaseURL(raw)
+	if err != nil {
+		why := err.Error()
+		var be *ghapi.BaseURLError
+		if errors.As(err, &be) {
+			why = be.Why
+		}
+		return "", "", fmt.Errorf("SWARM_GATE_GITHUB_API_URL %q: %s; want %s", raw, why, ghapi.WantBaseURL)
 	}
-	bad := func(why string) (string, string, error) {
-		return "", "", fmt.Errorf("SWARM_GATE_GITHUB_API_URL %q: %s; want https://api.github.com/, https://HOST/api/v3/ (GitHub Enterprise Server) or https://api.SUBDOMAIN.ghe.com/", raw, why)
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return bad(err.Error())
-	case u.Scheme != "https" && u.Scheme != "http":
-		return bad("the scheme must be https (or http)")
-	case u.Host == "" || u.Opaque != "":
-		return bad("no host")
-	case u.User != nil:
-		return bad("credentials do not belong in the URL")
-	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
-		return bad("no query or fragment allowed")
-	}
-	p := strings.TrimSuffix(u.Path, "/")
-	host := strings.ToLower(u.Hostname())
-	origin := u.Scheme + "://" + u.Host
-	switch {
-	case host == "github.com":
-		return bad("that is the web site, not the API")
-	case host == "api.github.com" && p == "":
-		return "https://api.github.com", "https://github.com", nil
-	case strings.HasPrefix(host, "api.") && p == "":
-		return origin, u.Scheme + "://" + strings.TrimPrefix(u.Host, "api."), nil
-	case p == "" || p == "/api/v3":
-		return origin + "/api/v3", origin, nil
-	}
-	return bad("the path must be empty or /api/v3")
+	return r.API, r.Web, nil
 }
 
 // auth holds the App's credentials and the transports made from them: one

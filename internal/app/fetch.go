@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
@@ -181,7 +181,7 @@ func fetchBySHA(ctx context.Context, dir string, f fetchSpec, depth int) (fetchR
 // else the error is a *mergeBaseError.
 func fetchToMergeBase(ctx context.Context, dir string, repo *git.Repository, f fetchSpec, cmp *ghapi.Comparison, depth int) (fetchResult, error) {
 	mb := cmp.MergeBase
-	if !fullSHA.MatchString(mb) || cmp.AheadBy < 0 {
+	if !gitsha.Full(mb) || cmp.AheadBy < 0 {
 		return fetchResult{}, &mergeBaseError{msg: fmt.Sprintf("GitHub's compare API gives %q as the merge base of base %s and head %s, %d commits behind the head: not a commit SHA and a count", mb, f.Base, f.Head, cmp.AheadBy)}
 	}
 	if g, ok, err := hasAncestor(dir, mb, f.Head); err != nil {
@@ -264,8 +264,6 @@ func wanted(f fetchSpec) []string {
 	return out
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 // initRepo makes an empty repository in dir (removing what was there)
 // with the remote origin at url (the token is never stored).
 func initRepo(dir, url string) (*git.Repository, error) {
@@ -298,7 +296,7 @@ func fetch(ctx context.Context, repo *git.Repository, f fetchSpec, specs []confi
 		return nil
 	}
 	what := "the commits"
-	if len(specs) > 0 && !fullSHA.MatchString(specs[0].Src()) {
+	if len(specs) > 0 && !gitsha.Full(specs[0].Src()) {
 		what = "the refs"
 	}
 	if ctx.Err() != nil {

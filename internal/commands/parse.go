@@ -13,6 +13,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/editdist"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -151,17 +152,10 @@ func splitSHA(args string) (sha, reason string) {
 	return "", args
 }
 
-// isSHAWord reports whether word is 7 to 40 hex digits with a decimal digit.
+// isSHAWord reports whether word is 7 to 40 hex digits with a decimal digit
+// (so that a reason starting with a word such as "deadbeef" stays a reason).
 func isSHAWord(word string) bool {
-	if len(word) < 7 || len(word) > 40 || !strings.ContainsAny(word, "0123456789") {
-		return false
-	}
-	for _, r := range word {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
-			return false
-		}
-	}
-	return true
+	return gitsha.Prefix(word) && strings.ContainsAny(word, "0123456789")
 }
 
 // prefix opens a command line (ASCII letters in any case).

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // Check-run statuses and conclusions swarm-gate sends.
@@ -48,8 +48,6 @@ type CheckRun struct {
 // InProgress is true until the run is completed.
 func (r *CheckRun) InProgress() bool { return r.Status != StatusCompleted }
 
-var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 // StartChecks puts one check run per name in progress on headSHA (the full
 // 40-hex commit SHA) and returns them in the order of names.
 //
@@ -67,7 +65,7 @@ var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // was not applied, or after a failure that leaves it open, when a fresh
 // list of the commit's runs shows no run with this name and external id.
 func (c *Client) StartChecks(ctx context.Context, repo Repo, headSHA string, names []string, externalID string) ([]*CheckRun, error) {
-	if !shaRE.MatchString(headSHA) {
+	if !gitsha.Full(headSHA) {
 		return nil, fmt.Errorf("starting checks: head SHA %q is not a full 40-hex commit SHA", headSHA)
 	}
 	if externalID == "" {

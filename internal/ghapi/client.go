@@ -202,14 +202,30 @@ func CheckBaseURL(baseURL string) error {
 	return err
 }
 
-// enterpriseURLs checks a configured base URL and returns the API and
-// upload URLs for go-github, or "" for github.com.
-func enterpriseURLs(baseURL string) (api, upload string, err error) {
+// Roots are the URLs one configured API base URL stands for.
+type Roots struct {
+	// API is the REST API's root without a trailing slash:
+	// https://api.github.com, https://HOST/api/v3 (GitHub Enterprise
+	// Server) or https://api.SUBDOMAIN.ghe.com (GHE.com).
+	API string
+	// Web is the root the repositories live under: https://github.com,
+	// https://HOST or https://SUBDOMAIN.ghe.com.
+	Web string
+	// Upload is the uploads root with a trailing slash; "" for github.com.
+	Upload string
+}
+
+// ParseBaseURL checks a configured API base URL ("" is github.com's) and
+// returns its roots. The one parser of such a URL: NewClient, the Action
+// (GITHUB_API_URL) and the App (SWARM_GATE_GITHUB_API_URL) all use it. The
+// error is a *BaseURLError saying why (the web site, another path, another
+// scheme, credentials, a query).
+func ParseBaseURL(baseURL string) (Roots, error) {
 	if baseURL == "" {
-		return "", "", nil
+		return Roots{API: "https://api.github.com", Web: "https://github.com"}, nil
 	}
-	bad := func(why string) (string, string, error) {
-		return "", "", &BaseURLError{URL: baseURL, Why: why}
+	bad := func(why string) (Roots, error) {
+		return Roots{}, &BaseURLError{URL: baseURL, Why: why}
 	}
 	u, err := url.Parse(baseURL)
 	switch {
@@ -226,18 +242,30 @@ func enterpriseURLs(baseURL string) (api, upload string, err error) {
 	}
 	p := strings.TrimSuffix(u.Path, "/")
 	host := strings.ToLower(u.Hostname())
+	origin := u.Scheme + "://" + u.Host
 	switch {
 	case host == "api.github.com" && p == "":
-		return "", "", nil
+		return Roots{API: "https://api.github.com", Web: "https://github.com"}, nil
 	case host == "github.com":
 		return bad("that is the web site, not the API")
 	case strings.HasPrefix(host, "api.") && p == "":
 		// GHE.com: go-github adds no /api/v3 for api.* hosts.
-		return u.Scheme + "://" + u.Host + "/", u.Scheme + "://" + strings.Replace(u.Host, "api.", "uploads.", 1) + "/", nil
+		return Roots{API: origin, Web: u.Scheme + "://" + strings.TrimPrefix(u.Host, "api."),
+			Upload: u.Scheme + "://" + strings.Replace(u.Host, "api.", "uploads.", 1) + "/"}, nil
 	case p == "" || p == "/api/v3":
-		return u.Scheme + "://" + u.Host + "/api/v3/", u.Scheme + "://" + u.Host + "/api/uploads/", nil
+		return Roots{API: origin + "/api/v3", Web: origin, Upload: origin + "/api/uploads/"}, nil
 	}
 	return bad("the path must be empty or /api/v3")
+}
+
+// enterpriseURLs returns the API and upload URLs for go-github's
+// WithEnterpriseURLs, or "" for github.com.
+func enterpriseURLs(baseURL string) (api, upload string, err error) {
+	r, err := ParseBaseURL(baseURL)
+	if err != nil || r.Upload == "" {
+		return "", "", err
+	}
+	return r.API + "/", r.Upload, nil
 }
 
 // Stats returns what the transport sent and waited so far.

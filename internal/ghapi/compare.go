@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // Comparison is what GitHub's compare API (repos/compare-commits) says of
@@ -39,7 +41,7 @@ func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (*Co
 	}
 	out := &Comparison{MergeBase: cmp.GetMergeBaseCommit().GetSHA(), AheadBy: cmp.GetAheadBy(), BehindBy: cmp.GetBehindBy(), Status: cmp.GetStatus()}
 	switch {
-	case !shaRE.MatchString(out.MergeBase):
+	case !gitsha.Full(out.MergeBase):
 		return nil, fmt.Errorf("%s: GitHub's answer has no merge base commit SHA (merge_base_commit.sha %q)", action, out.MergeBase)
 	case cmp.AheadBy == nil || cmp.BehindBy == nil || out.AheadBy < 0 || out.BehindBy < 0:
 		return nil, fmt.Errorf("%s: GitHub's answer has no valid ahead_by and behind_by (%s, %s)", action, count(cmp.AheadBy), count(cmp.BehindBy))

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // DeferredChecks is the check-run part of API for an evaluation that puts
@@ -36,7 +37,7 @@ var _ DeferredChecks = (*Client)(nil)
 //
 // Errors as StartChecks': on error, started holds the runs started so far.
 func (c *Client) BeginChecks(ctx context.Context, repo Repo, headSHA string, start, later []string, externalID string) ([]*CheckRun, map[string]*CheckRun, error) {
-	if !shaRE.MatchString(headSHA) {
+	if !gitsha.Full(headSHA) {
 		return nil, nil, fmt.Errorf("starting checks: head SHA %q is not a full 40-hex commit SHA", headSHA)
 	}
 	if externalID == "" {
@@ -172,7 +173,7 @@ func (c *Client) PostCheck(ctx context.Context, repo Repo, headSHA, externalID s
 // created completed. For a verdict given outside an evaluation (the App's
 // Abandon). Errors name the call.
 func (c *Client) ReportCheck(ctx context.Context, repo Repo, headSHA, externalID string, res gates.Result) (*CheckRun, error) {
-	if !shaRE.MatchString(headSHA) {
+	if !gitsha.Full(headSHA) {
 		return nil, fmt.Errorf("reporting check %s: head SHA %q is not a full 40-hex commit SHA", res.Name, headSHA)
 	}
 	found, err := c.findRuns(ctx, repo, headSHA, res.Name, externalID)

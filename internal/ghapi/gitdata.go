@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // This file is the Git Data API part of the client: what swarm-gate needs
@@ -59,7 +61,7 @@ func (c *Client) BranchHead(ctx context.Context, repo Repo, branch string) (stri
 	if err != nil {
 		return "", apiError(fmt.Sprintf("reading branch %s of %s", branch, repo), err)
 	}
-	if ref.GetObject().GetType() != "commit" || !shaRE.MatchString(ref.GetObject().GetSHA()) {
+	if ref.GetObject().GetType() != "commit" || !gitsha.Full(ref.GetObject().GetSHA()) {
 		return "", fmt.Errorf("reading branch %s of %s: the ref points at a %s %q, not a commit", branch, repo, ref.GetObject().GetType(), ref.GetObject().GetSHA())
 	}
 	return ref.GetObject().GetSHA(), nil

@@ -3,11 +3,12 @@ package ghfake
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // CheckRun is a check run in the fake's store (a copy, for assertions).
@@ -84,12 +85,10 @@ func (s *Server) findRun(r *request) *CheckRun {
 	return nil
 }
 
-var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 func (s *Server) createCheckRun(r *request) (int, any) {
 	b := r.body()
 	sha, _ := str(b, "head_sha")
-	if !shaRE.MatchString(sha) {
+	if !gitsha.Full(sha) {
 		return http.StatusUnprocessableEntity, validationFailed("No commit found for SHA: " + sha)
 	}
 	cr := &CheckRun{Repo: r.repo(), HeadSHA: sha, Status: "queued", StartedAt: now()}

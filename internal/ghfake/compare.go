@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // compareCommits answers repos/compare-commits for a repository served
@@ -36,7 +38,7 @@ func (s *Server) compareCommits(r *request) (int, any) {
 	}
 	resolve := func(ref string) (string, bool) {
 		sha, err := git("rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
-		return sha, err == nil && shaPattern.MatchString(sha)
+		return sha, err == nil && gitsha.Full(sha)
 	}
 	base, okBase := resolve(baseRef)
 	head, okHead := resolve(headRef)

@@ -17,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // gitDataState is the fake's Git Data API: per repository, a git object
@@ -233,15 +235,13 @@ func (s *Server) resolve(repo, ref string) (plumbing.Hash, bool) {
 	if h, ok := r.branches[strings.TrimPrefix(ref, "heads/")]; ok {
 		return h, true
 	}
-	if !shaPattern.MatchString(ref) {
+	if !gitsha.Full(ref) {
 		return plumbing.ZeroHash, false
 	}
 	h := plumbing.NewHash(ref)
 	_, err := r.st.EncodedObject(plumbing.AnyObject, h)
 	return h, err == nil
 }
-
-var shaPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 func (s *Server) commitURL(repo, sha string) string {
 	return s.URL + "repos/" + repo + "/git/commits/" + sha

@@ -21,6 +21,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/gitattr"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -247,7 +248,7 @@ func mergeBase(repo *source.Git, given string, base, head plumbing.Hash) (plumbi
 		return repo.MergeBase(base, head)
 	}
 	what := fmt.Sprintf("the merge base %s given for base %s and head %s", given, base, head)
-	if !fullSHA.MatchString(given) {
+	if !gitsha.Full(given) {
 		return plumbing.ZeroHash, fmt.Errorf("%s: not a full commit SHA (40 lowercase hex digits)", what)
 	}
 	mb := plumbing.NewHash(given)
@@ -291,9 +292,6 @@ func onlyOnDemand(gs []gates.Gate) bool {
 	}
 	return len(gs) > 0
 }
-
-// fullSHA is a full SHA-1 commit name.
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // phaseHints are what can name the pull request's phase, in the order
 // DESIGN.md section 2 tries them.

@@ -24,6 +24,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
 // Git is a local git repository opened with go-git. Its methods only read
@@ -284,7 +286,7 @@ func (g *Git) ResolveCommit(ref string) (plumbing.Hash, error) {
 	if strings.TrimSpace(ref) == "" {
 		return plumbing.ZeroHash, fmt.Errorf("resolving commit: empty revision")
 	}
-	if fullSHA.MatchString(ref) {
+	if gitsha.Full(ref) {
 		// A full SHA names its object before any ref (as in git and
 		// go-git's ResolveRevision, which would still look for a ref so
 		// named: a file open per ref directory).
@@ -307,9 +309,6 @@ func (g *Git) ResolveCommit(ref string) (plumbing.Hash, error) {
 	}
 	return *h, nil
 }
-
-// fullSHA is a full SHA-1 object name, as git prints it.
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // hexRef is a commit SHA, full or abbreviated.
 var hexRef = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
