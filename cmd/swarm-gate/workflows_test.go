@@ -46,11 +46,11 @@ func readWorkflow(t *testing.T, name string) (workflow, string) {
 	return w, string(data)
 }
 
-// TestREADMEWorkflowsAreTheFiles: the workflows the README tells users to
-// copy are the files in .github/workflows, byte for byte, without the
+// TestREADMEWorkflowsAreTheFiles: the workflows docs/action.md tells users
+// to copy are the files in .github/workflows, byte for byte, without the
 // lines that keep them dormant here; and those copies parse.
 func TestREADMEWorkflowsAreTheFiles(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/action.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestREADMEWorkflowsAreTheFiles(t *testing.T) {
 			t.Errorf("%s has no dormancy guard: it would run in swarm-gate's own repository", name)
 		}
 		if !strings.Contains(string(readme), "```yaml\n"+copyText+"```") {
-			t.Errorf("README.md does not show .github/workflows/%s (without its guard lines) as a yaml block", name)
+			t.Errorf("docs/action.md does not show .github/workflows/%s (without its guard lines) as a yaml block", name)
 		}
 		var w workflow
 		if err := yaml.Unmarshal([]byte(copyText), &w); err != nil || len(w.Jobs) != 1 {
-			t.Errorf("the README's copy of %s does not parse: %v", name, err)
+			t.Errorf("docs/action.md's copy of %s does not parse: %v", name, err)
 		}
 	}
 }

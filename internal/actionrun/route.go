@@ -69,12 +69,12 @@ func route(ev *actions.Event, s *Settings, repo string) job {
 		return job{kind: jobPhaseWrap}
 	case ModeCommand:
 		if ev.Name != "issue_comment" {
-			return job{kind: jobUsage, notice: fmt.Sprintf("mode command runs on issue_comment events, not %s (see the README's comment-command workflow)", ev.Name)}
+			return job{kind: jobUsage, notice: fmt.Sprintf("mode command runs on issue_comment events, not %s (see the comment-command workflow in docs/action.md)", ev.Name)}
 		}
 		return job{kind: jobCommand}
 	case ModePublish:
 		if ev.Name != "workflow_run" {
-			return job{kind: jobUsage, notice: fmt.Sprintf("mode publish runs on workflow_run events, not %s (see the README's poster workflow for pull requests from forks)", ev.Name)}
+			return job{kind: jobUsage, notice: fmt.Sprintf("mode publish runs on workflow_run events, not %s (see the poster workflow for pull requests from forks in docs/action.md)", ev.Name)}
 		}
 		return job{kind: jobPublish}
 	case ModeCheck:

@@ -18,7 +18,7 @@ type Mode string
 
 // The modes (the `mode` input, or `swarm-gate action --mode`).
 const (
-	// ModeAuto picks the mode from GITHUB_EVENT_NAME (see README.md).
+	// ModeAuto picks the mode from GITHUB_EVENT_NAME (see docs/action.md).
 	ModeAuto Mode = "auto"
 	// ModeCheck evaluates a pull request, merge group or pushed range and
 	// posts one check run per gate plus the aggregate swarm-gate.
@@ -80,7 +80,7 @@ type Settings struct {
 
 // DefaultReportTimeout is the report-timeout input's default, and
 // MinReportTimeout and MaxReportTimeout bound what it accepts: under the
-// 15 minutes the README's workflows give the job (timeout-minutes: 15).
+// 15 minutes the workflows in docs/action.md give the job (timeout-minutes: 15).
 const (
 	DefaultReportTimeout = 5 * time.Minute
 	MinReportTimeout     = time.Second

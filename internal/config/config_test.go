@@ -369,21 +369,24 @@ func TestParsePlaceholders(t *testing.T) {
 	}
 }
 
-// TestStrictPresetInREADME: the README's strict preset (issue 20 item 3)
-// parses and sets what it says.
+// TestStrictPresetInREADME: docs/policy.md's strict preset (issue 20 item
+// 3) parses and sets what it says, and the README shows the same block.
 func TestStrictPresetInREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/policy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "**The strict preset**")
 	if !ok {
-		t.Fatal("README.md has no strict preset")
+		t.Fatal("docs/policy.md has no strict preset")
 	}
 	_, rest, _ = strings.Cut(rest, "```yaml\n")
 	block, _, ok := strings.Cut(rest, "```")
 	if !ok {
 		t.Fatal("the strict preset's YAML block is not closed")
+	}
+	if top, err := os.ReadFile("../../README.md"); err != nil || !strings.Contains(string(top), strings.TrimPrefix(block, "version: 1\n")) {
+		t.Errorf("README.md does not show docs/policy.md's strict preset (%v)", err)
 	}
 	cfg, err := Parse(".github/swarm-gate.yml", []byte(block))
 	if err != nil {

@@ -293,13 +293,18 @@ func errString(err error) string {
 
 var yamlBlockRE = regexp.MustCompile("(?ms)^```ya?ml\n(.*?)^```")
 
-// TestSchemaAgreesOnDocExamples: every policy example in the README (a YAML
-// block whose top-level keys are policy keys) parses, and the schema
-// accepts it; mistakes the parser refuses, the schema refuses too.
+// TestSchemaAgreesOnDocExamples: every policy example in the README and
+// docs/ (a YAML block whose top-level keys are policy keys) parses, and the
+// schema accepts it; mistakes the parser refuses, the schema refuses too.
 func TestSchemaAgreesOnDocExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var readme []byte
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, p := range append([]string{"../../README.md"}, docs...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(append(readme, b...), '\n')
 	}
 	schema := compileSchema(t)
 	topKeys := map[string]bool{}

@@ -18,7 +18,7 @@ import (
 const Version = 1
 
 // Report is the outcome of one `swarm-gate check`, and the JSON report's
-// shape (README.md documents it).
+// shape (docs/report-json.md documents it).
 type Report struct {
 	Version     int               `json:"version"`
 	Outcome     gates.Outcome     `json:"outcome"` // passed, failed or error
