@@ -1,6 +1,8 @@
-// Package source builds swarm-gate's inputs (a Snapshot per side and the
-// ChangeSet) from a git repository; an API-backed source for the GitHub App
-// comes later.
+// Package source reads swarm-gate's inputs from a local git repository:
+// it resolves refs, finds the merge base, gives each side's tree as an
+// fs.FS and computes the ChangeSet (with the git CLI or go-git). The App
+// fetches the commits into a local repository first, so both front doors
+// read through it.
 package source
 
 import (
