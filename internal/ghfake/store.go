@@ -68,6 +68,7 @@ func init() {
 		"git/create-blob":                         (*Server).createBlob,
 		"repos/get-branch":                        (*Server).getBranch,
 		"repos/compare-commits":                   (*Server).compareCommits,
+		"rate-limit/get":                          (*Server).getRateLimit,
 	}
 }
 
