@@ -32,13 +32,17 @@ const (
 	// maxReconcileGrace bounds how long a pull request updated recently is
 	// left to its webhook deliveries.
 	maxReconcileGrace = 2 * time.Minute
+	// stuckMargin is added to the deadline: an evaluation that hit it
+	// still completes its runs (a few seconds), and GitHub's clock, which
+	// stamps started_at, may be ahead of this one.
+	stuckMargin = time.Minute
 )
 
 // Why the reconciler queues an evaluation: the reason label of
 // swarm_gate_reconcile_evaluations_total.
 const (
 	ReasonMissing = "missing" // the head has no aggregate swarm-gate check run of the App
-	ReasonStuck   = "stuck"   // a run of the App on the head is queued or in progress past the deadline
+	ReasonStuck   = "stuck"   // a run of the App on the head is queued or in progress a minute past the deadline
 )
 
 // ReconcileConfig configures a Reconciler. Enqueue and Deadline are
@@ -49,8 +53,8 @@ type ReconcileConfig struct {
 	Interval time.Duration
 	// Deadline is the evaluation deadline (the webhook server's
 	// JobTimeout): a check run of the App still queued or in progress
-	// that long after it started belongs to an evaluation that ended
-	// without completing it, a replica that died.
+	// that long after it started, and a minute more, belongs to an
+	// evaluation that ended without completing it, a replica that died.
 	Deadline time.Duration
 	// MinBudget skips, for one pass, an installation with fewer core
 	// requests left (GET /rate_limit) (0: DefaultReconcileMinBudget;
@@ -307,12 +311,45 @@ func (r *Reconciler) installation(ctx context.Context, inst *github.Installation
 			continue
 		}
 		res.Repos++
-		r.repository(ctx, gh, id, repo, res)
+		if err := r.repository(ctx, gh, id, repo, res); err != nil {
+			var low *lowBudget
+			if errors.As(err, &low) {
+				res.Skipped++
+				r.m.skipped.WithLabelValues("budget").Inc()
+				log.Warn("installation's pass stopped: its rate-limit budget fell low", "remaining", low.remaining, "min_budget", r.cfg.MinBudget,
+					"reset", low.reset, "repo", repo.GetFullName())
+				return
+			}
+			res.Errors = append(res.Errors, err.Error())
+		}
 	}
 }
 
-// repository scans one repository's open pull requests.
-func (r *Reconciler) repository(ctx context.Context, gh *github.Client, installation int64, repo *github.Repository, res *PassResult) {
+// lowBudget stops an installation's pass: an answer said fewer requests
+// are left than MinBudget.
+type lowBudget struct {
+	remaining int
+	reset     time.Time
+}
+
+func (e *lowBudget) Error() string {
+	return fmt.Sprintf("%d API requests left until %s", e.remaining, e.reset.Format(time.RFC3339))
+}
+
+// budget returns a *lowBudget when resp's x-ratelimit-remaining is under
+// MinBudget; the requests the pass still needs are left to the
+// evaluations.
+func (r *Reconciler) budget(resp *github.Response) error {
+	if r.cfg.MinBudget <= 0 || resp == nil || resp.Rate.Limit == 0 || resp.Rate.Remaining >= r.cfg.MinBudget {
+		return nil
+	}
+	return &lowBudget{remaining: resp.Rate.Remaining, reset: resp.Rate.Reset.Time}
+}
+
+// repository scans one repository's open pull requests. A *lowBudget
+// error stops the installation's pass; the others are this repository's
+// (its pull requests' errors are in res.Errors).
+func (r *Reconciler) repository(ctx context.Context, gh *github.Client, installation int64, repo *github.Repository, res *PassResult) error {
 	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
 	full := repo.GetFullName()
 	if owner == "" || name == "" {
@@ -322,21 +359,27 @@ func (r *Reconciler) repository(ctx context.Context, gh *github.Client, installa
 	for {
 		prs, resp, err := gh.PullRequests.List(ctx, owner, name, opts)
 		if err != nil {
-			res.Errors = append(res.Errors, fmt.Sprintf("%s: listing its open pull requests: %v", full, err))
-			return
+			return fmt.Errorf("%s: listing its open pull requests: %w", full, err)
+		}
+		if err := r.budget(resp); err != nil {
+			return err
 		}
 		for _, pr := range prs {
 			if ctx.Err() != nil {
-				return
+				return ctx.Err()
 			}
 			res.PRs++
 			r.m.scanned.Inc()
 			if err := r.pullRequest(ctx, gh, installation, repo, pr, res); err != nil {
+				var low *lowBudget
+				if errors.As(err, &low) {
+					return err
+				}
 				res.Errors = append(res.Errors, fmt.Sprintf("%s#%d: %v", full, pr.GetNumber(), err))
 			}
 		}
 		if resp.NextPage == 0 {
-			return
+			return nil
 		}
 		opts.Page = resp.NextPage
 	}
@@ -415,6 +458,9 @@ func (r *Reconciler) checkState(ctx context.Context, gh *github.Client, repo *gi
 		if err != nil {
 			return "", fmt.Errorf("listing the check runs of %.12s: %w", head, err)
 		}
+		if err := r.budget(resp); err != nil {
+			return "", err
+		}
 		for _, cr := range page.CheckRuns {
 			if cr.GetExternalID() != ext {
 				continue // another workflow's, or the Action's
@@ -424,7 +470,7 @@ func (r *Reconciler) checkState(ctx context.Context, gh *github.Client, repo *gi
 			}
 			if st := cr.GetStatus(); st != "completed" {
 				started := cr.GetStartedAt().Time
-				if !started.IsZero() && now.Sub(started) > r.cfg.Deadline {
+				if !started.IsZero() && now.Sub(started) > r.cfg.Deadline+stuckMargin {
 					stuck = true
 				}
 			}

@@ -127,13 +127,17 @@ func TestReconcileStuck(t *testing.T) {
 		name    string
 		age     time.Duration
 		stuck   int
-		runName string
+		runName string // in progress; a gate's comes with a completed aggregate
 	}{
-		{"aggregate past the deadline", 11 * time.Minute, 1, "swarm-gate"},
-		{"aggregate within the deadline", 5 * time.Minute, 0, "swarm-gate"},
+		{"aggregate past the deadline and its margin", 12 * time.Minute, 1, "swarm-gate"},
+		{"gate run past the deadline and its margin", 12 * time.Minute, 1, "swarm/scope"},
+		{"aggregate just past the deadline, within the margin", 10*time.Minute + 30*time.Second, 0, "swarm-gate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newReconcileSetup(t, func(c *app.ReconcileConfig) { c.Deadline = 10 * time.Minute })
+			if tc.runName != app.AggregateCheck {
+				s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: app.AggregateCheck, HeadSHA: s.h.head, ExternalID: ext, Status: "completed", Conclusion: "failure"})
+			}
 			s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: tc.runName, HeadSHA: s.h.head, ExternalID: ext, Status: "in_progress",
 				StartedAt: time.Now().Add(-tc.age).UTC().Truncate(time.Second)})
 			res := s.pass(t)
@@ -246,4 +250,78 @@ func counterOf(t *testing.T, reg *prometheus.Registry, name, label, value string
 	}
 	t.Fatalf("no metric %s{%s=%q}", name, label, value)
 	return 0
+}
+
+// reconcileCost sets up n open pull requests whose heads all have the
+// App's completed checks (the steady state) and returns a reconciler that
+// fails the test if it queues anything.
+func reconcileCost(tb testing.TB, h *harness, n int) *app.Reconciler {
+	tb.Helper()
+	h.fake.SetInstallationRepos(installationID, testRepo)
+	ext := "swarm-gate:pull_request:" + externalKey()
+	for i := 1; i <= n; i++ {
+		head := fmt.Sprintf("%040x", 0xc0ffee00+i)
+		h.fake.AddPullRequest(testRepo, ghfake.PullRequest{Number: i, HeadRef: fmt.Sprintf("topic-%d", i), HeadSHA: head, BaseRef: demo.BaseBranch, BaseSHA: h.base})
+		h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: app.AggregateCheck, HeadSHA: head, ExternalID: ext, Status: "completed", Conclusion: "success"})
+	}
+	a := h.newApp(nil)
+	rec, err := a.NewReconciler(app.ReconcileConfig{Deadline: 10 * time.Minute, Enqueue: func(j webhook.Job) webhook.EnqueueResult {
+		tb.Errorf("the steady state queued %s", j.Delivery)
+		return webhook.EnqueueBusy
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rec
+}
+
+// TestReconcileCost measures the API requests of a reconcile pass over
+// 100 open pull requests whose checks are all there (bench/RESULTS.md,
+// docs/app.md): GET /app/installations, GET /rate_limit, GET
+// /installation/repositories, one page of GET .../pulls, and one GET
+// .../commits/{sha}/check-runs per pull request; the installation token is
+// minted on the first pass only (it lives an hour).
+func TestReconcileCost(t *testing.T) {
+	const prs = 100
+	h := newHarness(t)
+	rec := reconcileCost(t, h, prs)
+	for pass := 1; pass <= 2; pass++ {
+		before := len(h.fake.Calls())
+		res, err := rec.Pass(context.Background())
+		if err != nil || len(res.Errors) > 0 || res.PRs != prs {
+			t.Fatalf("pass %d: %+v, %v", pass, res, err)
+		}
+		ops := map[string]int{}
+		calls := h.fake.Calls()[before:]
+		for _, c := range calls {
+			ops[c.Operation]++
+		}
+		want := prs + 4
+		if pass == 1 {
+			want++ // the installation token
+		}
+		t.Logf("reconcile pass %d over %d open pull requests: %d API requests %v", pass, prs, len(calls), ops)
+		if len(calls) != want || ops["checks/list-for-ref"] != prs {
+			t.Errorf("pass %d: %d requests, want %d (one check-run list per pull request): %v", pass, len(calls), want, ops)
+		}
+	}
+}
+
+// TestReconcileBudgetFalls: when an answer during the pass says the
+// installation's budget fell under the minimum, the installation's pass
+// stops there (skipped, counted), leaving the requests to the evaluations.
+func TestReconcileBudgetFalls(t *testing.T) {
+	h := newHarness(t)
+	rec := reconcileCost(t, h, 3)
+	h.fake.Fail(ghfake.Fault{Method: "GET", Operation: "checks/list-for-ref", Header: ghfake.RateLimitHeaders(50, time.Now().Add(time.Hour))})
+	res, err := rec.Pass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PRs != 1 || res.Skipped != 1 || len(res.Errors) != 0 {
+		t.Errorf("pass %+v, want 1 pull request scanned, then the installation skipped, no errors", res)
+	}
+	if n := len(h.fake.CallsTo("checks/list-for-ref")); n != 1 {
+		t.Errorf("%d check-run lists, want 1: the pass goes on under the budget", n)
+	}
 }
