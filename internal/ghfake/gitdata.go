@@ -619,9 +619,6 @@ type extraRoute struct {
 	operation string         // GitHub's operationId
 	doc       string
 	handle    func(s *Server, params []string, q url.Values) (int, any)
-	// handleAuth, when set instead of handle, also gets the Authorization
-	// header (the operations whose answer depends on who asks).
-	handleAuth func(s *Server, auth string, params []string, q url.Values) (int, any)
 }
 
 // withHeader is an extra route's body with response headers (a Link).
@@ -646,21 +643,6 @@ var extraRoutes = []extraRoute{
 		operation: "repos/list-activities",
 		doc:       "https://docs.github.com/rest/repos/repos#list-repository-activities",
 		handle:    (*Server).listActivities,
-	},
-	// The reconciler's (installations.go): not in the OpenAPI subset.
-	{
-		method:     http.MethodGet,
-		re:         regexp.MustCompile(`^/app/installations$`),
-		operation:  "apps/list-installations",
-		doc:        "https://docs.github.com/rest/apps/apps#list-installations-for-the-authenticated-app",
-		handleAuth: (*Server).listInstallations,
-	},
-	{
-		method:     http.MethodGet,
-		re:         regexp.MustCompile(`^/installation/repositories$`),
-		operation:  "apps/list-repos-accessible-to-installation",
-		doc:        "https://docs.github.com/rest/apps/installations#list-repositories-accessible-to-the-app-installation",
-		handleAuth: (*Server).listInstallationRepos,
 	},
 }
 
@@ -692,13 +674,7 @@ func (s *Server) serveExtra(w http.ResponseWriter, call *Call, r *http.Request) 
 			return true
 		}
 		s.mu.Lock()
-		var status int
-		var body any
-		if rt.handleAuth != nil {
-			status, body = rt.handleAuth(s, r.Header.Get("Authorization"), m[1:], r.URL.Query())
-		} else {
-			status, body = rt.handle(s, m[1:], r.URL.Query())
-		}
+		status, body := rt.handle(s, m[1:], r.URL.Query())
 		s.mu.Unlock()
 		var hdr http.Header
 		if hb, ok := body.(withHeader); ok {

@@ -2,7 +2,6 @@ package ghfake
 
 import (
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,9 +57,9 @@ func (s *Server) getRateLimit(r *request) (int, any) {
 }
 
 // listInstallations answers GET /app/installations (App JWT): the App's
-// installations, oldest first, all on one page.
-func (s *Server) listInstallations(header string, _ []string, _ url.Values) (int, any) {
-	app, err := s.verifyJWT(header)
+// installations, by id, per page.
+func (s *Server) listInstallations(r *request) (int, any) {
+	app, err := s.verifyJWT(r.Header.Get("Authorization"))
 	if err != nil {
 		return http.StatusUnauthorized, errorBody("A JSON web token could not be decoded", "")
 	}
@@ -71,38 +70,43 @@ func (s *Server) listInstallations(header string, _ []string, _ url.Values) (int
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	lo, hi := s.page(r, len(ids))
 	list := []any{}
-	for _, id := range ids {
-		m := s.spec.example("installation")
+	for _, id := range ids[lo:hi] {
+		m := s.spec.example("base-installation-items")
 		n := strconv.FormatInt(id, 10)
 		m["id"] = id
 		m["app_id"] = app.id
 		m["app_slug"] = app.slug
 		m["access_tokens_url"] = s.URL + "app/installations/" + n + "/access_tokens"
 		m["repositories_url"] = s.URL + "installation/repositories"
-		m["repository_selection"] = "selected"
+		m["html_url"] = s.WebURL + "/settings/installations/" + n
 		list = append(list, m)
 	}
 	return http.StatusOK, list
 }
 
 // listInstallationRepos answers GET /installation/repositories
-// (installation token): the repositories SetInstallationRepos gave, all
-// on one page.
-func (s *Server) listInstallationRepos(header string, _ []string, _ url.Values) (int, any) {
-	id := s.tokenInstallation(header)
+// (installation token): the repositories SetInstallationRepos gave, per
+// page.
+func (s *Server) listInstallationRepos(r *request) (int, any) {
+	id := s.tokenInstallation(r.Header.Get("Authorization"))
 	if id == 0 {
 		return http.StatusForbidden, errorBody("This endpoint requires an installation access token", "")
 	}
+	all := s.app.repos[id]
+	lo, hi := s.page(r, len(all))
 	repos := []any{}
-	for i, full := range s.app.repos[id] {
+	for i, full := range all[lo:hi] {
 		owner, name, _ := strings.Cut(full, "/")
-		repos = append(repos, map[string]any{
-			"id": 1000 + i, "node_id": "R_fake" + strconv.Itoa(1000+i), "name": name, "full_name": full, "private": false,
-			"owner":    map[string]any{"login": owner, "id": 1, "type": "Organization"},
-			"html_url": s.WebURL + "/" + full, "url": s.URL + "repos/" + full,
-			"clone_url": s.WebURL + "/" + full + ".git", "default_branch": "main",
-		})
+		page := s.spec.example("repository-paginated-2")
+		m := page["repositories"].([]any)[0].(map[string]any)
+		n := int64(1000 + lo + i)
+		m["id"], m["node_id"], m["name"], m["full_name"] = n, "R_fake"+strconv.FormatInt(n, 10), name, full
+		m["html_url"], m["url"], m["clone_url"] = s.WebURL+"/"+full, s.URL+"repos/"+full, s.WebURL+"/"+full+".git"
+		m["default_branch"], m["archived"], m["private"] = "main", false, false
+		setUser(m["owner"], owner)
+		repos = append(repos, m)
 	}
-	return http.StatusOK, map[string]any{"total_count": len(repos), "repository_selection": "selected", "repositories": repos}
+	return http.StatusOK, map[string]any{"total_count": len(all), "repository_selection": "selected", "repositories": repos}
 }
