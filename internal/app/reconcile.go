@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -42,7 +43,7 @@ const (
 // swarm_gate_reconcile_evaluations_total.
 const (
 	ReasonMissing = "missing" // the head has no aggregate swarm-gate check run of the App
-	ReasonStuck   = "stuck"   // a run of the App on the head is queued or in progress a minute past the deadline
+	ReasonStuck   = "stuck"   // the App's aggregate on the head is queued or in progress a minute past the deadline
 )
 
 // ReconcileConfig configures a Reconciler. Enqueue and Deadline are
@@ -85,11 +86,18 @@ type ReconcileConfig struct {
 // /rate_limit (not counted by GitHub), GET /installation/repositories, GET
 // /repos/{owner}/{repo}/pulls?state=open per repository (100 per page) and
 // GET /repos/{owner}/{repo}/commits/{sha}/check-runs per open pull
-// request, plus the evaluations it queues; each page is a request.
+// request, plus the evaluations it queues; each page is a request. The
+// lists are conditional requests (conditional): what did not change since
+// the last pass is answered 304, which GitHub does not count.
 type Reconciler struct {
 	a   *App
 	cfg ReconcileConfig
 	m   *reconcileMetrics
+
+	mu sync.Mutex
+	// clients are the installations' clients, kept from one pass to the
+	// next with their answers and ETags (conditional).
+	clients map[int64]*github.Client
 }
 
 // PassResult is what one reconcile pass did.
@@ -174,7 +182,7 @@ func (a *App) NewReconciler(cfg ReconcileConfig) (*Reconciler, error) {
 			}
 		}
 	}
-	return &Reconciler{a: a, cfg: cfg, m: m}, nil
+	return &Reconciler{a: a, cfg: cfg, m: m, clients: map[int64]*github.Client{}}, nil
 }
 
 // Run makes a pass every interval (±10 %), the first one an interval after
@@ -264,7 +272,7 @@ func (r *Reconciler) installation(ctx context.Context, inst *github.Installation
 		log.Debug("installation suspended: not scanned")
 		return
 	}
-	gh, err := r.a.installationClient(id)
+	gh, err := r.client(id)
 	if err != nil {
 		res.Skipped++
 		r.m.skipped.WithLabelValues("error").Inc()
@@ -446,12 +454,17 @@ func (r *Reconciler) pullRequest(ctx context.Context, gh *github.Client, install
 	return nil
 }
 
-// checkState is why the head's check runs of the App need an evaluation
-// (ReasonMissing, ReasonStuck), or "".
+// checkState is why the head's aggregate check run of the App needs an
+// evaluation (ReasonMissing, ReasonStuck), or "". Only the aggregate is
+// read (check_name, app_id): the App creates its gate runs completed and
+// completes the aggregate last, so an evaluation that died mid-way left
+// the aggregate in progress, or none; and one run keeps the answer small
+// enough for conditional requests (conditional).
 func (r *Reconciler) checkState(ctx context.Context, gh *github.Client, repo *github.Repository, head string, now time.Time) (string, error) {
 	owner, name, _ := strings.Cut(repo.GetFullName(), "/")
 	ext := "swarm-gate:pull_request:" + externalKey()
-	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), AppID: github.Int64(r.a.cfg.AppID), ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(AggregateCheck), Filter: github.String("latest"), AppID: github.Int64(r.a.cfg.AppID),
+		ListOptions: github.ListOptions{PerPage: 100}}
 	aggregate, stuck := false, false
 	for {
 		page, resp, err := gh.Checks.ListCheckRunsForRef(ctx, owner, name, head, opts)
@@ -506,11 +519,30 @@ func reconcilePayload(installation int64, repo *github.Repository, pr *github.Pu
 	return b, nil
 }
 
+// client is the installation's client, sending conditional requests
+// (conditional), made on its first pass.
+func (r *Reconciler) client(id int64) (*github.Client, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if gh := r.clients[id]; gh != nil {
+		return gh, nil
+	}
+	gh, err := r.a.installationClient(id, func(next http.RoundTripper) http.RoundTripper { return newConditional(next) })
+	if err != nil {
+		return nil, err
+	}
+	r.clients[id] = gh
+	return gh, nil
+}
+
 // installationClient is a go-github client for an installation's
 // requests: its token, the rate-limit transport, counted in the
-// swarm_gate_api_* metrics.
-func (a *App) installationClient(id int64) (*github.Client, error) {
+// swarm_gate_api_* metrics; outer, when not nil, wraps it all.
+func (a *App) installationClient(id int64, outer func(http.RoundTripper) http.RoundTripper) (*github.Client, error) {
 	rt := a.opts.rateLimited(&counting{next: &installationAuth{tokens: a.auth.installation(id), next: a.base}, m: a.m, limit: strconv.FormatInt(id, 10)})
+	if outer != nil {
+		rt = outer(rt)
+	}
 	gh := github.NewClient(&http.Client{Transport: rt})
 	if a.apiRoot != "https://api.github.com" {
 		var err error

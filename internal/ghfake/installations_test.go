@@ -2,7 +2,10 @@ package ghfake_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +99,45 @@ func TestReconcilerOperations(t *testing.T) {
 	}
 	if rl, _, err := inst.RateLimit.Get(ctx); err != nil || rl.GetCore().Remaining <= 0 || rl.GetCore().Remaining > 5000 {
 		t.Errorf("installation 99 (no budget set): %+v, %v; want the fake's default", rl.GetCore(), err)
+	}
+}
+
+// TestConditionalRequests: a GET answer carries an ETag, and the same GET
+// with If-None-Match of it is answered 304 without a body, as GitHub's
+// conditional requests are.
+func TestConditionalRequests(t *testing.T) {
+	s := ghfake.New(t)
+	s.AddCheckRun("octo/a", ghfake.CheckRun{Name: "swarm-gate", HeadSHA: strings.Repeat("a", 40)})
+	get := func(etag string) *http.Response {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"repos/octo/a/commits/"+strings.Repeat("a", 40)+"/check-runs", nil)
+		req.Header.Set("Authorization", "Bearer "+ghfake.Token)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		resp.ContentLength = int64(len(b))
+		return resp
+	}
+	first := get("")
+	etag := first.Header.Get("ETag")
+	if first.StatusCode != http.StatusOK || etag == "" || first.ContentLength == 0 {
+		t.Fatalf("first GET: %d, ETag %q, %d bytes; want 200 with an ETag", first.StatusCode, etag, first.ContentLength)
+	}
+	for _, tc := range []struct {
+		etag string
+		want int
+	}{{etag, http.StatusNotModified}, {`"other"`, http.StatusOK}} {
+		if r := get(tc.etag); r.StatusCode != tc.want || (tc.want == http.StatusNotModified && r.ContentLength != 0) {
+			t.Errorf("If-None-Match %s: %d with %d bytes, want %d", tc.etag, r.StatusCode, r.ContentLength, tc.want)
+		}
+	}
+	s.AddCheckRun("octo/a", ghfake.CheckRun{Name: "swarm/scope", HeadSHA: strings.Repeat("a", 40)})
+	if r := get(etag); r.StatusCode != http.StatusOK {
+		t.Errorf("after a change, If-None-Match of the old answer: %d, want 200", r.StatusCode)
 	}
 }
