@@ -344,13 +344,8 @@ func servicePort(s *corev1.Service, name string) *corev1.ServicePort {
 	return nil
 }
 
-// notReadYet are the variables the chart sets for the reconciler (issue 24
-// item 1), which serve does not read yet.
-var notReadYet = map[string]bool{"SWARM_GATE_RECONCILE": true, "SWARM_GATE_RECONCILE_INTERVAL": true}
-
 // checkServeReads checks that every SWARM_GATE_ variable the chart sets is
-// one of serve's settings (read from cmd/swarm-gate/serve.go), but the
-// reconciler's.
+// one of serve's settings (read from cmd/swarm-gate/serve.go).
 func checkServeReads(t *testing.T, c corev1.Container) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "cmd", "swarm-gate", "serve.go"))
@@ -362,7 +357,7 @@ func checkServeReads(t *testing.T, c corev1.Container) {
 		known[m[1]] = true
 	}
 	for _, e := range c.Env {
-		if strings.HasPrefix(e.Name, "SWARM_GATE_") && !known[e.Name] && !notReadYet[e.Name] {
+		if strings.HasPrefix(e.Name, "SWARM_GATE_") && !known[e.Name] {
 			t.Errorf("the chart sets %s, which serve does not read", e.Name)
 		}
 	}
@@ -395,6 +390,7 @@ func TestChartDefaults(t *testing.T) {
 	}
 	wantEnvValue(t, c, "SWARM_GATE_RECONCILE", "1")
 	wantEnvValue(t, c, "SWARM_GATE_RECONCILE_INTERVAL", "10m")
+	wantEnvValue(t, c, "SWARM_GATE_RECONCILE_MIN_BUDGET", "500")
 	if r.pdb.Spec.MinAvailable == nil || r.pdb.Spec.MinAvailable.IntValue() != 1 || r.pdb.Spec.MaxUnavailable != nil {
 		t.Errorf("PDB minAvailable %v maxUnavailable %v, want minAvailable 1", r.pdb.Spec.MinAvailable, r.pdb.Spec.MaxUnavailable)
 	}

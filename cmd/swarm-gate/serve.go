@@ -33,7 +33,7 @@ type serveSetting struct {
 
 // switchSettings are the settings whose flag is a switch: --flag alone is
 // true, --flag=false is false.
-var switchSettings = map[string]bool{"SWARM_GATE_REDELIVER_FAILED": true}
+var switchSettings = map[string]bool{"SWARM_GATE_REDELIVER_FAILED": true, "SWARM_GATE_RECONCILE": true}
 
 var serveSettings = []serveSetting{
 	{"SWARM_GATE_APP_ID", "app-id", "", "the GitHub App's id (App settings > About > App ID); required"},
@@ -54,6 +54,9 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
 	{"SWARM_GATE_FETCH_DEPTH", "fetch-depth", "50", "history fetched first from the base and the head; deepened, then full, until their merge base is found"},
 	{"SWARM_GATE_REDELIVER_FAILED", "redeliver-failed", "false", "at start-up, ask GitHub to redeliver the App's deliveries of the last hour that failed (the variable: true or false)"},
+	{"SWARM_GATE_RECONCILE", "reconcile", "1", "re-evaluate, every reconcile interval, the open pull requests whose swarm-gate checks are missing or stuck past the job timeout (the variable: 1 or 0, true or false)"},
+	{"SWARM_GATE_RECONCILE_INTERVAL", "reconcile-interval", "10m", "time between two reconcile passes (each within ±10%)"},
+	{"SWARM_GATE_RECONCILE_MIN_BUDGET", "reconcile-min-budget", "500", "a reconcile pass skips an installation with fewer API requests left in its rate-limit hour (-1: never skip)"},
 	{"SWARM_GATE_LOG", "", "info", ""},
 }
 
@@ -118,6 +121,9 @@ type serveConfig struct {
 	jobTimeout, shutdownDelay, shutdownTimeout time.Duration
 	bodyTimeout                                time.Duration
 	redeliverFailed                            bool
+	reconcile                                  bool
+	reconcileInterval                          time.Duration
+	reconcileMinBudget                         int
 	logLevel                                   slog.Level
 }
 
@@ -209,7 +215,8 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		dst      *int
 		min, max int
 	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0, maxWorkers}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0, maxQueueSize},
-		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}, {"SWARM_GATE_MAX_PER_SOURCE", &cfg.maxPerSource, -1, 0}}
+		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}, {"SWARM_GATE_MAX_PER_SOURCE", &cfg.maxPerSource, -1, 0},
+		{"SWARM_GATE_RECONCILE_MIN_BUDGET", &cfg.reconcileMinBudget, -1, 0}}
 	for _, it := range ints {
 		n, err := strconv.Atoi(get(it.env))
 		switch {
@@ -231,7 +238,8 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		zeroOK   bool
 		positive string
 	}{{"SWARM_GATE_JOB_TIMEOUT", &cfg.jobTimeout, false, "positive"}, {"SWARM_GATE_SHUTDOWN_DELAY", &cfg.shutdownDelay, true, "non-negative"},
-		{"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout, false, "positive"}, {"SWARM_GATE_BODY_TIMEOUT", &cfg.bodyTimeout, false, "positive"}}
+		{"SWARM_GATE_SHUTDOWN_TIMEOUT", &cfg.shutdownTimeout, false, "positive"}, {"SWARM_GATE_BODY_TIMEOUT", &cfg.bodyTimeout, false, "positive"},
+		{"SWARM_GATE_RECONCILE_INTERVAL", &cfg.reconcileInterval, false, "positive"}}
 	for _, it := range durations {
 		d, err := time.ParseDuration(get(it.env))
 		if err != nil || d < 0 || d == 0 && !it.zeroOK {
@@ -245,6 +253,14 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		bad("SWARM_GATE_REDELIVER_FAILED", "%q is not true or false", get("SWARM_GATE_REDELIVER_FAILED"))
 	}
 	cfg.redeliverFailed = b
+	if b, err := strconv.ParseBool(get("SWARM_GATE_RECONCILE")); err != nil {
+		bad("SWARM_GATE_RECONCILE", "%q is not 1 or 0 (true or false)", get("SWARM_GATE_RECONCILE"))
+	} else {
+		cfg.reconcile = b
+	}
+	if cfg.reconcileMinBudget == 0 {
+		cfg.reconcileMinBudget = -1 // 0: nothing is under it, as -1
+	}
 	if level, ok := logLevels[strings.ToLower(get("SWARM_GATE_LOG"))]; ok {
 		cfg.logLevel = level
 	} else {
@@ -381,6 +397,15 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 		ln.Close()
 		return fail(exitUsage, "%v", err)
 	}
+	var rec *app.Reconciler
+	if cfg.reconcile {
+		// The stuck deadline is the evaluation deadline, the job timeout.
+		if rec, err = a.NewReconciler(app.ReconcileConfig{Interval: cfg.reconcileInterval, Deadline: srv.JobTimeout(),
+			MinBudget: cfg.reconcileMinBudget, Enqueue: srv.Enqueue}); err != nil {
+			ln.Close()
+			return fail(exitUsage, "%v", err)
+		}
+	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
@@ -396,6 +421,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	log.Info("listening", "addr", ln.Addr().String(), "app", slug, "app_id", cfg.appID, "github_api_url", cfg.apiURL, "version", version)
 	if cfg.redeliverFailed {
 		go redeliver(ctx, a, log)
+	}
+	if rec != nil {
+		go rec.Run(ctx) // ends with ctx, at SIGTERM: the drain takes no new job
+	} else {
+		log.Info("reconciler off (SWARM_GATE_RECONCILE=0): an accepted delivery lost with its replica is not evaluated again")
 	}
 
 	code := 0

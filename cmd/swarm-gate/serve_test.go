@@ -36,7 +36,8 @@ import (
 // serveEnv are the variables serve reads; each test starts from none.
 var serveEnv = []string{"SWARM_GATE_APP_ID", "SWARM_GATE_PRIVATE_KEY_PATH", "SWARM_GATE_PRIVATE_KEY", "SWARM_GATE_WEBHOOK_SECRET",
 	"SWARM_GATE_GITHUB_API_URL", "SWARM_GATE_LISTEN", "SWARM_GATE_WORKERS", "SWARM_GATE_QUEUE_SIZE", "SWARM_GATE_JOB_TIMEOUT",
-	"SWARM_GATE_SHUTDOWN_DELAY", "SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG"}
+	"SWARM_GATE_SHUTDOWN_DELAY", "SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG",
+	"SWARM_GATE_RECONCILE", "SWARM_GATE_RECONCILE_INTERVAL", "SWARM_GATE_RECONCILE_MIN_BUDGET"}
 
 func clearServeEnv(t *testing.T) {
 	for _, k := range serveEnv {
@@ -158,6 +159,12 @@ func TestServeSettings(t *testing.T) {
 			`SWARM_GATE_REDELIVER_FAILED (--redeliver-failed): "maybe" is not true or false`},
 		{"bad redeliver variable", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_REDELIVER_FAILED": "yes please"}, nil,
 			`SWARM_GATE_REDELIVER_FAILED (--redeliver-failed): "yes please" is not true or false`},
+		{"bad reconcile switch", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_RECONCILE": "on"}, nil,
+			`SWARM_GATE_RECONCILE (--reconcile): "on" is not 1 or 0 (true or false)`},
+		{"zero reconcile interval", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1"}, []string{"--reconcile-interval", "0"},
+			`SWARM_GATE_RECONCILE_INTERVAL (--reconcile-interval): "0" is not a positive duration`},
+		{"reconcile budget under -1", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_RECONCILE_MIN_BUDGET": "-5"}, nil,
+			`SWARM_GATE_RECONCILE_MIN_BUDGET (--reconcile-min-budget): "-5" is not a whole number >= -1`},
 		{"webhook secret of white space", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": " \t ", "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
 			"SWARM_GATE_WEBHOOK_SECRET: only white space: the server refuses to start"},
 		{"unknown log level", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM(), "SWARM_GATE_LOG": "verbose"}, nil,

@@ -23,6 +23,8 @@ type appState struct {
 	tokens        map[string]*InstallationToken
 	minted        []InstallationToken
 	tokenTTL      time.Duration
+	repos         map[int64][]string // installation id -> its repositories (installations.go)
+	remaining     map[int64]int      // installation id -> core budget GET /rate_limit reports
 }
 
 type fakeApp struct {
@@ -45,6 +47,7 @@ var jwtOperations = map[string]bool{
 	"apps/get-authenticated":                true,
 	"apps/create-installation-access-token": true,
 	"apps/get-repo-installation":            true,
+	"apps/list-installations":               true,
 }
 
 // RegisterApp registers a GitHub App: its id (the JWT's iss), its slug
@@ -89,7 +92,8 @@ func (s *Server) appInit() {
 	if s.app.apps != nil {
 		return
 	}
-	s.app = appState{apps: map[int64]*fakeApp{}, installations: map[int64]int64{}, tokens: map[string]*InstallationToken{}, tokenTTL: time.Hour}
+	s.app = appState{apps: map[int64]*fakeApp{}, installations: map[int64]int64{}, tokens: map[string]*InstallationToken{}, tokenTTL: time.Hour,
+		repos: map[int64][]string{}, remaining: map[int64]int{}}
 }
 
 // allowed is the fake's authentication: the App operations take a valid

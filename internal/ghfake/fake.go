@@ -7,6 +7,8 @@ package ghfake
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -248,6 +250,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			if resp != nil && err == nil {
 				resp = rawBody(raw)
+			}
+			if r.Method == http.MethodGet && status == http.StatusOK && err == nil {
+				// GitHub's conditional requests: every GET answer has an
+				// ETag, and If-None-Match with it gets 304 and no body.
+				sum := sha256.Sum256(raw)
+				etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+				hdr.Set("ETag", etag)
+				if r.Header.Get("If-None-Match") == etag {
+					status, resp = http.StatusNotModified, nil
+				}
 			}
 		}
 	}

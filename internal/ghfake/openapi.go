@@ -3,6 +3,7 @@ package ghfake
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -23,11 +24,19 @@ import (
 // directory): ../shared beside the repository.
 const SubsetPath = "../../../shared/github/openapi-subset.json"
 
+// reconcileSubset is GitHub's description of the operations the App's
+// reconciler calls that the shared subset lacks (GET /app/installations,
+// GET /installation/repositories), with the components they reference,
+// taken from the same snapshot (its x-subset field says how).
+//
+//go:embed testdata/openapi-reconcile.json
+var reconcileSubset []byte
+
 // spec is the loaded description with its routes, shared by every Server of
-// the test binary (loading the 660 kB file once).
+// the test binary (loading the 660 kB file once). extra is reconcileSubset.
 type spec struct {
-	doc    *openapi3.T
-	routes []*route
+	doc, extra *openapi3.T
+	routes     []*route
 }
 
 // route is one operation of the description, matched by a regular
@@ -74,15 +83,25 @@ func loadSpec() (*spec, error) {
 			specErr = fmt.Errorf("validating %s: %w", SubsetPath, err)
 			return
 		}
-		s := &spec{doc: doc}
-		for tmpl, item := range doc.Paths.Map() {
-			for method, op := range item.Operations() {
-				rt, err := newRoute(doc, tmpl, item, method, op)
-				if err != nil {
-					specErr = err
-					return
+		extra, err := openapi3.NewLoader().LoadFromData(reconcileSubset)
+		if err == nil {
+			err = extra.Validate(context.Background(), openapi3.DisableExamplesValidation())
+		}
+		if err != nil {
+			specErr = fmt.Errorf("loading ghfake's testdata/openapi-reconcile.json: %w", err)
+			return
+		}
+		s := &spec{doc: doc, extra: extra}
+		for _, d := range []*openapi3.T{doc, extra} {
+			for tmpl, item := range d.Paths.Map() {
+				for method, op := range item.Operations() {
+					rt, err := newRoute(d, tmpl, item, method, op)
+					if err != nil {
+						specErr = err
+						return
+					}
+					s.routes = append(s.routes, rt)
 				}
-				s.routes = append(s.routes, rt)
 			}
 		}
 		sort.Slice(s.routes, func(i, j int) bool {
@@ -234,6 +253,9 @@ func (readCloser) Close() error { return nil }
 // (components/examples), the template of the fake's responses.
 func (s *spec) example(name string) map[string]any {
 	ex := s.doc.Components.Examples[name]
+	if ex == nil {
+		ex = s.extra.Components.Examples[name]
+	}
 	if ex == nil || ex.Value == nil {
 		panic("ghfake: no example " + name + " in the OpenAPI subset")
 	}
