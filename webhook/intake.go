@@ -241,10 +241,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 		}
 		return n, err
 	}
-	var (
-		buf   []byte
-		chunk [bodyChunk]byte
-	)
+	// The first read lands in a few hundred bytes: an idle connection
+	// holds no more than that while it waits.
+	var buf []byte
+	chunk := make([]byte, firstChunk)
 	for {
 		if int64(len(buf)) == limit {
 			// All of it: one more byte means the body lies about its
@@ -264,6 +264,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 			n, err = read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 		} else {
+			if len(buf) > 0 && len(chunk) < bodyChunk {
+				chunk = make([]byte, bodyChunk)
+			}
 			n, err = read(chunk[:min(int64(len(chunk)), limit-int64(len(buf)))])
 			if n > 0 {
 				have := int64(len(buf) + n)
@@ -293,10 +296,14 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 }
 
-// bodyChunk is the size of the chunk each read lands in before the buffer
-// grows (on the reading goroutine's stack: an idle connection holds no
-// budget).
-const bodyChunk = 8 << 10
+// firstChunk and bodyChunk are the sizes of the chunk a read lands in
+// before the buffer grows: the first read's, and the later ones'. Neither
+// is taken from the budget: an idle connection holds firstChunk bytes of
+// memory and no budget.
+const (
+	firstChunk = 512
+	bodyChunk  = 8 << 10
+)
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {

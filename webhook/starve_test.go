@@ -144,7 +144,9 @@ func TestIdleBodiesFromManySourcesHoldNoBudget(t *testing.T) {
 			runtime.ReadMemStats(&ms)
 			grew := int64(ms.HeapInuse) - int64(base)
 			t.Logf("%d idle bodies: heap in use grew by %.1f MiB, budget held %d bytes", idle, float64(grew)/(1<<20), h.held())
-			if limit := int64(idle * 32 << 10); grew > limit {
+			// net/http's own buffers are most of it; the bound is loose, the
+			// budget above is the exact measure.
+			if limit := int64(idle * 64 << 10); grew > limit {
 				t.Errorf("heap in use grew by %d KiB for %d idle connections, want under %d KiB", grew>>10, idle, limit>>10)
 			}
 		})
