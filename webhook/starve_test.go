@@ -274,3 +274,26 @@ func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
 }
+
+// The reported attack, scaled to a test machine: 16 idle bodies (the
+// per-source limit) from each of 125 addresses, 2,000 connections, under
+// the default limits. The oldest are shed past MaxUnverified, none holds
+// budget, and a signed delivery is queued.
+func TestReportedStarvationAttack(t *testing.T) {
+	const sources, perSource = 125, 16
+	h := newHarness(t, Config{MaxBody: 1 << 20, BodyBudget: 8 << 20})
+	h.Start()
+	srv := startIntake(t, h, func(port int) net.IP { return net.IPv4(10, 9, 0, byte(port%sources)) })
+	for range sources * perSource {
+		dialHeaders(t, srv, 1<<20-1, "")
+	}
+	waitUntil(t, "the connections past MaxUnverified shed", func() bool {
+		return h.metric(t, "swarm_gate_connections_shed_total") >= sources*perSource-DefaultMaxUnverified
+	})
+	if held := h.held(); held != 0 {
+		t.Errorf("idle bodies hold %d bytes of the body budget, want 0", held)
+	}
+	if code := deliverSigned(t, srv, 1); code != http.StatusAccepted {
+		t.Errorf("a signed delivery during %d idle bodies from %d addresses got %d, want 202", sources*perSource, sources, code)
+	}
+}
