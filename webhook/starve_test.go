@@ -277,11 +277,13 @@ func isTimeout(err error) bool {
 
 // The reported attack, scaled to a test machine: 16 idle bodies (the
 // per-source limit) from each of 125 addresses, 2,000 connections, under
-// the default limits. The oldest are shed past MaxUnverified, none holds
-// budget, and a signed delivery is queued.
+// the default per-source and connection limits. The oldest are shed past
+// MaxUnverified, none holds budget, and a signed delivery is queued. The
+// timeouts are long, so that a slow machine dialling does not close
+// connections before they are shed.
 func TestReportedStarvationAttack(t *testing.T) {
 	const sources, perSource = 125, 16
-	h := newHarness(t, Config{MaxBody: 1 << 20, BodyBudget: 8 << 20})
+	h := newHarness(t, Config{MaxBody: 1 << 20, BodyBudget: 8 << 20, BodyTimeout: time.Minute, BodyStallTimeout: time.Minute, HeaderTimeout: time.Minute})
 	h.Start()
 	srv := startIntake(t, h, func(port int) net.IP { return net.IPv4(10, 9, 0, byte(port%sources)) })
 	for range sources * perSource {
