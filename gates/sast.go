@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,8 +100,73 @@ const (
 	RuleSecretsNotShown            = "secret/more-not-shown"
 )
 
-// Evaluate implements Gate.
-func (g SAST) Evaluate(_ context.Context, in *Input) Result {
+// Evaluate implements Gate. A secret-looking value in a file's path (a
+// file named config/AKIA….txt) is masked wherever the result prints it.
+func (g SAST) Evaluate(ctx context.Context, in *Input) Result {
+	r := g.evaluate(ctx, in)
+	maskSecretPaths(in, &r)
+	return r
+}
+
+// maskSecretPaths masks, in r's title, summary and findings, the values
+// gitleaks' rules find in the paths of the changed files and of the files
+// r lists (sast.MaskValues; the Markdown-escaped form in the summary too).
+// Paths without one are left as they are. When the rules cannot be loaded
+// the gate has already failed closed on that.
+func maskSecretPaths(in *Input, r *Result) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return
+	}
+	seen := map[string]bool{}
+	var values []string
+	look := func(p string) {
+		if p == "" || seen[p] {
+			return
+		}
+		seen[p] = true
+		values = append(values, sc.PathSecrets(p)...)
+	}
+	if in.Changes != nil {
+		for i := range in.Changes.Files {
+			look(in.Changes.Files[i].NewPath)
+			look(in.Changes.Files[i].OldPath)
+		}
+	}
+	if s := in.SAST; s != nil {
+		for _, l := range [][]string{s.TooLarge, s.TooLargeToScan, s.NotScanned} {
+			for _, p := range l {
+				look(p)
+			}
+		}
+		for _, l := range [][]SkippedFile{s.Unreadable, s.Generated} {
+			for _, f := range l {
+				look(f.Path)
+			}
+		}
+	}
+	for i := range r.Findings {
+		look(r.Findings[i].Path)
+	}
+	if len(values) == 0 {
+		return
+	}
+	md := slices.Clone(values)
+	for _, v := range values {
+		if e := mdtext.Inline(v); e != v {
+			md = append(md, e)
+		}
+	}
+	r.Title = sast.MaskValues(r.Title, values)
+	r.Summary = sast.MaskValues(r.Summary, md)
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		f.Path = sast.MaskValues(f.Path, values)
+		f.Message = sast.MaskValues(f.Message, values)
+	}
+}
+
+func (g SAST) evaluate(_ context.Context, in *Input) Result {
 	if reason, off := in.QAGateOff("sast_enabled"); off {
 		return Result{Outcome: NotApplicable, Title: "SAST is off: " + reason, Findings: []Finding{},
 			Summary: mdtext.Inline(reason) + ": the plugin runs no sast_scan for this plan (pre_check_batch), so swarm-gate does not either."}

@@ -470,6 +470,14 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 		}
 		if ts.source == ScopeFromDeclaration && !ts.newInPR {
 			baseEntries = append(baseEntries, ts.entries...)
+		} else if bf := in.Base.Scopes.Declared[ts.task.ID]; bf != nil {
+			// A declaration the pull request changes widens only past
+			// what the base's declaration already gave.
+			for _, e := range bf.Files {
+				if n, err := NormalizeScopeEntry(e); err == nil {
+					baseEntries = append(baseEntries, n)
+				}
+			}
 		}
 		base := toSet(baseEntries)
 		var wider []string

@@ -239,6 +239,8 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		override  bool
 		cfg       func(*Config)
 		changed   []string
+		scopes    map[string]string // .swarm/scopes/ files of the head
+		base      map[string]string // and of the base
 		want      Outcome
 		sev       Severity // "" = no finding
 	}{
@@ -247,6 +249,23 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		{name: "a maintainer's override covers the plan", head: wide, approveIn: true, override: true, changed: []string{"src/db.go"}, want: Passed},
 		{name: "widened but the new file is not changed", head: wide, approveIn: true, changed: []string{"src/a.go"}, want: Passed},
 		{name: "not widened", head: testPlan, changed: []string{"src/a.go"}, want: Passed},
+		// The plugin's declare_scope: a .swarm/scopes/ declaration the pull
+		// request adds or changes widens the scope like files_touched does.
+		{name: "declaration added by the pull request, approved by it", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Failed, sev: SeverityError},
+		{name: "declaration changed by the pull request, approved by it", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
+			base:   map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go"]}`},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Failed, sev: SeverityError},
+		{name: "declaration widened, relaxed by policy", head: testPlan, approveIn: true, changed: []string{"src/db.go"}, cfg: func(c *Config) { c.Scope.WarnSelfApprovedWidening = true },
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Passed, sev: SeverityWarning},
+		{name: "declaration on the base branch already", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
+			base:   map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Passed},
+		{name: "declaration changed, the changed file was in the base's declaration", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
+			base:   map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go","src/x.go"]}`}, want: Passed},
+		{name: "declaration widened, approval on the base branch", head: testPlan, changed: []string{"src/db.go"},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Passed},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -265,7 +284,14 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 			if c.cfg != nil {
 				c.cfg(cfg)
 			}
-			in := &Input{Phase: 1, Head: load(l.fs(c.head)), Base: load(baseL.fs(testPlan)), Changes: &changeset.ChangeSet{Files: files}, Config: cfg}
+			headFS, baseFS := l.fs(c.head), baseL.fs(testPlan)
+			for name, data := range c.scopes {
+				headFS[".swarm/scopes/"+name] = &fstest.MapFile{Data: []byte(data)}
+			}
+			for name, data := range c.base {
+				baseFS[".swarm/scopes/"+name] = &fstest.MapFile{Data: []byte(data)}
+			}
+			in := &Input{Phase: 1, Head: load(headFS), Base: load(baseFS), Changes: &changeset.ChangeSet{Files: files}, Config: cfg}
 			if c.override {
 				in.Overrides = []Override{{Command: CommandApprovePlanCritic, Actor: "octocat", Reason: "checked the db task", RecordedAt: "2026-07-18T10:00:00Z", StructureHash: in.Head.Plan.Digests.Structure}}
 			}

@@ -230,9 +230,10 @@ func TestBodyBudgetTooSmall(t *testing.T) {
 // TestIdleConnectionsDoNotStarveIntake is issue 20 item 2: connections
 // that declare a body and send nothing held its Content-Length of the body
 // budget for the whole read timeout, so a few dozen of them made every
-// genuine delivery get 503. Now a body holds what has arrived (plus one
-// step), a slow body gets 408 after BodyTimeout, and one address may only
-// have MaxPerSource requests being read.
+// genuine delivery get 503. Now a body holds only what has arrived (see
+// TestIdleBodiesFromManySourcesHoldNoBudget), a slow body gets 408 after
+// BodyTimeout (a stalled one after BodyStallTimeout: TestStalledBody), and
+// one address may only have MaxPerSource requests being read.
 func TestIdleConnectionsDoNotStarveIntake(t *testing.T) {
 	const idle = 40
 	h := newHarness(t, Config{MaxBody: 1 << 20, BodyBudget: 8 << 20, BodyWait: 200 * time.Millisecond, BodyTimeout: 2 * time.Second, MaxPerSource: 16})

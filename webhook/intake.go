@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -28,15 +29,18 @@ const maxDeliveryLen = 128
 
 // serveWebhook takes one delivery, in this order: the method must be POST
 // (405); the server must not be shutting down (503); the body must be at
-// most MaxBody bytes (413), and there must be room in BodyBudget to read it
-// within BodyWait (503 with Retry-After); X-Hub-Signature-256 must match it
-// (401); X-GitHub-Event and X-GitHub-Delivery must be set (400); a delivery
-// id queued before is answered 200 "duplicate"; the payload is routed (204
-// when not acted on, 400 when it lacks what its event needs); the job is
-// queued (202), or answered 200 without being queued when it is the second
-// delivery of one push or older than the one waiting for its pull request,
-// or refused with 503 and Retry-After when the queue is full. No evaluation
-// work happens here.
+// most MaxBody bytes (413); at most MaxPerSource requests from its source
+// may be being read (429); the body must keep arriving (BodyStallTimeout)
+// and be in within BodyTimeout (408), with room in BodyBudget for what has
+// arrived within BodyWait (503 with Retry-After); X-Hub-Signature-256 must
+// match it (401; a valid one stops its connection counting against
+// MaxUnverified); X-GitHub-Event and X-GitHub-Delivery must be set (400);
+// a delivery id queued before is answered 200 "duplicate"; the payload is
+// routed (204 when not acted on, 400 when it lacks what its event needs);
+// the job is queued (202), or answered 200 without being queued when it is
+// the second delivery of one push or older than the one waiting for its
+// pull request, or refused with 503 and Retry-After when the queue is
+// full. No evaluation work happens here.
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -62,9 +66,6 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("%d requests from this address are already being read: retry later", s.cfg.MaxPerSource))
 		return
 	}
-	// The body must arrive in time: a connection that trickles it holds a
-	// slot and budget. Recorders in tests cannot set deadlines (ignored).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	body, g, err := s.readBody(w, r)
 	g.release()
 	leave()
@@ -72,6 +73,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		var tooBig *http.MaxBytesError
 		var netErr net.Error
 		switch {
+		case errors.Is(err, errStalled):
+			s.log.Warn("webhook delivery refused: the body stalled", "remote", r.RemoteAddr, "body_stall_timeout", s.cfg.BodyStallTimeout.String())
+			w.Header().Set("Connection", "close")
+			s.answer(w, "unknown", outcomeSlowBody, http.StatusRequestTimeout, fmt.Sprintf("no byte of the body arrived within %s (GitHub sends it at once)", s.cfg.BodyStallTimeout))
 		case errors.As(err, &netErr) && netErr.Timeout():
 			s.log.Warn("webhook delivery refused: the body did not arrive in time", "remote", r.RemoteAddr, "body_timeout", s.cfg.BodyTimeout.String())
 			w.Header().Set("Connection", "close")
@@ -93,6 +98,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, "unknown", outcomeUnauthorized, http.StatusUnauthorized, reason)
 		return
 	}
+	s.markVerified(r)
 
 	event, delivery := r.Header.Get(headerEvent), r.Header.Get(headerDelivery)
 	ev := eventLabel(event)
@@ -200,48 +206,84 @@ func checkSignature(secret []byte, values []string, body []byte) string {
 // within BodyWait.
 var errNoBudget = errors.New("too many large request bodies are being read at once")
 
+// errStalled is why a body was not read: no byte of it arrived within
+// BodyStallTimeout.
+var errStalled = errors.New("the body stalled")
+
 // readBody reads the request's body, at most MaxBody bytes (and exactly
-// Content-Length when given), into a buffer that grows as bytes arrive,
-// holding each step's bytes of the body budget before it is allocated
-// (given back by g.release, also on error): a request holds what it has
-// sent, plus one step. Errors: errNoBudget, an *http.MaxBytesError, a read
-// error (a net.Error timeout when the read deadline passes).
+// Content-Length when given). Budget is held only for bytes that have
+// arrived: each read lands in a small chunk first, and the buffer then
+// grows to at most twice what has arrived (never past the body's limit),
+// holding that growth of the body budget (given back by g.release, also
+// on error). A connection that declares a large body and sends nothing
+// holds none. Each read must bring a byte within BodyStallTimeout, and the
+// whole body must be in by BodyTimeout. Errors: errNoBudget, errStalled
+// (wrapped), an *http.MaxBytesError, a read error (a net.Error timeout
+// when BodyTimeout passes).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, g grant, err error) {
+	rc := http.NewResponseController(w)
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	limit, known := s.cfg.MaxBody, r.ContentLength >= 0
 	if known {
 		limit = r.ContentLength
 	}
+	whole := time.Now().Add(s.cfg.BodyTimeout)
+	// read reads into p, each read bounded by the stall timeout and the
+	// whole body's deadline (recorders in tests cannot set deadlines:
+	// ignored).
+	read := func(p []byte) (int, error) {
+		stall := time.Now().Add(s.cfg.BodyStallTimeout)
+		_ = rc.SetReadDeadline(minTime(stall, whole))
+		n, err := rd.Read(p)
+		var netErr net.Error
+		if err != nil && errors.As(err, &netErr) && netErr.Timeout() && time.Now().Before(whole) {
+			return 0, fmt.Errorf("%w: no byte arrived within %s", errStalled, s.cfg.BodyStallTimeout)
+		}
+		return n, err
+	}
+	// The first read lands in a few hundred bytes: an idle connection
+	// holds no more than that while it waits.
 	var buf []byte
+	chunk := make([]byte, firstChunk)
 	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) == limit {
-				// All of it: one more byte means the body lies about its
-				// length, or is over MaxBody.
-				var probe [1]byte
-				n, err := rd.Read(probe[:])
-				switch {
-				case n > 0 && known:
-					return nil, g, fmt.Errorf("the body is longer than its Content-Length of %d bytes", limit)
-				case err != nil && !errors.Is(err, io.EOF):
-					return nil, g, err
-				}
-				return buf, g, nil
-			}
-			next := min(limit, max(2*int64(cap(buf)), bodyStep))
-			size := next // the body's size as far as known, for the pool
-			if known {
-				size = limit
-			}
-			if g, err = s.hold(r, next-int64(cap(buf)), size, g); err != nil {
+		if int64(len(buf)) == limit {
+			// All of it: one more byte means the body lies about its
+			// length, or is over MaxBody.
+			n, err := read(chunk[:1])
+			switch {
+			case n > 0 && known:
+				return nil, g, fmt.Errorf("the body is longer than its Content-Length of %d bytes", limit)
+			case err != nil && !errors.Is(err, io.EOF):
 				return nil, g, err
 			}
-			grown := make([]byte, len(buf), next)
-			copy(grown, buf)
-			buf = grown
+			return buf, g, nil
 		}
-		n, err := rd.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+		var n int
+		if len(buf) < cap(buf) {
+			// Room already held: read straight into it.
+			n, err = read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+		} else {
+			if len(buf) > 0 && len(chunk) < bodyChunk {
+				chunk = make([]byte, bodyChunk)
+			}
+			n, err = read(chunk[:min(int64(len(chunk)), limit-int64(len(buf)))])
+			if n > 0 {
+				have := int64(len(buf) + n)
+				next := min(limit, max(2*int64(cap(buf)), 2*have))
+				size := next // the body's size as far as known, for the pool
+				if known {
+					size = limit
+				}
+				var herr error
+				if g, herr = s.hold(r, next-int64(cap(buf)), size, g); herr != nil {
+					return nil, g, herr
+				}
+				grown := make([]byte, len(buf), next)
+				copy(grown, buf)
+				buf = append(grown, chunk[:n]...)
+			}
+		}
 		switch {
 		case errors.Is(err, io.EOF):
 			if known && int64(len(buf)) != limit {
@@ -254,20 +296,54 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 }
 
-// bodyStep is the first size of a body's buffer, and its smallest growth.
-const bodyStep = 16 << 10
+// firstChunk and bodyChunk are the sizes of the chunk a read lands in
+// before the buffer grows: the first read's, and the later ones'. Neither
+// is taken from the budget: an idle connection holds firstChunk bytes of
+// memory and no budget.
+const (
+	firstChunk = 512
+	bodyChunk  = 8 << 10
+)
 
-// enterSource counts one more request being read from the address of
-// remoteAddr ("ip:port"), refusing it (ok false) when MaxPerSource are;
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// sourceKey is the source that MaxPerSource counts for remoteAddr
+// ("ip:port", or a bare IP): the IPv4 address (an IPv4-mapped IPv6 address
+// counts as its IPv4 form), or the IPv6 address's /64, since one IPv6 host
+// usually has a whole /64 to send from. Anything else is used as it is.
+func sourceKey(remoteAddr string) string {
+	host := remoteAddr
+	if h, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		host = h
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.Prefix(64)
+	if err != nil {
+		return ip.String()
+	}
+	return p.String()
+}
+
+// enterSource counts one more request being read from the source of
+// remoteAddr (sourceKey), refusing it (ok false) when MaxPerSource are;
 // leave undoes it.
 func (s *Server) enterSource(remoteAddr string) (leave func(), ok bool) {
 	if s.cfg.MaxPerSource < 0 {
 		return func() {}, true
 	}
-	ip := remoteAddr
-	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
-		ip = host
-	}
+	ip := sourceKey(remoteAddr)
 	s.sourcesMu.Lock()
 	defer s.sourcesMu.Unlock()
 	if s.sources == nil {

@@ -20,7 +20,7 @@ const (
 	outcomeShuttingDown     = "shutting_down"        // 503: Shutdown has begun
 	outcomeMethodNotAllowed = "method_not_allowed"   // 405: not a POST
 	outcomeBusy             = "busy"                 // 503: no room in BodyBudget to read the body
-	outcomeSlowBody         = "slow_body"            // 408: the body did not arrive within BodyTimeout
+	outcomeSlowBody         = "slow_body"            // 408: the body stalled (BodyStallTimeout) or did not arrive within BodyTimeout
 	outcomeTooManyFromSrc   = "too_many_from_source" // 429: MaxPerSource requests from the address are being read
 	outcomeStale            = "stale"                // 200: older than the delivery waiting for its pull request
 	outcomeSameCommit       = "same_commit"          // 200: the other delivery of the same push was queued
@@ -36,6 +36,7 @@ type metrics struct {
 	evalDuration *prometheus.HistogramVec // event, result
 	evaluations  *prometheus.CounterVec   // event, result
 	queueWait    *prometheus.HistogramVec // event
+	connsShed    prometheus.Counter       //
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -74,8 +75,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Time from a delivery's arrival to the start of its evaluation, in seconds, by event.",
 			Buckets: []float64{0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600},
 		}, []string{"event"}),
+		connsShed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "swarm_gate_connections_shed_total",
+			Help: "Connections closed because more than MaxUnverified were open before a delivery with a valid signature arrived on them (the oldest is closed).",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.queueDepth, m.jobsRunning, m.coalesced, m.jobsDropped, m.evalDuration, m.evaluations, m.queueWait} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.queueDepth, m.jobsRunning, m.coalesced, m.jobsDropped, m.evalDuration, m.evaluations, m.queueWait, m.connsShed} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

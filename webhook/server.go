@@ -39,9 +39,20 @@ const (
 	// GitHub sends a delivery at once and gives up on an answer after 10 s,
 	// so a body still arriving after 5 s is not a delivery worth waiting for.
 	DefaultBodyTimeout = 5 * time.Second
-	// DefaultMaxPerSource is how many requests from one address may be
-	// read at once, before their signatures are checked.
+	// DefaultBodyStallTimeout is how long a body may go without a byte
+	// arriving (its first byte, and between reads): GitHub sends the whole
+	// body at once.
+	DefaultBodyStallTimeout = time.Second
+	// DefaultHeaderTimeout is how long a request's headers may take to
+	// arrive (HTTPServer's ReadHeaderTimeout).
+	DefaultHeaderTimeout = 2 * time.Second
+	// DefaultMaxPerSource is how many requests from one source (an IPv4
+	// address, an IPv6 /64) may be read at once, before their signatures
+	// are checked.
 	DefaultMaxPerSource = 16
+	// DefaultMaxUnverified is how many connections may be open at once
+	// before a verified delivery arrives on them.
+	DefaultMaxUnverified = 1024
 	// DefaultAbandonTimeout bounds each Abandoner.Abandon call.
 	DefaultAbandonTimeout = 10 * time.Second
 )
@@ -75,9 +86,10 @@ type Config struct {
 	RetryAfter time.Duration
 	// BodyBudget bounds the bytes of request bodies being read at once,
 	// before their signatures are checked (anyone can send them): a body
-	// draws on it as its bytes arrive (its buffer grows in steps of at
-	// least 16 KiB, to at most its Content-Length), so a connection that
-	// declares a large body and sends nothing holds only the first step. An eighth of it is kept for
+	// draws on it only for bytes that have arrived (its buffer grows to at
+	// most twice what has arrived, and at most its Content-Length), so a
+	// connection that declares a large body and sends nothing holds
+	// nothing. An eighth of it is kept for
 	// bodies under 1 MiB, so GitHub's usual deliveries never wait behind
 	// large ones; the rest must hold at least one MaxBody body. A body
 	// that finds no room within BodyWait is refused with 503 and
@@ -90,12 +102,30 @@ type Config struct {
 	// from when its headers were read; a slower one gets 408 and gives its
 	// budget back. Default DefaultBodyTimeout (5 s).
 	BodyTimeout time.Duration
-	// MaxPerSource is how many requests from one source address (the
-	// connection's remote IP) may be read at once before their signatures
-	// are checked; one more gets 429 with Retry-After. Default
-	// DefaultMaxPerSource (16); negative: no limit (behind a proxy, where
-	// every request comes from the proxy's address, limit there instead).
+	// BodyStallTimeout is how long a body may go without a byte arriving,
+	// from its headers to its first byte and between reads; a stalled one
+	// gets 408 and gives its budget back. Default DefaultBodyStallTimeout
+	// (1 s).
+	BodyStallTimeout time.Duration
+	// HeaderTimeout is how long a request's headers may take to arrive,
+	// HTTPServer's ReadHeaderTimeout. Default DefaultHeaderTimeout (2 s).
+	HeaderTimeout time.Duration
+	// MaxPerSource is how many requests from one source may be read at
+	// once before their signatures are checked; one more gets 429 with
+	// Retry-After. A source is the connection's remote IP (never
+	// X-Forwarded-For, which anyone can write): an IPv4 address (an
+	// IPv4-mapped IPv6 address counts as IPv4), or an IPv6 address's /64,
+	// which one host usually has to itself. Default DefaultMaxPerSource
+	// (16); negative: no limit (behind a proxy, where every request comes
+	// from the proxy's address, limit there instead).
 	MaxPerSource int
+	// MaxUnverified is how many connections may be open at once before a
+	// delivery with a valid signature arrives on them (counted through
+	// ConnState, which HTTPServer sets); one more closes the oldest
+	// unverified connection, not the new one, since GitHub's deliveries
+	// are done in milliseconds. Default DefaultMaxUnverified (1024);
+	// negative: no cap.
+	MaxUnverified int
 	// AbandonTimeout bounds each call of the Evaluator's Abandon (when it
 	// is an Abandoner) for the jobs Shutdown drops. Default
 	// DefaultAbandonTimeout (10 s).
@@ -132,6 +162,8 @@ type Server struct {
 	// sources counts the requests being read per remote IP (MaxPerSource).
 	sourcesMu sync.Mutex
 	sources   map[string]int
+	// conns counts the connections not yet verified (MaxUnverified).
+	conns *connTracker
 	// unready is set by Unready: GET /readyz answers 503 while deliveries
 	// are still taken.
 	unready atomic.Bool
@@ -153,9 +185,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("webhook: Config.Evaluator is nil: the server needs something to run its jobs")
 	}
 	if cfg.Workers < 0 || cfg.QueueSize < 0 || cfg.JobTimeout < 0 || cfg.MaxBody < 0 || cfg.DedupeSize < 0 || cfg.RetryAfter < 0 ||
-		cfg.BodyBudget < 0 || cfg.BodyWait < 0 || cfg.AbandonTimeout < 0 || cfg.BodyTimeout < 0 {
-		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s, BodyBudget %d, BodyWait %s, AbandonTimeout %s): use 0 for the default",
-			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter, cfg.BodyBudget, cfg.BodyWait, cfg.AbandonTimeout)
+		cfg.BodyBudget < 0 || cfg.BodyWait < 0 || cfg.AbandonTimeout < 0 || cfg.BodyTimeout < 0 || cfg.BodyStallTimeout < 0 || cfg.HeaderTimeout < 0 {
+		return nil, fmt.Errorf("webhook: Config has a negative value (Workers %d, QueueSize %d, JobTimeout %s, MaxBody %d, DedupeSize %d, RetryAfter %s, BodyBudget %d, BodyWait %s, AbandonTimeout %s, BodyTimeout %s, BodyStallTimeout %s, HeaderTimeout %s): use 0 for the default",
+			cfg.Workers, cfg.QueueSize, cfg.JobTimeout, cfg.MaxBody, cfg.DedupeSize, cfg.RetryAfter, cfg.BodyBudget, cfg.BodyWait, cfg.AbandonTimeout, cfg.BodyTimeout, cfg.BodyStallTimeout, cfg.HeaderTimeout)
 	}
 	if cfg.Workers == 0 {
 		cfg.Workers = 2 * runtime.GOMAXPROCS(0)
@@ -183,6 +215,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxPerSource == 0 {
 		cfg.MaxPerSource = DefaultMaxPerSource
+	}
+	if cfg.BodyStallTimeout == 0 {
+		cfg.BodyStallTimeout = DefaultBodyStallTimeout
+	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.MaxUnverified == 0 {
+		cfg.MaxUnverified = DefaultMaxUnverified
 	}
 	if cfg.BodyWait == 0 {
 		cfg.BodyWait = DefaultBodyWait
@@ -226,6 +267,7 @@ func New(cfg Config) (*Server, error) {
 		budget:  newByteBudget(small, cfg.BodyBudget-small),
 		done:    make(chan struct{}),
 	}
+	s.conns = newConnTracker(cfg.MaxUnverified, m.connsShed.Inc)
 	s.q.depthGauge, s.q.runningGauge = m.queueDepth, m.jobsRunning
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.handler = s.routes()

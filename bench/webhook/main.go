@@ -426,7 +426,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-serve %s: %w", o.serve, err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer()
 	srv.Start()
 	fmt.Fprintf(stdout, "serving http://%s/webhook (pid %d); stop with SIGINT or SIGTERM\n", ln.Addr(), os.Getpid())
 	errc := make(chan error, 1)

@@ -48,7 +48,7 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
 	{"SWARM_GATE_BODY_TIMEOUT", "body-timeout", "5s", "how long a delivery's body may take to arrive before the server answers 408 (GitHub sends it at once)"},
-	{"SWARM_GATE_MAX_PER_SOURCE", "max-per-source", "16", "requests from one address read at once before their signatures are checked; one more gets 429 (-1: no limit, e.g. behind a proxy that limits per client)"},
+	{"SWARM_GATE_MAX_PER_SOURCE", "max-per-source", "16", "requests from one source (an IPv4 address, an IPv6 /64) read at once before their signatures are checked; one more gets 429 (-1: no limit, e.g. behind a proxy that limits per client)"},
 	{"SWARM_GATE_SHUTDOWN_DELAY", "shutdown-delay", "5s", "on SIGTERM or SIGINT, how long deliveries are still taken while /readyz answers 503, so that a load balancer stops routing here first (0: none)"},
 	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "after the shutdown delay, how long the running and queued evaluations may take before they are cancelled or dropped (their check runs are then completed as failure)"},
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
@@ -406,8 +406,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 			return fail(exitUsage, "%v", err)
 		}
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// The intake's connection limits: a 2 s header timeout, the oldest of
+	// over 1024 unverified connections closed.
+	hs := srv.HTTPServer()
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	if mln != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
@@ -54,6 +55,10 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 	opts.Logger = ses.logger
 	opts.ConfigPath = ses.s.Config
 	opts.OrgPolicy = ses.orgPolicy()
+	// A pull request to the owner's .github repository may change the
+	// owner's policy (its root swarm-gate.yml): validated like the
+	// repository's own.
+	opts.OrgPolicyRepo = strings.EqualFold(ses.repo.Name, OrgPolicyRepo)
 	opts.MergeBase = ses.r.MergeBase.For(opts.Base, opts.Head)
 	var rep *report.Report
 	err := ses.r.SourceError

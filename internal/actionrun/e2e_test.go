@@ -639,3 +639,36 @@ func TestInvalidPolicyInPullRequestFails(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidOrgPolicyInDotGithubFails: in the owner's .github repository,
+// a pull request that breaks the root swarm-gate.yml (the owner's policy,
+// which the App reads for repositories without their own) fails the
+// aggregate check like a broken .github/swarm-gate.yml; in another
+// repository that file is not a policy (issue 20).
+func TestInvalidOrgPolicyInDotGithubFails(t *testing.T) {
+	for _, c := range []struct {
+		repo  string
+		code  int
+		title string
+	}{
+		{"Codertocat/.github", 1, `the pull request's swarm-gate.yml is invalid (1 problem: line 3, column 13: plan_freeze.approval: "humans" is not one of any, base-anchored, human)`},
+		{"Codertocat/Hello-World", 0, ""},
+	} {
+		t.Run(c.repo, func(t *testing.T) {
+			h := newHarness(t, c.repo)
+			h.commitOnHead(map[string]string{"swarm-gate.yml": "version: 1\nplan_freeze:\n  approval: humans\n"})
+			h.event("pull_request", "pull_request/synchronize.json", h.pullRequest("synchronize", c.repo))
+			h.env["INPUT_CHECKS"] = "plan-freeze,swarm/critic"
+			if code := h.run(context.Background(), nil); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, h.log.String())
+			}
+			agg := h.storedRun("swarm-gate")
+			if c.title != "" && (agg.Conclusion != "failure" || agg.Title != c.title) {
+				t.Errorf("aggregate %s %q, want failure %q", agg.Conclusion, agg.Title, c.title)
+			}
+			if c.title == "" && strings.Contains(agg.Title, "invalid") {
+				t.Errorf("aggregate %s %q: a root swarm-gate.yml outside .github is not a policy", agg.Conclusion, agg.Title)
+			}
+		})
+	}
+}

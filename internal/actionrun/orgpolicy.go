@@ -15,7 +15,7 @@ import (
 // community files), at its root.
 const (
 	OrgPolicyRepo = ".github"
-	OrgPolicyPath = "swarm-gate.yml"
+	OrgPolicyPath = pipeline.OrgPolicyFile
 )
 
 // OrgPolicyCache keeps each owner's policy for TTL across runs (the App's

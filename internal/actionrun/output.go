@@ -110,17 +110,27 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 	return res
 }
 
-// agentAttested is plan-freeze's finding that the approval it accepts was
-// added by the pull request itself, or nil.
+// agentAttested is the finding that names the agent's own approval, or
+// nil: swarm/scope's self-approved widening first (the agent widened a
+// task's scope, through files_touched or a .swarm/scopes/ declaration, and
+// approved it), else plan-freeze's finding that the approval it accepts
+// was added by the pull request itself. plan-freeze comes first in the
+// results, so looking in order would hide the widening behind it.
 func agentAttested(results []gates.Result) *gates.Finding {
+	var attested *gates.Finding
 	for i := range results {
 		for j := range results[i].Findings {
-			if results[i].Findings[j].Rule == gates.RuleAgentAttested || results[i].Findings[j].Rule == gates.RuleSelfApprovedWidening {
-				return &results[i].Findings[j]
+			switch f := &results[i].Findings[j]; f.Rule {
+			case gates.RuleSelfApprovedWidening:
+				return f
+			case gates.RuleAgentAttested:
+				if attested == nil {
+					attested = f
+				}
 			}
 		}
 	}
-	return nil
+	return attested
 }
 
 func badge(o gates.Outcome) string {

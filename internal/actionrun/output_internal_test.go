@@ -14,22 +14,31 @@ import (
 func TestAggregateNamesAgentApproval(t *testing.T) {
 	rep := &report.Report{Head: strings.Repeat("a", 40), Base: strings.Repeat("b", 40), MergeBase: strings.Repeat("b", 40)}
 	attested := gates.Finding{Rule: gates.RuleAgentAttested, Severity: gates.SeverityNotice, Message: "the plan-critic approval of this plan (seq 4) is a ledger line this pull request adds"}
+	widened := gates.Finding{Rule: gates.RuleSelfApprovedWidening, Severity: gates.SeverityError, Path: "src/db.go",
+		Message: "this pull request widens task 1.1's scope to \"src/db.go\" (declared in .swarm/scopes/scope-1.1.json)"}
+	const top = "> [!WARNING]\n> **Approved by the agent in this PR**: "
 	for _, c := range []struct {
 		name    string
 		results []gates.Result
-		want    bool
+		want    string // what the summary starts with after top; "" = no warning
+		outcome gates.Outcome
 	}{
-		{"agent-attested approval", []gates.Result{{Name: "swarm/plan-freeze", Outcome: gates.Passed, Findings: []gates.Finding{attested}}, {Name: "swarm/scope", Outcome: gates.Passed}}, true},
-		{"base-anchored approval", []gates.Result{{Name: "swarm/plan-freeze", Outcome: gates.Passed}, {Name: "swarm/scope", Outcome: gates.Passed}}, false},
+		{"agent-attested approval", []gates.Result{{Name: "swarm/plan-freeze", Outcome: gates.Passed, Findings: []gates.Finding{attested}}, {Name: "swarm/scope", Outcome: gates.Passed}}, "the plan-critic approval of this plan (seq 4)", gates.Passed},
+		{"base-anchored approval", []gates.Result{{Name: "swarm/plan-freeze", Outcome: gates.Passed}, {Name: "swarm/scope", Outcome: gates.Passed}}, "", gates.Passed},
+		// plan-freeze's notice comes first in the results: the widening
+		// must still be the one named at the top.
+		{"self-approved scope widening", []gates.Result{{Name: "swarm/plan-freeze", Outcome: gates.Passed, Findings: []gates.Finding{attested}},
+			{Name: "swarm/scope", Outcome: gates.Failed, Findings: []gates.Finding{widened}}}, "this pull request widens task 1.1's scope", gates.Failed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := aggregate(rep, c.results, &checkSet{}, nil)
-			got := strings.HasPrefix(res.Summary, "> [!WARNING]\n> **Approved by the agent in this PR**: the plan-critic approval of this plan (seq 4)")
-			if got != c.want {
-				t.Errorf("summary starts with the warning: %v, want %v:\n%s", got, c.want, res.Summary)
+			if got := strings.HasPrefix(res.Summary, top); got != (c.want != "") {
+				t.Errorf("summary starts with the warning: %v, want %v:\n%s", got, c.want != "", res.Summary)
+			} else if c.want != "" && !strings.HasPrefix(res.Summary, top+c.want) {
+				t.Errorf("the warning does not name %q:\n%s", c.want, res.Summary)
 			}
-			if res.Outcome != gates.Passed {
-				t.Errorf("outcome %s: the note must not change it", res.Outcome)
+			if res.Outcome != c.outcome {
+				t.Errorf("outcome %s, want %s: the note must not change it", res.Outcome, c.outcome)
 			}
 		})
 	}

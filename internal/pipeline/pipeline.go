@@ -22,6 +22,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/gitattr"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
@@ -65,6 +66,13 @@ type Options struct {
 	// the default path (the App: the owner's .github repository); nil
 	// means the built-in defaults then.
 	OrgPolicy OrgPolicy
+	// OrgPolicyRepo says the repository checked is the owner's `.github`
+	// repository, whose root swarm-gate.yml (OrgPolicyFile) is the
+	// OrgPolicy of the owner's repositories without their own: a pull
+	// request that changes it is validated and described as a policy
+	// change (an invalid one fails the check), even without a .swarm/
+	// folder.
+	OrgPolicyRepo bool
 	// Overrides are the human overrides swarm-gate recorded for the pull
 	// request (internal/commands reads them back from its comments); the
 	// gates apply those bound to the head plan's structure hash.
@@ -183,8 +191,36 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	// Against the merge base: a policy the base branch changed since the
 	// pull request forked is not the pull request's change.
 	policyChange := comparePolicy(cfg, baseFS, headFS, cfgPath)
+	var orgChange *report.PolicyChange
+	if opts.OrgPolicyRepo {
+		orgChange = compareOrgPolicy(baseTipFS, baseFS, headFS)
+		if orgChange.Invalid() || policyChange == nil {
+			policyChange = orgChange
+		}
+	}
 	headArt := swarm.Load(headFS)
 	baseArt := swarm.Load(baseFS)
+	if !headArt.Present && !baseArt.Present && orgChange != nil {
+		// The owner's .github repository is seldom a swarm project: its
+		// pull request is checked for the owner's policy alone.
+		gs := opts.Gates
+		if gs == nil {
+			gs = gates.Default()
+		}
+		results := make([]gates.Result, 0, len(gs))
+		for _, g := range gs {
+			results = append(results, gates.Result{Name: g.Name(), Outcome: gates.NotApplicable, Findings: []gates.Finding{},
+				Title:   "no .swarm/ folder: only the owner's policy (" + OrgPolicyFile + ") is checked",
+				Summary: "This is the owner's `.github` repository without a `.swarm/` folder: the pull request changes `" + OrgPolicyFile + "`, the policy of the owner's repositories that have no " + mdtext.Code(config.Path) + " of their own, and that is what is checked."})
+		}
+		r := report.New(results)
+		r.Base, r.Head, r.MergeBase = base.String(), head.String(), mb.String()
+		r.Config = cfg.Source
+		r.PolicyChange = policyChange
+		r.Settle()
+		r.Comment = cfg.Comment
+		return r, nil
+	}
 	if !headArt.Present && !baseArt.Present {
 		return nil, fmt.Errorf("%w at head commit %s nor at the merge base %s: swarm-gate checks repositories that use opencode-swarm; commit the plugin's .swarm/ folder (plan.json, plan-ledger.jsonl, evidence/) with the pull request", ErrNoSwarm, head.String()[:12], mb.String()[:12])
 	}

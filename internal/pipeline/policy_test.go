@@ -125,3 +125,76 @@ func TestCheckPolicyFromBase(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOrgPolicyRepo: in the owner's .github repository, a pull
+// request that changes the root swarm-gate.yml (the owner's policy, which
+// the App reads for repositories without their own) is validated and
+// described like a change to .github/swarm-gate.yml: an invalid one fails
+// the check, with or without a .swarm/ folder. Elsewhere a root
+// swarm-gate.yml is an ordinary file.
+func TestCheckOrgPolicyRepo(t *testing.T) {
+	const (
+		invalid = "plan_freeze:\n  approval: whatever\n"
+		tighter = "scope:\n  widened_by_pr: fail\n"
+	)
+	for _, c := range []struct {
+		name      string
+		orgRepo   bool
+		swarm     bool
+		base      map[string]string // besides the .swarm/ folder
+		head      map[string]string
+		want      gates.Outcome
+		path      string // policy_change's path, "" = none
+		status    string
+		firstItem string
+	}{
+		{"an invalid owner's policy fails", true, true, nil, map[string]string{"swarm-gate.yml": invalid}, gates.Failed,
+			"swarm-gate.yml", "added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`},
+		{"an invalid owner's policy fails without a .swarm/ folder", true, false, map[string]string{"README.md": "org\n"}, map[string]string{"swarm-gate.yml": invalid}, gates.Failed,
+			"swarm-gate.yml", "added", `line 2, column 13: plan_freeze.approval: "whatever" is not one of any, base-anchored, human`},
+		{"a valid owner's policy is described", true, false, map[string]string{"README.md": "org\n"}, map[string]string{"swarm-gate.yml": tighter}, gates.Passed,
+			"swarm-gate.yml", "added", "tightens scope.widened_by_pr: warn → fail"},
+		{"loosening the owner's policy is compared with the base's", true, false, map[string]string{"swarm-gate.yml": tighter}, map[string]string{"swarm-gate.yml": "scope:\n  widened_by_pr: warn\n"}, gates.Passed,
+			"swarm-gate.yml", "modified", "loosens scope.widened_by_pr: fail → warn"},
+		{"the .yaml spelling fails: it is not read", true, true, nil, map[string]string{"swarm-gate.yaml": tighter}, gates.Failed,
+			"swarm-gate.yaml", "added", "swarm-gate reads swarm-gate.yml (with .yml); rename the file, or the owner's repositories without a policy of their own get the built-in defaults instead"},
+		{"another repository's root swarm-gate.yml is not a policy", false, true, nil, map[string]string{"swarm-gate.yml": invalid}, gates.Passed, "", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t)
+			base := map[string]string{}
+			if c.swarm {
+				base[".swarm/plan.json"] = miniPlan
+			}
+			for p, d := range c.base {
+				base[p] = d
+			}
+			r.commit("", base)
+			r.commit("swarm/phase-1", c.head)
+			var only []gates.Gate
+			for _, g := range gates.Registry() {
+				if g.Name() == "swarm/plan-freeze" {
+					only = append(only, g)
+				}
+			}
+			rep, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-1", Phase: 1, DiffEngine: "go-git", Gates: only, OrgPolicyRepo: c.orgRepo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Outcome != c.want {
+				t.Errorf("outcome %s, want %s (%+v)", rep.Outcome, c.want, rep.PolicyChange)
+			}
+			switch pc := rep.PolicyChange; {
+			case c.path == "" && pc != nil:
+				t.Errorf("policy_change %+v, want none", pc)
+			case c.path != "" && pc == nil:
+				t.Errorf("no policy_change, want %s %s", c.status, c.path)
+			case pc != nil:
+				items := append(append([]string{}, pc.Problems...), pc.Changes...)
+				if pc.Path != c.path || pc.Status != c.status || len(items) == 0 || items[0] != c.firstItem {
+					t.Errorf("policy_change %+v, want %s %s with first item %q", pc, c.status, c.path, c.firstItem)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
@@ -123,18 +124,42 @@ func loadOrgPolicy(ctx context.Context, org OrgPolicy) (*gates.Config, error) {
 	return c, nil
 }
 
+// OrgPolicyFile is where the owner's policy lives in the owner's `.github`
+// repository: at its root.
+const OrgPolicyFile = "swarm-gate.yml"
+
+// compareOrgPolicy is comparePolicy for the owner's policy in the owner's
+// `.github` repository (Options.OrgPolicyRepo): the root swarm-gate.yml,
+// compared with the one on the base branch's tip (what the owner's
+// repositories use now), or with the built-in defaults when that one is
+// absent or invalid.
+func compareOrgPolicy(baseTipFS, mbFS, headFS fs.FS) *report.PolicyChange {
+	now := gates.DefaultConfig()
+	if data, err := readPolicyFile(baseTipFS, OrgPolicyFile); err == nil {
+		if c, err := config.Parse(OrgPolicyFile, data); err == nil {
+			now = c
+		}
+	}
+	return comparePolicy(now, mbFS, headFS, OrgPolicyFile)
+}
+
 // comparePolicy describes what the pull request does to the policy file at
 // path: nil when the head's file is the merge base's (mbFS); else the new
 // file's problems (it does not parse) or the settings it changes against
 // the policy that applies now (baseCfg, the base branch's). A deleted file
 // is compared with the built-in defaults it falls back to.
 func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *report.PolicyChange {
-	if path == config.Path {
-		// Once merged, the .yaml spelling makes every check fail closed.
-		const alt = ".github/swarm-gate.yaml"
+	if path == config.Path || path == OrgPolicyFile {
+		// Once merged, the .yaml spelling makes every check fail closed
+		// (the owner's policy: it is not read at all).
+		alt := strings.TrimSuffix(path, ".yml") + ".yaml"
 		if _, err := fs.Stat(headFS, alt); err == nil {
 			if _, err := fs.Stat(mbFS, alt); err != nil {
-				return &report.PolicyChange{Path: alt, Status: "added", Problems: []string{"swarm-gate reads " + config.Path + " (with .yml); rename the file, or every check fails once it is merged"}}
+				why := "every check fails once it is merged"
+				if path == OrgPolicyFile {
+					why = "the owner's repositories without a policy of their own get the built-in defaults instead"
+				}
+				return &report.PolicyChange{Path: alt, Status: "added", Problems: []string{"swarm-gate reads " + path + " (with .yml); rename the file, or " + why}}
 			}
 		}
 	}

@@ -53,6 +53,12 @@ func TestCheckSecrets(t *testing.T) {
 			gates.Passed, nil, "**New**: 0."},
 		{"gitleaks:allow does not hide a finding", map[string]string{"deploy.sh": "export GH_TOKEN=" + testGHPAT + " # gitleaks:allow\n"},
 			gates.Failed, []string{"deploy.sh:1"}, "secret/github-pat"},
+		// A file named after a credential: its path is masked wherever a
+		// finding or the unscanned list prints it (issue 20).
+		{"a key in a file named after a key", map[string]string{"config/" + testAWS + ".txt": "AWS_ACCESS_KEY_ID=" + testAWS2 + "\n"},
+			gates.Failed, []string{"config/AK…(20).txt:1"}, "secret/aws-access-token (high, new)"},
+		{"a code file named after a token, too large to scan", map[string]string{"src/" + testGHPAT + ".js": strings.Repeat("var a = 1;\n", 60_000), "src/ok.js": "var b = 2;\n"},
+			gates.Failed, []string{"src/gh…(40).js:0"}, "src/gh…(40).js is over the scanner's 512 KiB limit"},
 		{"a PEM private key in a doc", map[string]string{"docs/setup.md": "Key:\n\n-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEAwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\nq8tZ1Vb2Xq8tZ1Vb2XwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\n-----END RSA " + "PRIVATE KEY-----\n"},
 			gates.Failed, []string{"docs/setup.md:3"}, "secret/private-key"},
 	}

@@ -622,3 +622,20 @@ func lowerASCII(dst []byte, s string) []byte {
 	}
 	return dst
 }
+
+// PathSecrets returns the values gitleaks' rules find in a file's path
+// itself (a file named config/AKIA….txt or ghp_….json), nil for an
+// ordinary path: whatever prints the path of a secret finding, or of a
+// file it could not scan, masks them (sast.MaskValues). Dismissed matches
+// do not count; path-only rules (a .p12 file) name a file type, not a
+// value, and are not applied.
+func (s *Scanner) PathSecrets(path string) []string {
+	found, _, _ := s.ScanLines("", []Line{{N: 1, Text: path}})
+	var out []string
+	for _, f := range found {
+		if f.Secret != "" {
+			out = append(out, f.Secret)
+		}
+	}
+	return out
+}

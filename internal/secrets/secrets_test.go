@@ -232,3 +232,27 @@ func FuzzScanFile(f *testing.F) {
 		}
 	})
 }
+
+// PathSecrets finds a credential used as a file name, and nothing in
+// ordinary paths, so that only such paths are masked.
+func TestPathSecrets(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want string // "" = none
+	}{
+		{"config/" + awsKey + ".txt", awsKey},
+		{"src/main.go", ""},
+		{"docs/api_key_rotation.md", ""},
+		{"internal/secrets/aws_access_key_id.go", ""},
+		{"keys/server.p12", ""}, // a path-only rule names a file type, not a value
+	} {
+		got := s.PathSecrets(c.path)
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("PathSecrets(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
