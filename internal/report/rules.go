@@ -300,9 +300,9 @@ func LookupRule(gate, id string) RuleDoc {
 	}
 	d.Full = clip(d.Short+" "+gd.what, 1024)
 	link := ProjectURL + "#" + gd.anchor
-	d.HelpText = d.Short + "\n\nWhat " + orUnknown(gate) + " checks: " + gd.what + "\n\nWhy it blocks: " + gd.why +
+	d.HelpText = d.Short + "\n\nThe check: " + gd.what + "\n\nWhy it blocks: " + gd.why +
 		" A finding the merge base already has is only a warning; an overridden check shows its findings as suppressed.\n\nHow to fix: " + plainFix(fix) + ".\n\nMore: " + link
-	d.HelpMarkdown = d.Short + "\n\n**What `" + orUnknown(gate) + "` checks:** " + gd.what + "\n\n**Why it blocks:** " + gd.why +
+	d.HelpMarkdown = d.Short + "\n\n**The check:** " + gd.what + "\n\n**Why it blocks:** " + gd.why +
 		" A finding the merge base already has is only a warning; an overridden check shows its findings as suppressed.\n\n**How to fix:** " + fix + ".\n\nSee [the README](" + link + ")."
 	return d
 }
