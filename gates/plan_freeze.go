@@ -102,6 +102,10 @@ var approvalRules = map[string]bool{
 
 const approveHint = "run the critic on plan.md, or `/swarm approve-plan-critic <reason>` if an APPROVED verdict was lost"
 
+// ApproveHint is approveHint for other packages: the SARIF rule help of the
+// approval rules says the same as the gates' "Next step".
+const ApproveHint = approveHint
+
 // Evaluate implements Gate.
 func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	if r, ok := noPlan(g.Name(), in); ok {

@@ -21,7 +21,7 @@ const (
 	SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 	// SARIFFingerprintKey is the partialFingerprints key of swarm-gate's
 	// fingerprint; the "/v1" changes if the recipe ever does.
-	SARIFFingerprintKey = "swarmGate/v1"
+	SARIFFingerprintKey = "swarmGate/v2"
 	// SARIFNoPathFile is where a finding without a path is placed: GitHub
 	// code scanning rejects a whole upload when one result has no location
 	// ("expected at least one location"), and a swarm-gate finding is about
@@ -34,9 +34,15 @@ const (
 // viewers. The output is deterministic: rules are sorted by id, results
 // follow the report's gate and finding order.
 //
-//   - tool.driver is "swarm-gate" at toolVersion, with one rule
-//     (reportingDescriptor) per rule id used; its shortDescription names the
-//     gate(s) that reported it.
+//   - tool.driver is "swarm-gate" at toolVersion, informationUri
+//     ProjectURL, with one rule (reportingDescriptor) per rule id used,
+//     described from the rule catalogue (LookupRule): shortDescription,
+//     fullDescription, help text and markdown (what it means, why it
+//     blocks, how to fix), properties.tags, properties.security-severity
+//     for SAST and secret rules, and properties.gates, the checks that
+//     reported it.
+//   - automationDetails.id is SARIFCategory(r) + "/", e.g.
+//     "swarm-gate/phase-2/": code scanning's category per phase.
 //   - Each finding is a result with ruleId and ruleIndex, a level (severity
 //     error, warning, notice become error, warning, note), message.text, and
 //     a location: artifactLocation.uri is the repository-relative path,
@@ -48,6 +54,8 @@ const (
 //     SARIFNoPathFile line 1 with the property noPath, since GitHub refuses
 //     results without a location.
 //   - partialFingerprints[SARIFFingerprintKey] is the hex SHA-256 of
+//     "gate|rule|path|key:<key>" for a finding with a key (gates.Finding.Key,
+//     what it is about regardless of its place), else of
 //     "gate|rule|path|message", where the message has its line references
 //     ("line 12", "lines 3-5", ":12:6") replaced by "line N" and ":N", so the
 //     fingerprint survives code moving up or down. The k-th (k >= 2) finding
@@ -75,25 +83,47 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
-	Properties  sarifRunProps     `json:"properties"`
+	Tool              sarifTool         `json:"tool"`
+	AutomationDetails sarifAutomation   `json:"automationDetails"`
+	Invocations       []sarifInvocation `json:"invocations"`
+	Results           []sarifResult     `json:"results"`
+	Properties        sarifRunProps     `json:"properties"`
 }
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
 }
 
+type sarifAutomation struct {
+	ID string `json:"id"`
+}
+
 type sarifDriver struct {
-	Name    string      `json:"name"`
-	Version string      `json:"version,omitempty"`
-	Rules   []sarifRule `json:"rules"`
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
-	ID               string    `json:"id"`
-	ShortDescription sarifText `json:"shortDescription"`
+	ID               string         `json:"id"`
+	ShortDescription sarifText      `json:"shortDescription"`
+	FullDescription  sarifText      `json:"fullDescription"`
+	Help             sarifHelp      `json:"help"`
+	HelpURI          string         `json:"helpUri,omitempty"`
+	Properties       sarifRuleProps `json:"properties"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
+}
+
+type sarifRuleProps struct {
+	Tags             []string `json:"tags"`
+	SecuritySeverity string   `json:"security-severity,omitempty"`
+	// Gates are the checks that reported the rule in this run.
+	Gates []string `json:"gates"`
 }
 
 type sarifText struct {
@@ -184,9 +214,10 @@ type sarifGateEntry struct {
 
 func buildSARIF(r *Report, toolVersion string) sarifLog {
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "swarm-gate", Version: toolVersion, Rules: sarifRules(r)}},
-		Invocations: []sarifInvocation{sarifInvocationOf(r)},
-		Results:     []sarifResult{},
+		Tool:              sarifTool{Driver: sarifDriver{Name: "swarm-gate", Version: toolVersion, InformationURI: ProjectURL, Rules: sarifRules(r)}},
+		AutomationDetails: sarifAutomation{ID: SARIFCategory(r) + "/"},
+		Invocations:       []sarifInvocation{sarifInvocationOf(r)},
+		Results:           []sarifResult{},
 		Properties: sarifRunProps{Outcome: r.Outcome, ExitCode: r.ExitCode, Base: r.Base, Head: r.Head, MergeBase: r.MergeBase,
 			Phase: r.Phase, PhaseSource: r.PhaseSource, Phases: r.Phases, Config: r.Config, Error: r.Error, Gates: []sarifGateEntry{}},
 	}
@@ -213,8 +244,21 @@ func sarifRuleID(g gates.Result, f gates.Finding) string {
 	return g.Name
 }
 
-// sarifRules lists the rule ids the report uses, sorted, each described by
-// the names of the gates that used it.
+// SARIFCategory is the code scanning category of a report's run:
+// "swarm-gate/phase-<N>" for the phase the pull request carries, or
+// "swarm-gate/no-phase" when it has none. The run's automationDetails.id is
+// the category with a trailing "/" (GitHub reads the part before the last
+// "/" as the category and the rest, here empty, as a run id), so each
+// phase's pull requests keep their own set of alerts.
+func SARIFCategory(r *Report) string {
+	if r.Phase > 0 {
+		return "swarm-gate/phase-" + strconv.Itoa(r.Phase)
+	}
+	return "swarm-gate/no-phase"
+}
+
+// sarifRules lists the rule ids the report uses, sorted, each with its
+// catalogue entry (LookupRule) and the names of the gates that used it.
 func sarifRules(r *Report) []sarifRule {
 	users := map[string][]string{}
 	for _, g := range r.Gates {
@@ -228,7 +272,10 @@ func sarifRules(r *Report) []sarifRule {
 	rules := make([]sarifRule, 0, len(users))
 	for id, names := range users {
 		slices.Sort(names)
-		rules = append(rules, sarifRule{ID: id, ShortDescription: sarifText{Text: strings.Join(names, ", ")}})
+		d := LookupRule(names[0], id)
+		rules = append(rules, sarifRule{ID: id, ShortDescription: sarifText{Text: d.Short}, FullDescription: sarifText{Text: d.Full},
+			Help:       sarifHelp{Text: d.HelpText, Markdown: d.HelpMarkdown},
+			Properties: sarifRuleProps{Tags: d.Tags, SecuritySeverity: d.SecuritySeverity, Gates: names}})
 	}
 	slices.SortFunc(rules, func(a, b sarifRule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
@@ -294,7 +341,7 @@ func sarifResultOf(g gates.Result, f gates.Finding, index map[string]int, seen m
 		ArtifactLocation: sarifArtifact{URI: sarifURI(file), URIBaseID: "%SRCROOT%"},
 		Region:           region,
 	}}}
-	res.PartialFingerprints = map[string]string{SARIFFingerprintKey: sarifFingerprint(g.Name, id, f.Path, f.Message, seen)}
+	res.PartialFingerprints = map[string]string{SARIFFingerprintKey: sarifFingerprint(g.Name, id, f.Path, f.Key, f.Message, seen)}
 	if g.Outcome == gates.Overridden {
 		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: g.Title}}
 	}
@@ -320,10 +367,13 @@ var (
 
 // sarifFingerprint is the partial fingerprint of a finding (see WriteSARIF);
 // seen counts earlier findings with the same input.
-func sarifFingerprint(gate, rule, path, message string, seen map[string]int) string {
-	msg := sarifLineWords.ReplaceAllString(message, "line N")
-	msg = sarifLineColon.ReplaceAllString(msg, ":N")
-	in := gate + "|" + rule + "|" + path + "|" + msg
+func sarifFingerprint(gate, rule, path, key, message string, seen map[string]int) string {
+	in := gate + "|" + rule + "|" + path + "|key:" + key
+	if key == "" {
+		msg := sarifLineWords.ReplaceAllString(message, "line N")
+		msg = sarifLineColon.ReplaceAllString(msg, ":N")
+		in = gate + "|" + rule + "|" + path + "|" + msg
+	}
 	seen[in]++
 	if k := seen[in]; k > 1 {
 		in += "|#" + strconv.Itoa(k)

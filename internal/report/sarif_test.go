@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,14 +52,27 @@ type sarifOut struct {
 	Runs    []struct {
 		Tool struct {
 			Driver struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-				Rules   []struct {
+				Name           string `json:"name"`
+				Version        string `json:"version"`
+				InformationURI string `json:"informationUri"`
+				Rules          []struct {
 					ID               string                `json:"id"`
 					ShortDescription struct{ Text string } `json:"shortDescription"`
+					FullDescription  struct{ Text string } `json:"fullDescription"`
+					Help             struct {
+						Text, Markdown string
+					} `json:"help"`
+					Properties struct {
+						Tags             []string `json:"tags"`
+						SecuritySeverity string   `json:"security-severity"`
+						Gates            []string `json:"gates"`
+					} `json:"properties"`
 				} `json:"rules"`
 			} `json:"driver"`
 		} `json:"tool"`
+		AutomationDetails struct {
+			ID string `json:"id"`
+		} `json:"automationDetails"`
 		Invocations []struct {
 			ExecutionSuccessful        bool `json:"executionSuccessful"`
 			ToolExecutionNotifications []struct {
@@ -113,8 +127,15 @@ func writeSARIF(t *testing.T, sch *jsonschema.Schema, r *report.Report) ([]byte,
 	if err := json.Unmarshal(b.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Version != "2.1.0" || out.Schema != report.SARIFSchema || len(out.Runs) != 1 || out.Runs[0].Tool.Driver.Name != "swarm-gate" || out.Runs[0].Tool.Driver.Version != "1.2.3" {
+	if out.Version != "2.1.0" || out.Schema != report.SARIFSchema || len(out.Runs) != 1 || out.Runs[0].Tool.Driver.Name != "swarm-gate" || out.Runs[0].Tool.Driver.Version != "1.2.3" ||
+		out.Runs[0].Tool.Driver.InformationURI != report.ProjectURL || out.Runs[0].AutomationDetails.ID != report.SARIFCategory(r)+"/" {
 		t.Fatalf("log header: %+v", out)
+	}
+	for _, rule := range out.Runs[0].Tool.Driver.Rules {
+		// GitHub's ingestion requires these of every rule (GH2012).
+		if rule.ShortDescription.Text == "" || rule.FullDescription.Text == "" || rule.Help.Text == "" || rule.Help.Markdown == "" || len(rule.Properties.Tags) == 0 {
+			t.Errorf("rule %s lacks a description, help or tags: %+v", rule.ID, rule)
+		}
 	}
 	return b.Bytes(), out
 }
@@ -216,7 +237,7 @@ func TestWriteSARIFResults(t *testing.T) {
 	run := out.Runs[0]
 	var ids []string
 	for _, rule := range run.Tool.Driver.Rules {
-		ids = append(ids, rule.ID+"="+rule.ShortDescription.Text)
+		ids = append(ids, rule.ID+"="+strings.Join(rule.Properties.Gates, ","))
 	}
 	wantRules := "critic/no-plan=swarm/critic placeholder/comment-todo=swarm/placeholders plan-freeze/bookkeeping-change=swarm/plan-freeze " +
 		"scope/out-of-scope=swarm/scope scope/untouched-completed=swarm/scope swarm-gate/unreadable-artifact=swarm/evidence swarm/placeholders=swarm/placeholders"
@@ -290,6 +311,40 @@ func TestSARIFFingerprintsSurviveLineMoves(t *testing.T) {
 	}
 	if other := fingerprints(f(12, "event at line 12 (seq 5) differs from the base; see .swarm/plan.json:7:3")); other[0] == before[0] {
 		t.Error("a different message has the same fingerprint")
+	}
+}
+
+// TestSARIFFingerprintsFollowTheFindingKey: a finding with a key (what it
+// is about, independent of its place) keeps its fingerprint when it moves
+// down 10 lines, even when its message names the line in a form the
+// message normalisation does not know; two equal findings in one file stay
+// distinct, and another key is another fingerprint.
+func TestSARIFFingerprintsFollowTheFindingKey(t *testing.T) {
+	sch := sarifSchema(t)
+	fingerprints := func(fs ...gates.Finding) []string {
+		_, out := writeSARIF(t, sch, report.New([]gates.Result{{Name: "swarm/placeholders", Outcome: gates.Failed, Findings: fs}}))
+		var fps []string
+		for _, res := range out.Runs[0].Results {
+			fps = append(fps, res.PartialFingerprints[report.SARIFFingerprintKey])
+		}
+		return fps
+	}
+	f := func(line int, key string) gates.Finding {
+		return gates.Finding{Path: "main.go", Line: line, EndLine: line, Column: 4, Rule: gates.RuleCommentTodo, Severity: gates.SeverityError,
+			Message: fmt.Sprintf("TODO comment (L%d): // TODO: wire it up", line), Key: key}
+	}
+	before := fingerprints(f(12, "todo|wire"), f(30, "todo|same"), f(31, "todo|same"))
+	after := fingerprints(f(22, "todo|wire"), f(40, "todo|same"), f(41, "todo|same"))
+	for i := range before {
+		if before[i] != after[i] {
+			t.Errorf("finding %d: fingerprint changed when it moved down 10 lines: %s → %s", i, before[i], after[i])
+		}
+	}
+	if before[1] == before[2] {
+		t.Error("two equal findings in one file share a fingerprint")
+	}
+	if other := fingerprints(f(12, "todo|other")); other[0] == before[0] {
+		t.Error("another key has the same fingerprint")
 	}
 }
 
