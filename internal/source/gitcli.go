@@ -39,11 +39,9 @@ func (e *gitCLIError) Unwrap() error { return e.err }
 // -c settings and flags pin every option a user's config could change
 // (prefixes, quoting of non-ASCII paths, colour, external diff and textconv
 // drivers, relative paths, diff algorithm, submodule hiding), so the output
-// is the same everywhere. One line of context (-U1, not -U0) keeps a hunk
-// from ending with a removed line starting with "--" directly followed by an
-// added line starting with "++" and the next hunk's header, which go-diff
-// would take for a new file's "---"/"+++" header (changeset.Parse then
-// fails).
+// is the same everywhere. One line of context (-U1, not -U0) keeps the
+// hunks few; changeset.Parse reads a hunk by its header's counts, so a
+// removed "--" line next to an added "++" line is content either way.
 func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash, limit int64, exclude []string) []string {
 	args := []string{
 		// gitDir is a shadow repository (see shadowGitDir): the real
