@@ -129,6 +129,10 @@ type Input struct {
 	// since gates have no clock. The zero value means unknown, and those
 	// windows are then not checked (the output says so).
 	HeadTime time.Time
+	// Prescan, when not nil, holds swarm/placeholders' scan of the files
+	// the pipeline streamed while the diff was read (StartPrescan); nil
+	// means every file is scanned in Evaluate. Same result either way.
+	Prescan *Prescan
 
 	// atMergeBase marks the merge-base side of a comparison (atBase).
 	atMergeBase bool

@@ -188,8 +188,9 @@ func gitEnv(emptyDir, objects string) []string {
 	)
 }
 
-// gitCLIChangeSet runs `git diff` and streams its output into
-// changeset.Parse. A failure to run git is a *gitCLIError.
+// gitCLIChangeSet runs `git diff` and streams its output through
+// changeset.Stream, passing each file to g.OnFile as it is read. A failure
+// to run git is a *gitCLIError.
 func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, to plumbing.Hash, fromTree, toTree *object.Tree) (*changeset.ChangeSet, error) {
 	emptyDir, err := os.MkdirTemp("", "swarm-gate-git-")
 	if err != nil {
@@ -225,8 +226,24 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
 	}
-	cs, parseErr := changeset.Parse(stdout)
+	cs := &changeset.ChangeSet{Files: []changeset.File{}}
+	parseErr := changeset.Stream(stdout, func(f *changeset.File) error {
+		cs.Files = append(cs.Files, *f)
+		if g.OnFile != nil {
+			if f.NewPath != "" {
+				if n, ok := sizes[f.NewBlob]; ok && f.NewBlob != "" {
+					f.Size = n // as fillSizesFrom sets it
+				}
+			}
+			g.OnFile(f)
+		}
+		return nil
+	})
+	if g.FilesDone != nil {
+		g.FilesDone()
+	}
 	if parseErr != nil {
+		cs = nil
 		_, _ = io.Copy(io.Discard, stdout) // let git finish writing, to learn how it exited
 	}
 	if err := cmd.Wait(); err != nil {
@@ -246,10 +263,8 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	for i := range cs.Files {
 		cs.Files[i].NewBlob = "" // used for the sizes; both engines return the same ChangeSet
 	}
-	if len(big) > 0 {
-		cs.Files = append(cs.Files, big...)
-		cs.Sort()
-	}
+	cs.Files = append(cs.Files, big...)
+	cs.Sort()
 	return cs, nil
 }
 
