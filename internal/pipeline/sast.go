@@ -30,6 +30,7 @@ const MaxSASTFiles = 5000
 // secret scan of the added lines of every changed text file (scanSecrets).
 func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
+	secretScans := startSecretScans(changes)
 	headContent := map[string][]byte{}
 	changed := map[string]bool{}
 	for i := range changes.Files {
@@ -128,7 +129,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 	// millions of values is refused before it is parsed.
 	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(mergeBaseFS, swarm.MaxJSONValues), phase)
 	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(headFS, swarm.MaxJSONValues), phase)
-	scanSecrets(s, changes, mergeBaseFS)
+	scanSecrets(s, changes, mergeBaseFS, secretScans)
 	return s
 }
 

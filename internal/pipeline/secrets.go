@@ -29,8 +29,11 @@ const maxBaseRead = 16 << 20
 // is masked in the excerpt here, before anything else sees the finding,
 // and never kept. When the rules cannot be loaded, s.SecretsErr says why
 // and the gate fails closed.
-func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS) {
-	sc, err := secrets.Default()
+//
+// The scans themselves come from scans (startSecretScans), which ran them
+// while swarm/sast read and scanned the files.
+func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS, scans func() ([]secretScan, error)) {
+	results, err := scans()
 	if err != nil {
 		s.SecretsErr = err
 		return
@@ -48,19 +51,13 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 		if f.Status == changeset.Deleted || f.NewPath == "" || generated[f.NewPath] {
 			continue
 		}
-		if len(f.Added) == 0 && !f.Binary {
-			continue
-		}
-		lines := make([]secrets.Line, len(f.Added))
-		for k, l := range f.Added {
-			lines[k] = secrets.Line{N: l.Line, Text: l.Text}
-		}
-		if sc.PathAllowed(f.NewPath) {
-			continue
+		r := &results[i]
+		if !r.scanned {
+			continue // no added lines, or on gitleaks' global allowlist
 		}
 		s.SecretFiles++
-		s.SecretLines += len(lines)
-		found, dismissed, omitted := sc.ScanLines(f.NewPath, lines)
+		s.SecretLines += len(f.Added)
+		found, dismissed, omitted := r.found, r.dismissed, r.omitted
 		s.SecretsOmitted += omitted
 		for _, d := range dismissed {
 			s.Dismissed = append(s.Dismissed, secretFinding(f.NewPath, d, sast.High, d.Note))
@@ -88,6 +85,50 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 				s.Secrets = append(s.Secrets, secretFinding(f.NewPath, x, sast.High, ""))
 			}
 		}
+	}
+}
+
+// secretScan is what ScanLines gave for one changed file; scanned is
+// false for a file it was not run on.
+type secretScan struct {
+	scanned          bool
+	found, dismissed []secrets.Finding
+	omitted          int
+}
+
+// startSecretScans runs ScanLines on the added lines of every changed file
+// scanSecrets may report, on a goroutine of its own (the rules are pure
+// CPU work on lines already in memory, and the Scanner is safe for
+// concurrent use), so that it overlaps swarm/sast reading and scanning
+// whole files. The returned function waits for the scans and gives them
+// by index into changes.Files, or the error loading the rules.
+func startSecretScans(changes *changeset.ChangeSet) func() ([]secretScan, error) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return func() ([]secretScan, error) { return nil, err }
+	}
+	results := make([]secretScan, len(changes.Files))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var lines []secrets.Line
+		for i := range changes.Files {
+			f := &changes.Files[i]
+			if f.Status == changeset.Deleted || f.NewPath == "" || len(f.Added) == 0 && !f.Binary || sc.PathAllowed(f.NewPath) {
+				continue
+			}
+			lines = lines[:0]
+			for _, l := range f.Added {
+				lines = append(lines, secrets.Line{N: l.Line, Text: l.Text})
+			}
+			r := &results[i]
+			r.scanned = true
+			r.found, r.dismissed, r.omitted = sc.ScanLines(f.NewPath, lines)
+		}
+	}()
+	return func() ([]secretScan, error) {
+		<-done
+		return results, nil
 	}
 }
 
