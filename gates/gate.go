@@ -163,6 +163,31 @@ func Registry() []Gate {
 	}
 }
 
+// changeFree is implemented by the gates that never read Input.Changes
+// (their inputs are the .swarm/ artifacts and the policy). A gate without
+// it is taken to read the change set, so a new gate gets it unless it
+// says otherwise.
+type changeFree interface{ changeFree() }
+
+func (PlanFreeze) changeFree() {}
+func (Critic) changeFree()     {}
+func (Evidence) changeFree()   {}
+func (Drift) changeFree()      {}
+func (PhaseWrap) changeFree()  {}
+func (PlanLint) changeFree()   {}
+
+// NeedsChanges reports whether one of gs reads Input.Changes: when none
+// does, the pipeline does not compute the change set (no git diff over
+// the source tree) and gives them an empty one.
+func NeedsChanges(gs []Gate) bool {
+	for _, g := range gs {
+		if _, ok := g.(changeFree); !ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Run evaluates each gate in order. A gate that panics is reported as Error
 // ("internal error") instead of crashing the run; a cancelled context turns
 // the remaining gates into Error results.

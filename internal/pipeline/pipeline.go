@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/gitattr"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -215,13 +216,18 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		defer prescan.Wait()
 		repo.OnFile, repo.FilesDone = prescan.File, prescan.Wait
 	}
-	changes, err := repo.ChangeSet(ctx, mb, head)
-	repo.OnFile, repo.FilesDone = nil, nil
-	if prescan != nil {
-		prescan.Wait() // the go-git engine does not call FilesDone
-	}
-	if err != nil {
-		return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
+	// Only the gates that read the changed files get a diff: the
+	// others judge the .swarm/ artifacts alone.
+	changes := &changeset.ChangeSet{Files: []changeset.File{}}
+	if gates.NeedsChanges(gs) {
+		changes, err = repo.ChangeSet(ctx, mb, head)
+		repo.OnFile, repo.FilesDone = nil, nil
+		if prescan != nil {
+			prescan.Wait() // the go-git engine does not call FilesDone
+		}
+		if err != nil {
+			return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
+		}
 	}
 	log.Debug("change set", "files", len(changes.Files), "added_lines", changes.AddedLineCount())
 
