@@ -36,9 +36,9 @@ type entryHeader struct {
 	binary               bool
 }
 
-// parseExtended reads the lines go-diff collected before a file's "---"
-// header: anything before `diff --git` (only blank lines are allowed there),
-// the `diff --git` line, and the extended header lines after it.
+// parseExtended reads the lines of a file entry before its "---" header:
+// anything before `diff --git` (only blank lines are allowed there), the
+// `diff --git` line, and the extended header lines after it.
 func parseExtended(lines []string) (entryHeader, error) {
 	var h entryHeader
 	inBinaryPatch := false
