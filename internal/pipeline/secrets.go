@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -31,8 +32,9 @@ const maxBaseRead = 16 << 20
 // and the gate fails closed.
 //
 // The scans themselves come from scans (startSecretScans), which ran them
-// while swarm/sast read and scanned the files.
-func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS, scans func() ([]secretScan, error)) {
+// while swarm/sast read and scanned the files, and, for a file git diffs as
+// binary that is text but for NUL bytes, from whole (binaryTextScan).
+func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS, scans func() ([]secretScan, error), whole map[int]secretScan) {
 	results, err := scans()
 	if err != nil {
 		s.SecretsErr = err
@@ -52,11 +54,14 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 			continue
 		}
 		r := &results[i]
+		if w, ok := whole[i]; ok {
+			r = &w
+		}
 		if !r.scanned {
 			continue // no added lines, or on gitleaks' global allowlist
 		}
 		s.SecretFiles++
-		s.SecretLines += len(f.Added)
+		s.SecretLines += max(len(f.Added), r.lines)
 		found, dismissed, omitted := r.found, r.dismissed, r.omitted
 		s.SecretsOmitted += omitted
 		for _, d := range dismissed {
@@ -94,6 +99,46 @@ type secretScan struct {
 	scanned          bool
 	found, dismissed []secrets.Finding
 	omitted          int
+	lines            int // lines scanned, when not the added lines (binaryTextScan)
+}
+
+// binaryTextScan scans the whole content of a changed file git diffs as
+// binary when it is text but for NUL bytes (a .env or YAML file with one
+// stray NUL): git gives no lines for it, and skipping it would hide what
+// it holds. A NUL is read as a space, a separator that keeps the line
+// numbers. ok is false for content that is binary in earnest (other
+// control bytes, invalid UTF-8: an image, an archive), which stays skipped
+// as gitleaks skips it.
+func binaryTextScan(path string, content []byte) (r secretScan, ok bool) {
+	if !isTextButNUL(content) {
+		return r, false
+	}
+	sc, err := secrets.Default()
+	if err != nil {
+		return r, false // startSecretScans reports the error
+	}
+	if sc.PathAllowed(path) {
+		return r, true // on gitleaks' global allowlist: not scanned, as any file there
+	}
+	text := bytes.ReplaceAll(content, []byte{0}, []byte{' '})
+	r.scanned, r.lines = true, bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		r.lines++ // a last line without its newline
+	}
+	r.found, r.dismissed, r.omitted = sc.ScanFile(path, text)
+	return r, true
+}
+
+// isTextButNUL reports whether content is UTF-8 text whose only control
+// bytes are NUL and whitespace (tab, line feed, vertical tab, form feed,
+// carriage return).
+func isTextButNUL(content []byte) bool {
+	for _, c := range content {
+		if c < 0x20 && c != 0 && (c < '\t' || c > '\r') {
+			return false
+		}
+	}
+	return utf8.Valid(content)
 }
 
 // startSecretScans runs ScanLines on the added lines of every changed file
