@@ -62,6 +62,7 @@ func (in *Input) atBase() *Input {
 	b.HeadFile = in.BaseFile
 	b.Changes = &changeset.ChangeSet{}
 	b.SAST = nil
+	b.Prescan = nil
 	b.atMergeBase = true
 	return &b
 }

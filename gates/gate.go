@@ -129,6 +129,10 @@ type Input struct {
 	// since gates have no clock. The zero value means unknown, and those
 	// windows are then not checked (the output says so).
 	HeadTime time.Time
+	// Prescan, when not nil, holds swarm/placeholders' scan of the files
+	// the pipeline streamed while the diff was read (StartPrescan); nil
+	// means every file is scanned in Evaluate. Same result either way.
+	Prescan *Prescan
 
 	// atMergeBase marks the merge-base side of a comparison (atBase).
 	atMergeBase bool
@@ -198,6 +202,31 @@ func Select(names []string) ([]Gate, error) {
 		return nil, fmt.Errorf("no check named (known: %s)", strings.Join(all, ", "))
 	}
 	return gs, nil
+}
+
+// changeFree is implemented by the gates that never read Input.Changes
+// (their inputs are the .swarm/ artifacts and the policy). A gate without
+// it is taken to read the change set, so a new gate gets it unless it
+// says otherwise.
+type changeFree interface{ changeFree() }
+
+func (PlanFreeze) changeFree() {}
+func (Critic) changeFree()     {}
+func (Evidence) changeFree()   {}
+func (Drift) changeFree()      {}
+func (PhaseWrap) changeFree()  {}
+func (PlanLint) changeFree()   {}
+
+// NeedsChanges reports whether one of gs reads Input.Changes: when none
+// does, the pipeline does not compute the change set (no git diff over
+// the source tree) and gives them an empty one.
+func NeedsChanges(gs []Gate) bool {
+	for _, g := range gs {
+		if _, ok := g.(changeFree); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Run evaluates each gate in order. A gate that panics is reported as Error

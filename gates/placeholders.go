@@ -99,118 +99,14 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			return errorResult(g.Name(), err)
 		}
 		f := &in.Changes.Files[i]
-		plan := false
-		switch {
-		case f.Status == changeset.Deleted || f.NewPath == "":
-			continue
-		case IsPlanMarkdown(f.NewPath):
-			plan = true
-		case isSwarmPath(f.NewPath):
-			st.swarmFiles++
+		if r := in.Prescan.placeholders(f); r != nil {
+			st.add(&r.st)
+			sc.out = append(sc.out, r.out...)
+			sc.suppressed = append(sc.suppressed, r.suppressed...)
 			continue
 		}
-		switch {
-		case f.TooLarge:
-			// Not read (limits.max_file_bytes): unless the policy or the
-			// plugin's own skips exempt it by its path, it could not be
-			// evaluated.
-			switch {
-			case allowedByGlobs(cfg.Allow, f.NewPath):
-				st.allowed = append(st.allowed, f.NewPath)
-			case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
-			case isDataFile(f.NewPath):
-				st.data++
-			case IsTestPath(f.NewPath):
-				st.tests++
-			default:
-				st.tooLarge = append(st.tooLarge, f)
-			}
-			continue
-		case f.Binary || hasNUL(f.Added):
-			st.binaryFile(cfg, in.Linguist, f.NewPath)
-			continue
-		case len(f.Added) == 0:
-			continue
-		case allowedByGlobs(cfg.Allow, f.NewPath):
-			st.allowed = append(st.allowed, f.NewPath)
-			continue
-		case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
-			continue
-		case isDataFile(f.NewPath):
-			st.data++
-			continue
-		case IsTestPath(f.NewPath):
-			st.tests++
-			continue
-		case overScanSize(f):
-			st.big = append(st.big, f.NewPath)
-			continue
-		}
-		// A new file (or copy) is all added lines: it is lexed from its top
-		// either way. Any other is lexed whole when its head content can be
-		// read; but when no rule could match any of its added lines
-		// however they are lexed, it has no findings: it is neither read
-		// nor lexed.
-		complete := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added) &&
-			(f.Status == changeset.Added || f.Status == changeset.Copied)
-		quiet := !complete && !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
-		var content []byte
-		haveHead := false
-		if !complete && !quiet && in.HeadFile != nil {
-			content, haveHead = in.HeadFile(f.NewPath)
-			switch {
-			case haveHead && len(content) > MaxPlaceholderScanSize:
-				st.big = append(st.big, f.NewPath)
-				continue
-			case haveHead && bytes.IndexByte(content, 0) >= 0:
-				st.binaryFile(cfg, in.Linguist, f.NewPath)
-				continue
-			}
-		}
-		if complete {
-			prefix = addedPrefix(prefix[:0], f.Added)
-			content = prefix
-		}
-		if !plan && (complete || haveHead) && st.skipGeneratedIn(in, f, content) {
-			continue
-		}
-		st.files++
-		switch fam := familyOf(f.NewPath); {
-		case plan:
-			st.plan++
-		case fam.markdown:
-			st.docs++
-		}
-		st.lines += len(f.Added)
-		if quiet {
-			continue
-		}
-		sc.file(f.NewPath, plan)
-		head := ""
-		if haveHead {
-			head = string(content)
-		}
-		if !haveHead || !sc.whole(head, f.Added) {
-			haveHead = false
-			if !complete {
-				st.runs++
-			}
-			for k, al := range f.Added {
-				if k&0xffff == 0xffff {
-					if err := ctx.Err(); err != nil {
-						return errorResult(g.Name(), err)
-					}
-				}
-				sc.line(al.Line, al.Text)
-			}
-			sc.finish(complete)
-		}
-		switch why := movedLines(in, f, sc.out[sc.start:], head, haveHead, complete, scratch); why {
-		case "":
-		case noMergeBase:
-			st.noBase = true
-		default:
-			st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
+		if err := placeholderFile(ctx, in, cfg, f, sc, scratch, &st, &prefix); err != nil {
+			return errorResult(g.Name(), err)
 		}
 	}
 	sc.out = append(sc.out, st.notScanned(in.config())...)
@@ -269,6 +165,126 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		res.Findings = []Finding{}
 	}
 	return res
+}
+
+// placeholderFile scans one changed file for Evaluate: its findings go to
+// sc.out and sc.suppressed, its counts to st; prefix is scratch space. The
+// error is ctx's.
+func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *changeset.File, sc, scratch *lineScanner, st *placeholderStats, prefix *[]byte) error {
+	plan := false
+	switch {
+	case f.Status == changeset.Deleted || f.NewPath == "":
+		return nil
+	case IsPlanMarkdown(f.NewPath):
+		plan = true
+	case isSwarmPath(f.NewPath):
+		st.swarmFiles++
+		return nil
+	}
+	switch {
+	case f.TooLarge:
+		// Not read (limits.max_file_bytes): unless the policy or the
+		// plugin's own skips exempt it by its path, it could not be
+		// evaluated.
+		switch {
+		case allowedByGlobs(cfg.Allow, f.NewPath):
+			st.allowed = append(st.allowed, f.NewPath)
+		case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
+		case isDataFile(f.NewPath):
+			st.data++
+		case IsTestPath(f.NewPath):
+			st.tests++
+		default:
+			st.tooLarge = append(st.tooLarge, f)
+		}
+		return nil
+	case f.Binary || hasNUL(f.Added):
+		st.binaryFile(cfg, in.Linguist, f.NewPath)
+		return nil
+	case len(f.Added) == 0:
+		return nil
+	case allowedByGlobs(cfg.Allow, f.NewPath):
+		st.allowed = append(st.allowed, f.NewPath)
+		return nil
+	case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
+		return nil
+	case isDataFile(f.NewPath):
+		st.data++
+		return nil
+	case IsTestPath(f.NewPath):
+		st.tests++
+		return nil
+	case overScanSize(f):
+		st.big = append(st.big, f.NewPath)
+		return nil
+	}
+	// A new file (or copy) is all added lines: it is lexed from its top
+	// either way. Any other is lexed whole when its head content can be
+	// read; but when no rule could match any of its added lines
+	// however they are lexed, it has no findings: it is neither read
+	// nor lexed.
+	complete := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added) &&
+		(f.Status == changeset.Added || f.Status == changeset.Copied)
+	quiet := !complete && !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
+	var content []byte
+	haveHead := false
+	if !complete && !quiet && in.HeadFile != nil {
+		content, haveHead = in.HeadFile(f.NewPath)
+		switch {
+		case haveHead && len(content) > MaxPlaceholderScanSize:
+			st.big = append(st.big, f.NewPath)
+			return nil
+		case haveHead && bytes.IndexByte(content, 0) >= 0:
+			st.binaryFile(cfg, in.Linguist, f.NewPath)
+			return nil
+		}
+	}
+	if complete {
+		*prefix = addedPrefix((*prefix)[:0], f.Added)
+		content = *prefix
+	}
+	if !plan && (complete || haveHead) && st.skipGeneratedIn(in, f, content) {
+		return nil
+	}
+	st.files++
+	switch fam := familyOf(f.NewPath); {
+	case plan:
+		st.plan++
+	case fam.markdown:
+		st.docs++
+	}
+	st.lines += len(f.Added)
+	if quiet {
+		return nil
+	}
+	sc.file(f.NewPath, plan)
+	head := ""
+	if haveHead {
+		head = string(content)
+	}
+	if !haveHead || !sc.whole(head, f.Added) {
+		haveHead = false
+		if !complete {
+			st.runs++
+		}
+		for k, al := range f.Added {
+			if k&0xffff == 0xffff {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			sc.line(al.Line, al.Text)
+		}
+		sc.finish(complete)
+	}
+	switch why := movedLines(in, f, sc.out[sc.start:], head, haveHead, complete, scratch); why {
+	case "":
+	case noMergeBase:
+		st.noBase = true
+	default:
+		st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
+	}
+	return nil
 }
 
 // suppressionList is the summary's list of suppressed lines and reasons.

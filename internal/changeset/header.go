@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/sourcegraph/go-diff/diff"
 )
 
 // The prefixes git puts before the old and new path of every file.
@@ -38,9 +36,9 @@ type entryHeader struct {
 	binary               bool
 }
 
-// parseExtended reads the lines go-diff collected before a file's "---"
-// header: anything before `diff --git` (only blank lines are allowed there),
-// the `diff --git` line, and the extended header lines after it.
+// parseExtended reads the lines of a file entry before its "---" header:
+// anything before `diff --git` (only blank lines are allowed there), the
+// `diff --git` line, and the extended header lines after it.
 func parseExtended(lines []string) (entryHeader, error) {
 	var h entryHeader
 	inBinaryPatch := false
@@ -190,23 +188,32 @@ func isHex(s string) bool {
 	return true
 }
 
-// file builds the File an entry describes. fd is the go-diff entry, nil for
-// an entry go-diff returned as trailing content; its "---"/"+++" names are
-// used when the `diff --git` line does not give the paths (or is absent).
-func (h *entryHeader) file(fd *diff.FileDiff) (File, error) {
+// fileNames are what an entry's "---" and "+++" lines say, as read
+// (unquoted when quoted, without a timestamp); hasHunks is false for an
+// entry without hunks, whose names are not used.
+type fileNames struct {
+	orig, new string
+	hasHunks  bool
+}
+
+// file builds the File an entry describes. The "---"/"+++" names are used
+// when the `diff --git` line does not give the paths (or is absent), and
+// "/dev/null" on one side of an entry with hunks makes it an addition or a
+// deletion.
+func (h *entryHeader) file(fn fileNames) (File, error) {
 	f := File{Binary: h.binary, Size: -1} // a diff does not give the size
 	var fdOld, fdNew string
-	if fd != nil && len(fd.Hunks) > 0 {
+	if fn.hasHunks {
 		var err error
-		if fdOld, err = stripPrefix(fd.OrigName, oldPrefix); err != nil {
+		if fdOld, err = stripPrefix(fn.orig, oldPrefix); err != nil {
 			return f, err
 		}
-		if fdNew, err = stripPrefix(fd.NewName, newPrefix); err != nil {
+		if fdNew, err = stripPrefix(fn.new, newPrefix); err != nil {
 			return f, err
 		}
 	}
-	fromDevNull := fd != nil && len(fd.Hunks) > 0 && fd.OrigName == devNull
-	toDevNull := fd != nil && len(fd.Hunks) > 0 && fd.NewName == devNull
+	fromDevNull := fn.hasHunks && fn.orig == devNull
+	toDevNull := fn.hasHunks && fn.new == devNull
 
 	switch {
 	case h.renameFrom != "" || h.renameTo != "":

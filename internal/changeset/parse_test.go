@@ -192,19 +192,13 @@ func TestParseErrors(t *testing.T) {
 		{"hunk body longer than its header", head + "@@ -1 +1 @@\n-a\n+b\n+c\n",
 			[]string{`"x.go"`, `"@@ -1 +1 @@"`, "more lines", `"+c"`}},
 		{"diff cut after the --- line", "diff --git a/x.go b/x.go\nindex 1111111..2222222 100644\n--- a/x.go\n",
-			[]string{"1 `diff --git` lines but 0 file entries"}},
+			[]string{`"x.go"`, `"---" line is not followed by a "+++" line`, "line 3"}},
 		{"diff cut after the diff --git line", head + "@@ -1 +1 @@\n-a\n+b\ndiff --git a/y.go b/y.go\n",
 			[]string{`"y.go"`, "truncated"}},
-		// Real `git diff -U0` output: go-diff reads the "--- old note" and
-		// "+++counter" lines followed by "@@" as a new file's header. Parse
-		// cannot recover the hunk but must not pass it silently.
-		{"-U0: removed -- line, added ++ line, next hunk", "diff --git a/m.sql b/m.sql\nindex 2aff6bb..e26bff9 100644\n--- a/m.sql\n+++ b/m.sql\n" +
-			"@@ -2 +2 @@ SELECT 1;\n--- old note\n+++counter; -- TODO\n@@ -4,2 +4,2 @@ SELECT 2;\n-SELECT 3;\n--- second note\n+SELECT 3 FIXED;\n++++ not a header\n",
-			[]string{`"m.sql"`, `"@@ -2 +2 @@"`, "1 old and 1 new lines", "0 and 0"}},
 		{"text before the first file", "hello\n" + head + "@@ -1 +1 @@\n-a\n+b\n",
 			[]string{`unexpected line "hello"`}},
 		{"text after the last file", head + "@@ -1 +1 @@\n-a\n+b\ntrailing words\n",
-			[]string{`after file "x.go"`, `"trailing words"`}},
+			[]string{`line 8, after file "x.go"`, `"trailing words"`}},
 		{"not a diff at all", "hello world\n",
 			[]string{`"hello world"`}},
 		{"unknown extended header", "diff --git a/x.go b/x.go\nfrobnicated 1\n",
@@ -341,5 +335,84 @@ func TestParseOverlappingHunks(t *testing.T) {
 	cs, err := Parse(strings.NewReader(in))
 	if err == nil || cs != nil || !strings.Contains(err.Error(), `hunk @@ -2,3 +2,3 @@ overlaps or precedes the hunk before it`) {
 		t.Fatalf("Parse = %v, %v", cs, err)
+	}
+}
+
+// TestParseU0DashDashPlusPlus: real `git diff -U0` output where a removed
+// line starting with "--" is directly followed by an added line starting
+// with "++" and the next hunk's header. go-diff took the pair for a new
+// file's header (Parse then failed); read by the hunk's counts, both are
+// content.
+func TestParseU0DashDashPlusPlus(t *testing.T) {
+	in := "diff --git a/m.sql b/m.sql\nindex 2aff6bb..e26bff9 100644\n--- a/m.sql\n+++ b/m.sql\n" +
+		"@@ -2 +2 @@ SELECT 1;\n--- old note\n+++counter; -- TODO\n@@ -4,2 +4,2 @@ SELECT 2;\n-SELECT 3;\n--- second note\n+SELECT 3 FIXED;\n++++ not a header\n"
+	cs, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AddedLine{{2, "++counter; -- TODO"}, {4, "SELECT 3 FIXED;"}, {5, "+++ not a header"}}
+	if len(cs.Files) != 1 || !reflect.DeepEqual(cs.Files[0].Added, want) {
+		t.Errorf("files %+v, want one with added lines %+v", cs.Files, want)
+	}
+}
+
+// TestParseMatchesGoDiff parses every testdata diff with Parse and with
+// go-diff's reader (the parser before ours): the change sets must be equal.
+func TestParseMatchesGoDiff(t *testing.T) {
+	diffs, _ := filepath.Glob(filepath.Join("testdata", "*.diff"))
+	for _, path := range diffs {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(bytes.NewReader(in))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		want, err := parseGoDiff(bytes.NewReader(in))
+		if err != nil {
+			t.Fatalf("%s with go-diff: %v", path, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Parse gives %+v, go-diff %+v", path, got, want)
+		}
+	}
+}
+
+// TestStream checks that Stream hands over the files in diff order, one
+// call each, and stops at fn's error, returning it as is.
+func TestStream(t *testing.T) {
+	in := "diff --git a/z b/z\nindex 1..2 100644\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/a b/a\nnew file mode 100644\nindex 0..3\n--- /dev/null\n+++ b/a\n@@ -0,0 +1,2 @@\n+x\n+y\n" +
+		"diff --git a/m b/m\nold mode 100644\nnew mode 100755\n"
+	var got []string
+	if err := Stream(strings.NewReader(in), func(f *File) error {
+		got = append(got, fmt.Sprintf("%s %s %d", f.Path(), f.Status, len(f.Added)))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"z modified 1", "a added 2", "m modified 0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Stream gave %q, want %q", got, want)
+	}
+	stop := fmt.Errorf("stop")
+	calls := 0
+	err := Stream(strings.NewReader(in), func(*File) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		t.Errorf("Stream = %v after %d calls, want fn's error after 1", err, calls)
+	}
+}
+
+// TestParseLongLine: a line longer than the reader's buffer is read whole.
+func TestParseLongLine(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	in := "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n+" + long + "\r\n+b\n"
+	cs, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := cs.Files[0].Added; len(a) != 2 || a[0].Text != long || a[1] != (AddedLine{2, "b"}) {
+		t.Errorf("added lines: %d, first %d bytes", len(a), len(a[0].Text))
 	}
 }

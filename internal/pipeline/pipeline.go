@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/gitattr"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
@@ -90,7 +91,8 @@ type Options struct {
 	MergeBase string
 	// OnInput, when not nil, is called with the gates' input once it is
 	// built, before any gate runs (the replay suite re-checks verdicts
-	// against the same input). It must not change it.
+	// against the same input, also after Check returns: its file readers
+	// stay usable then). It must not change it.
 	OnInput func(*gates.Input)
 }
 
@@ -125,10 +127,17 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	if opts.Repo != nil {
 		repo = opts.Repo.Handle() // Check sets the handle's Engine, not the caller's
 	} else {
+		// Pack files kept open for the whole check, as the App's fetch
+		// opens them: the placeholder, generated-file and SAST reads
+		// of one file each would otherwise reopen the pack (go-billy
+		// lstats every element of its path) for every object.
 		var err error
-		if repo, err = source.OpenGit(opts.RepoDir); err != nil {
+		if repo, err = source.OpenGitWith(opts.RepoDir, source.OpenOptions{KeepFilesOpen: true}); err != nil {
 			return nil, err
 		}
+		if opts.OnInput == nil {
+			defer repo.Close()
+		} // else the Input's file readers outlive Check; the packs close when the Git is collected
 	}
 	if opts.DiffEngine != "" {
 		repo.Engine = source.DiffEngine(opts.DiffEngine)
@@ -227,9 +236,35 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 
 	// The policy bounds what the diff reads into memory.
 	repo.MaxFileBytes = cfg.Limits.MaxFileBytes
-	changes, err := repo.ChangeSet(ctx, mb, head)
-	if err != nil {
-		return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
+	gs := opts.Gates
+	if gs == nil {
+		gs = gates.Default()
+	}
+	headFile, baseFile := headFileReader(headFS), headFileReader(baseFS)
+	// From the base branch, as the policy: a pull request cannot mark its
+	// own code generated to have it skipped.
+	linguist := gitattr.New(baseTipFS)
+	// swarm/placeholders scans each file while git writes the next
+	// (gates.Prescan); the head and merge-base readers are its alone
+	// until FilesDone.
+	var prescan *gates.Prescan
+	if hasGate(gs, gates.Placeholders{}.Name()) {
+		prescan = gates.StartPrescan(ctx, &gates.Input{Config: cfg, Linguist: linguist, HeadFile: headFile, BaseFile: baseFile})
+		defer prescan.Wait()
+		repo.OnFile, repo.FilesDone = prescan.File, prescan.Wait
+	}
+	// Only the gates that read the changed files get a diff: the
+	// others judge the .swarm/ artifacts alone.
+	changes := &changeset.ChangeSet{Files: []changeset.File{}}
+	if gates.NeedsChanges(gs) {
+		changes, err = repo.ChangeSet(ctx, mb, head)
+		repo.OnFile, repo.FilesDone = nil, nil
+		if prescan != nil {
+			prescan.Wait() // the go-git engine does not call FilesDone
+		}
+		if err != nil {
+			return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
+		}
 	}
 	log.Debug("change set", "files", len(changes.Files), "added_lines", changes.AddedLineCount())
 
@@ -246,14 +281,8 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Phases: changed, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(repo, head, log), HeadFile: headFileReader(headFS), BaseFile: headFileReader(baseFS), Overrides: opts.Overrides,
-		// From the base branch, as the policy: a pull request cannot mark
-		// its own code generated to have it skipped.
-		Linguist: gitattr.New(baseTipFS)}
-	gs := opts.Gates
-	if gs == nil {
-		gs = gates.Default()
-	}
+		HeadTime: commitTime(repo, head, log), HeadFile: headFile, BaseFile: baseFile, Overrides: opts.Overrides,
+		Linguist: linguist, Prescan: prescan}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
 			in.SAST = scanSAST(phase, changes, headFS, baseFS, opts.SARIF, repo.Root(), in.Linguist)
@@ -316,6 +345,16 @@ func checkRange(baseRef, headRef string, base, head, mb plumbing.Hash) error {
 		return fmt.Errorf("%w: head %q (%s) is an ancestor of base %q (%s), so the range base..head holds no commit of the pull request: were --base and --head swapped? --base is the branch the pull request targets (e.g. origin/main), --head the pull request's commit (default HEAD)", ErrEmptyRange, headRef, head.String()[:12], baseRef, base.String()[:12])
 	}
 	return nil
+}
+
+// hasGate reports whether gs has the gate named name.
+func hasGate(gs []gates.Gate, name string) bool {
+	for _, g := range gs {
+		if g.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyOnDemand reports whether gs is not empty and holds only on-demand

@@ -79,3 +79,29 @@ func TestCheckPlaceholdersWholeFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOnlyNeededInputs: gates that judge only the .swarm/ artifacts
+// (swarm/plan-freeze, swarm/critic, ...) get no diff: the change set is
+// not computed (here it could not be: the diff engine is unknown), while a
+// gate that reads the changed files still fails on it.
+func TestCheckOnlyNeededInputs(t *testing.T) {
+	r := newRepo(t)
+	r.commit("", map[string]string{".swarm/plan.json": miniPlan})
+	r.commit("swarm/phase-2", map[string]string{"b/x.go": "package b\n"})
+	for _, tt := range []struct {
+		gates   []gates.Gate
+		wantErr bool
+	}{
+		{[]gates.Gate{gates.PlanFreeze{}}, false},
+		{[]gates.Gate{gates.PlanFreeze{}, gates.Critic{}, gates.Evidence{}, gates.Drift{}, gates.PhaseWrap{}, gates.PlanLint{}}, false},
+		{[]gates.Gate{gates.PlanFreeze{}, gates.Scope{}}, true},
+	} {
+		_, err := Check(context.Background(), Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-2", DiffEngine: "no-such-engine", Gates: tt.gates})
+		if (err != nil) != tt.wantErr || err != nil && !strings.Contains(err.Error(), "unknown diff engine") {
+			t.Errorf("gates %v: err = %v, want an error about the diff engine: %v", tt.gates, err, tt.wantErr)
+		}
+	}
+	if gates.NeedsChanges([]gates.Gate{gates.PlanFreeze{}}) || !gates.NeedsChanges([]gates.Gate{gates.PlanFreeze{}, gates.Placeholders{}}) || !gates.NeedsChanges(gates.Registry()) {
+		t.Error("NeedsChanges is wrong")
+	}
+}

@@ -30,6 +30,8 @@ const MaxSASTFiles = 5000
 // secret scan of the added lines of every changed text file (scanSecrets).
 func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
+	secretScans := startSecretScans(changes)
+	nulTexts := map[int]secretScan{} // by index in changes.Files: binaryTextScan's scans
 	headContent := map[string][]byte{}
 	changed := map[string]bool{}
 	for i := range changes.Files {
@@ -67,6 +69,13 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 				s.TooLarge = append(s.TooLarge, f.NewPath)
 			}
 			continue
+		}
+		if f.Binary {
+			// git shows no lines for it; a text with a stray NUL (a .env)
+			// is still scanned for secrets, whole.
+			if r, ok := binaryTextScan(f.NewPath, content); ok {
+				nulTexts[i] = r
+			}
 		}
 		var old []byte
 		hasOld := false
@@ -128,7 +137,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 	// millions of values is refused before it is parsed.
 	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(mergeBaseFS, swarm.MaxJSONValues), phase)
 	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(headFS, swarm.MaxJSONValues), phase)
-	scanSecrets(s, changes, mergeBaseFS)
+	scanSecrets(s, changes, mergeBaseFS, secretScans, nulTexts)
 	return s
 }
 

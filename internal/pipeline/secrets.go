@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -29,8 +30,12 @@ const maxBaseRead = 16 << 20
 // is masked in the excerpt here, before anything else sees the finding,
 // and never kept. When the rules cannot be loaded, s.SecretsErr says why
 // and the gate fails closed.
-func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS) {
-	sc, err := secrets.Default()
+//
+// The scans themselves come from scans (startSecretScans), which ran them
+// while swarm/sast read and scanned the files, and, for a file git diffs as
+// binary that is text but for NUL bytes, from whole (binaryTextScan).
+func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS, scans func() ([]secretScan, error), whole map[int]secretScan) {
+	results, err := scans()
 	if err != nil {
 		s.SecretsErr = err
 		return
@@ -48,19 +53,16 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 		if f.Status == changeset.Deleted || f.NewPath == "" || generated[f.NewPath] {
 			continue
 		}
-		if len(f.Added) == 0 && !f.Binary {
-			continue
+		r := &results[i]
+		if w, ok := whole[i]; ok {
+			r = &w
 		}
-		lines := make([]secrets.Line, len(f.Added))
-		for k, l := range f.Added {
-			lines[k] = secrets.Line{N: l.Line, Text: l.Text}
-		}
-		if sc.PathAllowed(f.NewPath) {
-			continue
+		if !r.scanned {
+			continue // no added lines, or on gitleaks' global allowlist
 		}
 		s.SecretFiles++
-		s.SecretLines += len(lines)
-		found, dismissed, omitted := sc.ScanLines(f.NewPath, lines)
+		s.SecretLines += max(len(f.Added), r.lines)
+		found, dismissed, omitted := r.found, r.dismissed, r.omitted
 		s.SecretsOmitted += omitted
 		for _, d := range dismissed {
 			s.Dismissed = append(s.Dismissed, secretFinding(f.NewPath, d, sast.High, d.Note))
@@ -88,6 +90,90 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 				s.Secrets = append(s.Secrets, secretFinding(f.NewPath, x, sast.High, ""))
 			}
 		}
+	}
+}
+
+// secretScan is what ScanLines gave for one changed file; scanned is
+// false for a file it was not run on.
+type secretScan struct {
+	scanned          bool
+	found, dismissed []secrets.Finding
+	omitted          int
+	lines            int // lines scanned, when not the added lines (binaryTextScan)
+}
+
+// binaryTextScan scans the whole content of a changed file git diffs as
+// binary when it is text but for NUL bytes (a .env or YAML file with one
+// stray NUL): git gives no lines for it, and skipping it would hide what
+// it holds. A NUL is read as a space, a separator that keeps the line
+// numbers. ok is false for content that is binary in earnest (other
+// control bytes, invalid UTF-8: an image, an archive), which stays skipped
+// as gitleaks skips it.
+func binaryTextScan(path string, content []byte) (r secretScan, ok bool) {
+	if !isTextButNUL(content) {
+		return r, false
+	}
+	sc, err := secrets.Default()
+	if err != nil {
+		return r, false // startSecretScans reports the error
+	}
+	if sc.PathAllowed(path) {
+		return r, true // on gitleaks' global allowlist: not scanned, as any file there
+	}
+	text := bytes.ReplaceAll(content, []byte{0}, []byte{' '})
+	r.scanned, r.lines = true, bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		r.lines++ // a last line without its newline
+	}
+	r.found, r.dismissed, r.omitted = sc.ScanFile(path, text)
+	return r, true
+}
+
+// isTextButNUL reports whether content is UTF-8 text whose only control
+// bytes are NUL and whitespace (tab, line feed, vertical tab, form feed,
+// carriage return).
+func isTextButNUL(content []byte) bool {
+	for _, c := range content {
+		if c < 0x20 && c != 0 && (c < '\t' || c > '\r') {
+			return false
+		}
+	}
+	return utf8.Valid(content)
+}
+
+// startSecretScans runs ScanLines on the added lines of every changed file
+// scanSecrets may report, on a goroutine of its own (the rules are pure
+// CPU work on lines already in memory, and the Scanner is safe for
+// concurrent use), so that it overlaps swarm/sast reading and scanning
+// whole files. The returned function waits for the scans and gives them
+// by index into changes.Files, or the error loading the rules.
+func startSecretScans(changes *changeset.ChangeSet) func() ([]secretScan, error) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return func() ([]secretScan, error) { return nil, err }
+	}
+	results := make([]secretScan, len(changes.Files))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var lines []secrets.Line
+		for i := range changes.Files {
+			f := &changes.Files[i]
+			if f.Status == changeset.Deleted || f.NewPath == "" || len(f.Added) == 0 && !f.Binary || sc.PathAllowed(f.NewPath) {
+				continue
+			}
+			lines = lines[:0]
+			for _, l := range f.Added {
+				lines = append(lines, secrets.Line{N: l.Line, Text: l.Text})
+			}
+			r := &results[i]
+			r.scanned = true
+			r.found, r.dismissed, r.omitted = sc.ScanLines(f.NewPath, lines)
+		}
+	}()
+	return func() ([]secretScan, error) {
+		<-done
+		return results, nil
 	}
 }
 

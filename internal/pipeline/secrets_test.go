@@ -59,6 +59,12 @@ func TestCheckSecrets(t *testing.T) {
 			gates.Failed, []string{"config/AK…(20).txt:1"}, "secret/aws-access-token (high, new)"},
 		{"a code file named after a token, too large to scan", map[string]string{"src/" + testGHPAT + ".js": strings.Repeat("var a = 1;\n", 60_000), "src/ok.js": "var b = 2;\n"},
 			gates.Failed, []string{"src/gh…(40).js:0"}, "src/gh…(40).js is over the scanner's 512 KiB limit"},
+		{"a key in a .env that a NUL byte makes binary", map[string]string{"config/prod.env": "REGION=eu\x00\nAWS_ACCESS_KEY_ID=" + testAWS + "\n"},
+			gates.Failed, []string{"config/prod.env:2"}, "secret/aws-access-token (high, new)"},
+		{"a NUL-text file's value already on the merge base is pre-existing", map[string]string{"config/app.env": "REGION=us\x00\nAWS_ACCESS_KEY_ID=" + testAWS2 + "\n"},
+			gates.Passed, nil, "**Pre-existing**: 1"},
+		{"binary in earnest stays skipped", map[string]string{"data/blob.bin": "\x01\x02\x00\xff\xfeAWS_ACCESS_KEY_ID=" + testAWS + "\n"},
+			gates.NotApplicable, nil, "no code files"},
 		{"a PEM private key in a doc", map[string]string{"docs/setup.md": "Key:\n\n-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEAwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\nq8tZ1Vb2Xq8tZ1Vb2XwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\n-----END RSA " + "PRIVATE KEY-----\n"},
 			gates.Failed, []string{"docs/setup.md:3"}, "secret/private-key"},
 	}

@@ -15,6 +15,7 @@ package secrets
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"regexp/syntax"
 	"sort"
 	"strings"
@@ -83,6 +84,12 @@ type rule struct {
 	// minLen is the fewest bytes a match can have: a line shorter than
 	// that cannot match, so the expression is not run on it.
 	minLen int
+	// pre is the expression with its counted repetitions loosened (see
+	// relax): it matches wherever the rule's does, and being far smaller
+	// it runs on a line much faster (Go's backtracker rather than its
+	// NFA). A line it does not match is not given to the rule's own
+	// expression. Nil when loosening changes nothing.
+	pre *regexp.Regexp
 }
 
 // Scanner holds the prepared rules. It is safe for concurrent use.
@@ -93,6 +100,12 @@ type Scanner struct {
 	byKeyword  [][]int // keyword index -> rule indexes
 	noKeywords []int   // rules run on every line
 	pathOnly   []int   // rules that match a file's path alone
+
+	// pathMu guards pathVerdict, PathAllowed's answers by path: the
+	// global allowlist is one large expression, and the pipeline asks
+	// about each file before ScanLines asks again.
+	pathMu      sync.Mutex
+	pathVerdict map[string]bool
 }
 
 var (
@@ -159,6 +172,11 @@ func New(cfg config.Config) (*Scanner, error) {
 			pr.multiline = ml
 			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
 			pr.minLen = minLen(re)
+			if r1, r2 := relax(re), trimStart(re); r1 || r2 {
+				if pr.pre, err = regexp.Compile(re.String()); err != nil {
+					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, re, err)
+				}
+			}
 		}
 		i := len(s.rules)
 		s.rules = append(s.rules, pr)
@@ -240,6 +258,48 @@ func spansLines(expr string) (bool, error) {
 	return walk(re), nil
 }
 
+// relaxCap bounds the count a loosened repetition keeps.
+const relaxCap = 10
+
+// relax loosens every counted repetition of re in place: x{m,n} becomes
+// x{min(m,relaxCap),}. The language only grows (every count the original
+// allows, the loosened allows), and anchors, word boundaries and classes
+// are kept, so wherever re matches a text the loosened one matches too:
+// it is a necessary condition, never a filter that drops a match. It
+// reports whether anything changed.
+func relax(re *syntax.Regexp) bool {
+	changed := false
+	for _, sub := range re.Sub {
+		if relax(sub) {
+			changed = true
+		}
+	}
+	if re.Op == syntax.OpRepeat {
+		if m := min(re.Min, relaxCap); m != re.Min || re.Max != -1 {
+			re.Min, re.Max, changed = m, -1, true
+		}
+	}
+	return changed
+}
+
+// trimStart drops, from a top-level concatenation, the leading elements
+// that are repetitions (a run of name characters before a keyword): for
+// finding whether a text holds a match anywhere, the rest of a
+// concatenation is a necessary condition of the whole (same text, same
+// context for its anchors). It reports whether anything changed.
+func trimStart(re *syntax.Regexp) bool {
+	n := 0
+	for re.Op == syntax.OpConcat && n < len(re.Sub)-1 && isRepeat(re.Sub[n].Op) {
+		n++
+	}
+	re.Sub = re.Sub[n:]
+	return n > 0
+}
+
+func isRepeat(op syntax.Op) bool {
+	return op == syntax.OpRepeat || op == syntax.OpStar || op == syntax.OpPlus || op == syntax.OpQuest
+}
+
 // minLen is the fewest runes (so at least as many bytes) any match of re
 // has.
 func minLen(re *syntax.Regexp) int {
@@ -274,13 +334,29 @@ func minLen(re *syntax.Regexp) int {
 // (lock files, images, vendored Go modules, ...): such a file is not
 // scanned.
 func (s *Scanner) PathAllowed(path string) bool {
+	s.pathMu.Lock()
+	v, ok := s.pathVerdict[path]
+	s.pathMu.Unlock()
+	if ok {
+		return v
+	}
 	for _, a := range s.global {
 		if len(a.Paths) > 0 && a.MatchCondition == config.AllowlistMatchOr && a.PathAllowed(path) {
-			return true
+			v = true
+			break
 		}
 	}
-	return false
+	s.pathMu.Lock()
+	if s.pathVerdict == nil || len(s.pathVerdict) >= maxPathVerdicts {
+		s.pathVerdict = map[string]bool{} // bounded: a long-lived App scans many repositories
+	}
+	s.pathVerdict[path] = v
+	s.pathMu.Unlock()
+	return v
 }
+
+// maxPathVerdicts bounds PathAllowed's memory of answers.
+const maxPathVerdicts = 1 << 16
 
 // ScanFile scans every line of content (split on '\n', a trailing '\r'
 // dropped) as if all were added: ScanLines over the whole file.
@@ -354,7 +430,7 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 				multiLines[ri] = append(multiLines[ri], li)
 				continue
 			}
-			if skip[ri] || len(ln.Text) < r.minLen {
+			if skip[ri] || len(ln.Text) < r.minLen || r.pre != nil && !r.pre.MatchString(ln.Text) {
 				continue
 			}
 			all = s.matchText(r, path, ln.Text, []int{ln.N}, []int{0}, all)

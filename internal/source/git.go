@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
@@ -43,6 +44,20 @@ type Git struct {
 	// ChangeSet reads; 0 means MaxDiffSize. A changed file over it is
 	// marked changeset.File.TooLarge (see ChangeSet).
 	MaxFileBytes int64
+	// OnFile, when not nil, receives each changed file as the git CLI
+	// engine's diff produces it, so work on a file can start while git
+	// writes the next one. It is called from the goroutine running
+	// ChangeSet, in diff order, before the ChangeSet is complete: the
+	// File is the diff's (Size from the blob sizes already known, else
+	// -1; modes as the diff gives them; a copy's lines not yet read), and
+	// the ChangeSet's own File may still be completed afterwards, so a
+	// receiver compares before it reuses work. Files over MaxFileBytes,
+	// and the go-git engine's files, are not passed. FilesDone (when not
+	// nil) is called once the diff has been read, before ChangeSet reads
+	// the repository again: OnFile's work may read the repository until
+	// FilesDone returns, never after.
+	OnFile    func(*changeset.File)
+	FilesDone func()
 
 	dir    string // as given to OpenGit
 	gitDir string // the repository's git directory ("" when not on disk)

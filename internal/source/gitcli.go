@@ -39,11 +39,9 @@ func (e *gitCLIError) Unwrap() error { return e.err }
 // -c settings and flags pin every option a user's config could change
 // (prefixes, quoting of non-ASCII paths, colour, external diff and textconv
 // drivers, relative paths, diff algorithm, submodule hiding), so the output
-// is the same everywhere. One line of context (-U1, not -U0) keeps a hunk
-// from ending with a removed line starting with "--" directly followed by an
-// added line starting with "++" and the next hunk's header, which go-diff
-// would take for a new file's "---"/"+++" header (changeset.Parse then
-// fails).
+// is the same everywhere. One line of context (-U1, not -U0) keeps the
+// hunks few; changeset.Parse reads a hunk by its header's counts, so a
+// removed "--" line next to an added "++" line is content either way.
 func gitDiffArgs(gitDir, emptyDir string, from, to plumbing.Hash, limit int64, exclude []string) []string {
 	args := []string{
 		// gitDir is a shadow repository (see shadowGitDir): the real
@@ -190,8 +188,9 @@ func gitEnv(emptyDir, objects string) []string {
 	)
 }
 
-// gitCLIChangeSet runs `git diff` and streams its output into
-// changeset.Parse. A failure to run git is a *gitCLIError.
+// gitCLIChangeSet runs `git diff` and streams its output through
+// changeset.Stream, passing each file to g.OnFile as it is read. A failure
+// to run git is a *gitCLIError.
 func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, to plumbing.Hash, fromTree, toTree *object.Tree) (*changeset.ChangeSet, error) {
 	emptyDir, err := os.MkdirTemp("", "swarm-gate-git-")
 	if err != nil {
@@ -227,8 +226,24 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
 	}
-	cs, parseErr := changeset.Parse(stdout)
+	cs := &changeset.ChangeSet{Files: []changeset.File{}}
+	parseErr := changeset.Stream(stdout, func(f *changeset.File) error {
+		cs.Files = append(cs.Files, *f)
+		if g.OnFile != nil {
+			if f.NewPath != "" {
+				if n, ok := sizes[f.NewBlob]; ok && f.NewBlob != "" {
+					f.Size = n // as fillSizesFrom sets it
+				}
+			}
+			g.OnFile(f)
+		}
+		return nil
+	})
+	if g.FilesDone != nil {
+		g.FilesDone()
+	}
 	if parseErr != nil {
+		cs = nil
 		_, _ = io.Copy(io.Discard, stdout) // let git finish writing, to learn how it exited
 	}
 	if err := cmd.Wait(); err != nil {
@@ -248,10 +263,8 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	for i := range cs.Files {
 		cs.Files[i].NewBlob = "" // used for the sizes; both engines return the same ChangeSet
 	}
-	if len(big) > 0 {
-		cs.Files = append(cs.Files, big...)
-		cs.Sort()
-	}
+	cs.Files = append(cs.Files, big...)
+	cs.Sort()
 	return cs, nil
 }
 

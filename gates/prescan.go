@@ -1,0 +1,138 @@
+package gates
+
+import (
+	"context"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// Prescan runs the per-file work of swarm/placeholders on changed files as
+// the diff produces them, on a goroutine of its own, so the scan of one
+// file overlaps git writing the next (issue 25). The pipeline feeds it
+// (File), waits for it (Wait) and hands it to the gates as Input.Prescan;
+// Evaluate takes a file's result only when the file it finally gets is
+// the one scanned (same status, paths, flags, size and added lines: the
+// source may complete a file after the diff, as a copy's lines), and
+// scans any other file itself. The result is the same either way.
+type Prescan struct {
+	ctx   context.Context
+	in    *Input
+	files chan *changeset.File
+	done  chan struct{}
+	// byPath is the result of each scanned file by its head path; only
+	// read after done is closed.
+	byPath map[string]*placeholderResult
+}
+
+// placeholderResult is what placeholderFile gave for one file, with the
+// file it scanned.
+type placeholderResult struct {
+	file       *changeset.File
+	st         placeholderStats
+	out        []Finding
+	suppressed []Suppression
+}
+
+// StartPrescan starts scanning the files File will pass. in needs only
+// what the per-file scan reads: Config, Linguist, HeadFile and BaseFile
+// (Changes is not read). The goroutine is the only user of in.HeadFile and
+// in.BaseFile until Wait returns.
+func StartPrescan(ctx context.Context, in *Input) *Prescan {
+	p := &Prescan{ctx: ctx, in: in, files: make(chan *changeset.File, 64), done: make(chan struct{}), byPath: map[string]*placeholderResult{}}
+	go p.run()
+	return p
+}
+
+func (p *Prescan) run() {
+	defer close(p.done)
+	cfg := p.in.config().Placeholders
+	opt := newScanOptions(cfg)
+	scratch := &lineScanner{opt: opt}
+	var prefix []byte
+	for f := range p.files {
+		if f.NewPath == "" || p.ctx.Err() != nil {
+			continue // deleted (nothing to scan), or cancelled: Evaluate reports it
+		}
+		sc := &lineScanner{opt: opt}
+		r := &placeholderResult{file: f}
+		if err := placeholderFile(p.ctx, p.in, cfg, f, sc, scratch, &r.st, &prefix); err != nil {
+			continue
+		}
+		r.out, r.suppressed = sc.out, sc.suppressed
+		if _, dup := p.byPath[f.NewPath]; dup {
+			// Two entries with one head path: Evaluate scans both itself.
+			p.byPath[f.NewPath] = nil
+			continue
+		}
+		p.byPath[f.NewPath] = r
+	}
+}
+
+// File queues f for the scan; f must not change afterwards. Not after Wait.
+func (p *Prescan) File(f *changeset.File) {
+	p.files <- f
+}
+
+// Wait ends the input and waits until every queued file is scanned. It may
+// be called more than once.
+func (p *Prescan) Wait() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	close(p.files)
+	<-p.done
+}
+
+// placeholders is the scan of f done ahead, or nil when there is none for
+// exactly this file (or no Prescan, or it was not waited for).
+func (p *Prescan) placeholders(f *changeset.File) *placeholderResult {
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	r := p.byPath[f.NewPath]
+	if r == nil || !sameScanInput(r.file, f) {
+		return nil
+	}
+	return r
+}
+
+// sameScanInput reports whether b is a as far as the placeholder scan
+// reads a file: an added-line slice is compared by identity (the source
+// shares it between the streamed and the final file).
+func sameScanInput(a, b *changeset.File) bool {
+	return a.Status == b.Status && a.OldPath == b.OldPath && a.NewPath == b.NewPath &&
+		a.Binary == b.Binary && a.TooLarge == b.TooLarge && a.Size == b.Size &&
+		len(a.Added) == len(b.Added) && (len(a.Added) == 0 || &a.Added[0] == &b.Added[0])
+}
+
+// add adds the counts and lists of one file's scan to st.
+func (st *placeholderStats) add(o *placeholderStats) {
+	st.lines += o.lines
+	st.files += o.files
+	st.plan += o.plan
+	st.docs += o.docs
+	st.tests += o.tests
+	st.binary += o.binary
+	st.swarmFiles += o.swarmFiles
+	st.data += o.data
+	st.runs += o.runs
+	st.big = append(st.big, o.big...)
+	st.allowed = append(st.allowed, o.allowed...)
+	st.tooLarge = append(st.tooLarge, o.tooLarge...)
+	st.nul = append(st.nul, o.nul...)
+	st.generated = append(st.generated, o.generated...)
+	st.uncompared = append(st.uncompared, o.uncompared...)
+	st.preExisting += o.preExisting
+	st.introduced += o.introduced
+	st.warnings += o.warnings
+	st.unscanned += o.unscanned
+	st.unscannedBig += o.unscannedBig
+	st.noBase = st.noBase || o.noBase
+}

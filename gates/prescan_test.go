@@ -1,0 +1,90 @@
+package gates
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// prescanFiles is a change set with what the per-file scan reports:
+// findings in code and in a document, a suppression, a moved line, a
+// generated, a test, a binary and a deleted file.
+func prescanFiles() (files []changeset.File, head, base map[string]string) {
+	head = map[string]string{
+		"src/a.go":  "package a\n\n// TODO: moved\nfunc A() {}\n// FIXME: new\n",
+		"src/b.py":  "x = 1  # swarm-gate:allow placeholder kept on purpose TODO later\n",
+		"README.md": "# T\nTODO: write it\n",
+	}
+	base = map[string]string{"src/a.go": "package a\n// TODO: moved\n"}
+	files = []changeset.File{
+		modifiedAt("src/a.go", head["src/a.go"], 3, 5),
+		added("README.md", "# T", "TODO: write it"),
+		added("src/b.py", "x = 1  # swarm-gate:allow placeholder kept on purpose TODO later"),
+		added("dist/app.min.js", "// TODO: generated"),
+		added("src/a_test.go", "// TODO: a test"),
+		{Status: changeset.Added, NewPath: "img.png", Binary: true, Size: 10},
+		{Status: changeset.Deleted, OldPath: "old.go", Size: -1},
+	}
+	return files, head, base
+}
+
+// TestPrescanSameResult: swarm/placeholders gives the same result whether
+// its files were scanned ahead (Input.Prescan) or in Evaluate, and uses
+// the scan ahead for every file it got unchanged.
+func TestPrescanSameResult(t *testing.T) {
+	files, head, base := prescanFiles()
+	in := func() *Input {
+		return &Input{Head: empty(), Changes: &changeset.ChangeSet{Files: files}, HeadFile: headFS(t, head),
+			BaseFile: func(p string) ([]byte, bool) { c, ok := base[p]; return []byte(c), ok }}
+	}
+	want := eval(Placeholders{}, in())
+	if len(want.Findings) == 0 || len(want.Suppressions) == 0 {
+		t.Fatalf("the fixture has no findings or suppressions: %+v", want)
+	}
+	pre := in()
+	p := StartPrescan(context.Background(), pre)
+	for i := range files {
+		p.File(&files[i])
+	}
+	p.Wait()
+	pre.Prescan = p
+	for i := range files {
+		if f := &files[i]; f.NewPath != "" && p.placeholders(f) == nil {
+			t.Errorf("no scan ahead of %s", f.NewPath)
+		}
+	}
+	if got := eval(Placeholders{}, pre); !reflect.DeepEqual(got, want) {
+		t.Errorf("with Prescan:\n%+v\nwithout:\n%+v", got, want)
+	}
+}
+
+// TestPrescanChangedFile: a file that changed after it was scanned ahead
+// (here its added lines; the source completes a copy's lines after the
+// diff) is scanned again, not reported from the stale scan.
+func TestPrescanChangedFile(t *testing.T) {
+	streamed := added("src/c.go", "// TODO: only in the streamed file")
+	final := added("src/c.go", "package c")
+	in := &Input{Head: empty(), Changes: &changeset.ChangeSet{Files: []changeset.File{final}}}
+	p := StartPrescan(context.Background(), in)
+	p.File(&streamed)
+	p.Wait()
+	in.Prescan = p
+	if r := eval(Placeholders{}, in); len(r.Findings) != 0 || r.Outcome != Passed {
+		t.Errorf("the stale scan was used: %s, %+v", r.Outcome, r.Findings)
+	}
+	moved := streamed
+	moved.Size = 99
+	if sameScanInput(&streamed, &moved) {
+		t.Error("a file whose size changed counts as the one scanned")
+	}
+}
+
+// TestPlaceholderStatsAdd: add sums every field of placeholderStats (a
+// new field must be added there too).
+func TestPlaceholderStatsAdd(t *testing.T) {
+	if n := reflect.TypeOf(placeholderStats{}).NumField(); n != 21 {
+		t.Errorf("placeholderStats has %d fields; placeholderStats.add knows 21: add the new ones there and here", n)
+	}
+}
