@@ -408,7 +408,7 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 		title += fmt.Sprintf("; %s not scanned (%s, limits.unscanned: warn)", plural(n, "code file", "code files"), unscannedTitle(s))
 	}
 	if n := len(s.Generated); n > 0 {
-		title += fmt.Sprintf("; %s generated, vendored or minified not scanned", plural(n, "file", "files"))
+		title += fmt.Sprintf("; %s generated, vendored or minified not scanned by the built-in rules", plural(n, "file", "files"))
 	}
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
 }
@@ -520,7 +520,7 @@ func generatedText(s *SASTScan) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n\n**Not scanned**: %s generated, vendored or minified (not the project's own source, so its findings would not be this pull request's to fix); check that each is what its reason says:\n\n",
+	fmt.Fprintf(&b, "\n\n**Not scanned by the built-in rules** (their added lines are still scanned for secrets): %s generated, vendored or minified (not the project's own source, so its findings would not be this pull request's to fix); check that each is what its reason says:\n\n",
 		plural(len(s.Generated), "changed file is", "changed files are"))
 	for i, g := range s.Generated {
 		if i == maxListedGenerated {

@@ -453,8 +453,8 @@ func TestSASTGeneratedFiles(t *testing.T) {
 			"nothing scanned: the changed code is all generated, vendored or minified (1 file not scanned)",
 			[]string{"`dist/agents/a00.d.ts`: build output (dist/)"}, "dist/agents/a00.d.ts"},
 		{"scanned files and generated ones", withGenerated(sastScan(t, nil, head), gen(3)), Passed,
-			"no new security findings at or above medium in 1 scanned file; 3 files generated, vendored or minified not scanned",
-			[]string{"**Not scanned**: 3 changed files are generated", "3 generated, vendored or minified, listed below"}, "dist/agents/a02.d.ts"},
+			"no new security findings at or above medium in 1 scanned file; 3 files generated, vendored or minified not scanned by the built-in rules",
+			[]string{"**Not scanned by the built-in rules** (their added lines are still scanned for secrets): 3 changed files are generated", "3 generated, vendored or minified, listed below"}, "dist/agents/a02.d.ts"},
 		{"twelve generated files: ten named", withGenerated(sastScan(t, nil, head), gen(12)), Passed, "12 files generated",
 			[]string{"dist/agents/a09.d.ts", "- … and 2 more"}, "dist/agents/a00.d.ts"},
 	} {

@@ -40,17 +40,13 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 		s.SecretsErr = err
 		return
 	}
-	// The generated, vendored and minified code files swarm/sast lists as
-	// not scanned are not scanned for secrets either, so that the notice
-	// listing them stays true.
-	generated := map[string]bool{}
-	for _, g := range s.Generated {
-		generated[g.Path] = true
-	}
+	// Generated, vendored and minified files, which the Tier A rules skip,
+	// are scanned for secrets like any other: a key committed in dist/ or
+	// vendor/ is as live as one in the source, and gitleaks scans them too.
 	total := 0
 	for i := range changes.Files {
 		f := &changes.Files[i]
-		if f.Status == changeset.Deleted || f.NewPath == "" || generated[f.NewPath] {
+		if f.Status == changeset.Deleted || f.NewPath == "" {
 			continue
 		}
 		r := &results[i]
