@@ -92,10 +92,15 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	if in.Head.Evidence.DirErr != nil {
 		return errorResult(g.Name(), in.Head.Evidence.DirErr)
 	}
+	if in.Head.LedgerErr != nil {
+		// The ledger dates the tasks' definitions: without it stale
+		// evidence would pass.
+		return errorResult(g.Name(), in.Head.LedgerErr)
+	}
 	var findings []Finding
 	var unreadable []error
 	ok := 0
-	defs := taskDefinitions(in.Head.Ledger, plan.ID())
+	defs := headDefinitions(in)
 	for _, t := range completed {
 		te := checkTaskEvidence(in, t, defs)
 		findings = append(findings, te.findings...)

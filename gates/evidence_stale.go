@@ -18,6 +18,7 @@ type taskDefinition struct {
 	seq, line int
 	at        time.Time
 	timed     bool   // the event's timestamp could be read
+	ts        string // the timestamp as written
 	what      string // "added", "description changed", ...
 }
 
@@ -69,7 +70,7 @@ func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
 					continue
 				}
 				if what != "" {
-					out[t.ID] = taskDefinition{seq: ev.Seq, line: ev.Line, at: at, timed: timed, what: what}
+					out[t.ID] = taskDefinition{seq: ev.Seq, line: ev.Line, at: at, timed: timed, ts: ev.Timestamp, what: what}
 				}
 			}
 		}
@@ -82,12 +83,19 @@ func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
 // or SME record is written while the plan is still being made.
 var verifyingGates = map[string]bool{"reviewer": true, "test_engineer": true}
 
-// headDefinitions is taskDefinitions of the head ledger for the head plan.
+// headDefinitions is taskDefinitions of the head ledger for the head plan;
+// of the merge base's ledger when the head has none (a pull request that
+// deletes the ledger, which plan-freeze names, is still held to the
+// definitions the base records).
 func headDefinitions(in *Input) map[string]taskDefinition {
 	if in.Head.Plan == nil {
 		return map[string]taskDefinition{}
 	}
-	return taskDefinitions(in.Head.Ledger, in.Head.Plan.ID())
+	l := in.Head.Ledger
+	if l == nil && in.Head.LedgerErr == nil {
+		l = in.Base.Ledger
+	}
+	return taskDefinitions(l, in.Head.Plan.ID())
 }
 
 // staleEvidence is the finding of a task's newest record of a gate that is
@@ -96,8 +104,16 @@ func headDefinitions(in *Input) map[string]taskDefinition {
 // record with no readable time cannot be shown to be newer: it counts as
 // stale (fail closed), and says so.
 func staleEvidence(t *swarm.Task, gate string, r *evidenceRecord, d taskDefinition, ok bool) *Finding {
-	if !ok || !d.timed || !verifyingGates[gate] {
+	if !ok || !verifyingGates[gate] {
 		return nil
+	}
+	if !d.timed {
+		// Nothing can be shown to postdate a definition of unknown time:
+		// fail closed on the ledger line (a timestamp of "" or "soon").
+		return &Finding{Path: swarm.LedgerPath, Line: d.line, EndLine: d.line, Rule: RuleEvidenceStale, Severity: SeverityError,
+			Key: fkey(RuleEvidenceStale, t.ID, gate, "undated definition", fmt.Sprint(d.seq)),
+			Message: fmt.Sprintf("task %s: its current definition (%s seq %d, %s) has the timestamp %q, which is not an ISO 8601 time, so no %s evidence can be shown to postdate it; the ledger's events are written by the plugin with their time",
+				t.ID, swarm.LedgerPath, d.seq, d.what, d.ts, gate)}
 	}
 	var why string
 	switch {

@@ -2,9 +2,12 @@ package gates
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // TestStaleEvidence: a review or test record counts only for the task as
@@ -61,6 +64,21 @@ func TestStaleEvidence(t *testing.T) {
 		{"an unreadable timestamp: could not evaluate, naming the file",
 			func() *ledgerBuilder { return newLedger(t, testPlan).snapshot(done(testPlan)) },
 			done(testPlan), gates("yesterday", ""), Error, "", `.swarm/evidence/1.2.json: line`},
+		{"a redefinition whose ledger timestamp is not a time: stale, on the ledger line",
+			func() *ledgerBuilder {
+				b := newLedger(t, testPlan).approve(testPlan).snapshot(redefined)
+				last := len(b.lines) - 1
+				b.lines[last] = regexp.MustCompile(`"timestamp":"[^"]*"`).ReplaceAllString(b.lines[last], `"timestamp":"soon"`)
+				return b.snapshot(done(redefined))
+			},
+			done(redefined), gates("2026-07-17T18:20:00.000Z", ""), Failed, RuleEvidenceStale, `has the timestamp "soon", which is not an ISO 8601 time`},
+		{"an empty ledger timestamp on the definition: stale",
+			func() *ledgerBuilder {
+				b := newLedger(t, testPlan)
+				b.lines[0] = regexp.MustCompile(`"timestamp":"[^"]*"`).ReplaceAllString(b.lines[0], `"timestamp":""`)
+				return b.snapshot(done(testPlan))
+			},
+			done(testPlan), gates("2026-07-17T18:20:00.000Z", ""), Failed, RuleEvidenceStale, `has the timestamp "", which is not an ISO 8601 time`},
 		{"a legacy ledger without embedded plans: nothing to date by",
 			func() *ledgerBuilder {
 				b := newLedger(t, testPlan)
@@ -86,6 +104,33 @@ func TestStaleEvidence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStaleEvidenceWithoutAReadableLedger: stale evidence cannot pass by
+// making the ledger unreadable (the gate cannot evaluate) or by deleting it
+// (the merge base's definitions date the evidence).
+func TestStaleEvidenceWithoutAReadableLedger(t *testing.T) {
+	testPlan := edit(t, testPlan, `"depends": ["1.1"]`, `"depends": []`)
+	redefined := edit(t, testPlan, `"description": "Wire the command"`, `"description": "Wire the command and the import"`)
+	done := edit(t, redefined, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	evidence := `{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-07-17T18:02:30.000Z"}}}`
+	base := newLedger(t, testPlan).approve(testPlan).snapshot(redefined).fs(redefined)
+	t.Run("a garbage first line: could not evaluate", func(t *testing.T) {
+		head := newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done).fs(done)
+		head[".swarm/plan-ledger.jsonl"].Data = append([]byte("not json\n"), head[".swarm/plan-ledger.jsonl"].Data...)
+		head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(evidence)}
+		if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Error || !strings.Contains(r.Title, swarm.LedgerPath) {
+			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
+	t.Run("the ledger deleted: dated by the merge base's", func(t *testing.T) {
+		head := newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done).fs(done)
+		delete(head, ".swarm/plan-ledger.jsonl")
+		head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(evidence)}
+		if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Failed || !hasRule(r, RuleEvidenceStale) {
+			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
 }
 
 // TestBundleEntryWithoutVerdict: the plugin's evidence schema requires an

@@ -795,6 +795,11 @@ func taskEvidenceCheck(in *Input, phase *swarm.Phase) CheckItem {
 	if in.Head.Evidence.DirErr != nil {
 		return checkUnreadable(step, in.Head.Evidence.DirErr)
 	}
+	if in.Head.LedgerErr != nil {
+		// The ledger dates the tasks' definitions: without it stale
+		// evidence would pass.
+		return checkUnreadable(step, in.Head.LedgerErr)
+	}
 	var done, bad []string
 	var first *Finding
 	var errs []error
