@@ -23,3 +23,17 @@ func TestConfigValidateRefusesFIFO(t *testing.T) {
 		t.Errorf("exit %d, stdout %q stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// plan hash read /dev/zero without end and blocked on a FIFO.
+func TestPlanHashRefusesNonRegularFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "plan.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for p, want := range map[string]string{fifo: "is not a regular file (a named pipe)", "/dev/zero": "is not a regular file (a device)"} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"plan", "hash", p}, &out, &errb); code != exitError || !strings.Contains(errb.String(), want) {
+			t.Errorf("plan hash %s: exit %d, stderr %q, want %q", p, code, errb.String(), want)
+		}
+	}
+}

@@ -88,8 +88,21 @@ func readLimited(name string) ([]byte, error) {
 	if info.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; give the path of a plan.json file", name)
 	}
+	if !info.Mode().IsRegular() {
+		// A FIFO blocks open(2) until a writer comes; a device never ends.
+		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a plan.json file", name, fileKind(info.Mode()))
+	}
 	if info.Size() > swarm.MaxFileSize {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", name, info.Size(), swarm.MaxFileSize)
 	}
-	return os.ReadFile(name)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, swarm.MaxFileSize+1))
+	if err == nil && len(data) > swarm.MaxFileSize {
+		err = fmt.Errorf("%s is over the %d-byte limit", name, swarm.MaxFileSize)
+	}
+	return data, err
 }

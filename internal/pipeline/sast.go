@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -194,14 +195,39 @@ func readSARIF(p string) ([]sast.Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
 	}
+	if !info.Mode().IsRegular() {
+		// A FIFO blocks open(2) until a writer comes; /dev/zero never ends.
+		return nil, fmt.Errorf("reading SARIF %s: not a regular file (%s), expected a SARIF log a scanner wrote", p, modeKind(info.Mode()))
+	}
 	if info.Size() > sast.MaxSARIFSize {
 		return nil, fmt.Errorf("reading SARIF %s: %d bytes, over the %d-byte limit", p, info.Size(), sast.MaxSARIFSize)
 	}
-	data, err := os.ReadFile(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
+	}
+	defer f.Close()
+	// Bounded: the file may grow between the stat and the read.
+	data, err := io.ReadAll(io.LimitReader(f, sast.MaxSARIFSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
 	}
 	return sast.ReadSARIF(p, data)
+}
+
+// modeKind names a non-regular file's kind for a message.
+func modeKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "mode " + m.Type().String()
 }
 
 func unwrapPathErr(err error) error {
