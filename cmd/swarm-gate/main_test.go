@@ -32,6 +32,24 @@ func TestDemoCommand(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
+	// docs/cli.md shows this output: each of its gate lines is the demo's.
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	sample, _, _ := strings.Cut(string(doc), "## Can the phase close?") // phase-wrap's sample is another run
+	for _, line := range strings.Split(sample, "\n") {
+		if strings.HasPrefix(line, "PASS       swarm/") || strings.HasPrefix(line, "FAIL       swarm/") || strings.HasPrefix(line, "result: ") {
+			shown++
+			if !strings.Contains(out, line+"\n") {
+				t.Errorf("docs/cli.md shows %q, which the demo no longer prints", line)
+			}
+		}
+	}
+	if shown < 9 {
+		t.Errorf("docs/cli.md shows %d lines of the demo's output, want its 8 gates and the result", shown)
+	}
 }
 
 func TestCheckCommandFormats(t *testing.T) {
