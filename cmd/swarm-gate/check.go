@@ -115,7 +115,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "swarm-gate check: --diff-engine must be auto, git or go-git, not %q\n", opts.DiffEngine)
 		return exitUsage
 	}
-	if *only != "" {
+	gatesSet := false
+	fs.Visit(func(f *flag.Flag) { gatesSet = gatesSet || f.Name == "gates" })
+	if *only != "" || gatesSet { // --gates "" names no check: a usage error, not every gate
 		gs, err := gates.Select(strings.Split(*only, ","))
 		if err != nil {
 			fmt.Fprintf(stderr, "swarm-gate check: --gates: %v\n", err)

@@ -145,7 +145,7 @@ func TestCheckCommandSARIF(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--base", "main", "--format", "xml"}, {"check", "--base", "main", "--phase", "0"}, {"check", "--base", "main", "extra"}, {"check", "--base", "main", "--diff-engine", "foo"},
-		{"check", "--base", "main", "--max-findings", "-1"}, {"check", "--base", "main", "--gates", "swarm/nope"}, {"check", "--base", "main", "--gates", ","}, {"check", "--base", "main", "--head", ""}, {"check", "--base", " ", "--head", "HEAD"}, {"phase-wrap", "--base", "main", "--head", ""}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
+		{"check", "--base", "main", "--max-findings", "-1"}, {"check", "--base", "main", "--gates", "swarm/nope"}, {"check", "--base", "main", "--gates", ","}, {"check", "--base", "main", "--gates", ""}, {"check", "--base", "main", "--head", ""}, {"check", "--base", " ", "--head", "HEAD"}, {"phase-wrap", "--base", "main", "--head", ""}, {"demo", "extra"}, {"plan"}, {"ledger"}, {"plan", "hash", "--canonical", "x"}, {"plan", "hash", "a", "b"}} {
 		if code, _, _ := runCLI(t, args...); code != 3 {
 			t.Errorf("%q: exit %d, want 3", args, code)
 		}
