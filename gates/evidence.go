@@ -371,7 +371,7 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 				Err: fmt.Errorf("task %s: the newest %s record's timestamp %q is not an ISO 8601 time, so it cannot be ordered or dated", t.ID, gate, last.ts)}
 			return te
 		}
-		if f := staleEvidence(&t, gate, last, defs[t.ID], defs[t.ID] != (taskDefinition{})); f != nil {
+		if f := staleEvidence(&t, gate, last, defs[t.ID], defs[t.ID] != (taskDefinition{}), in.HeadTime); f != nil {
 			failed = true
 			te.findings = append(te.findings, *f)
 			continue

@@ -78,6 +78,10 @@ func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
 	return out
 }
 
+// futureSlack is how far after the head commit's time an evidence record
+// may be dated (clocks of the agent's machine and of git's commit differ).
+const futureSlack = time.Hour
+
 // verifyingGates are the gates whose record certifies the work of a task
 // (review and tests): only they must postdate its definition. An explorer
 // or SME record is written while the plan is still being made.
@@ -103,9 +107,19 @@ func headDefinitions(in *Input) map[string]taskDefinition {
 // verifyingGates are dated). A
 // record with no readable time cannot be shown to be newer: it counts as
 // stale (fail closed), and says so.
-func staleEvidence(t *swarm.Task, gate string, r *evidenceRecord, d taskDefinition, ok bool) *Finding {
+//
+// A record dated after the head commit (headTime, when known, plus
+// futureSlack for clocks) cannot be true, and a date in the future would
+// postdate every redefinition: it is stale too.
+func staleEvidence(t *swarm.Task, gate string, r *evidenceRecord, d taskDefinition, ok bool, headTime time.Time) *Finding {
 	if !ok || !verifyingGates[gate] {
 		return nil
+	}
+	if r.timed && !headTime.IsZero() && r.at.After(headTime.Add(futureSlack)) {
+		return &Finding{Path: r.file, Line: r.line, EndLine: r.line, Rule: RuleEvidenceStale, Severity: SeverityError,
+			Key: fkey(RuleEvidenceStale, t.ID, gate, r.file, "future"),
+			Message: fmt.Sprintf("task %s: the newest %s evidence in %s is dated %s, after the head commit (%s), which holds it; a record cannot be written after the commit that contains it, so its time cannot show that it postdates the task's definition; run the gate again",
+				t.ID, gate, r.file, r.ts, headTime.UTC().Format(time.RFC3339))}
 	}
 	if !d.timed {
 		// Nothing can be shown to postdate a definition of unknown time:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
@@ -121,6 +122,21 @@ func TestStaleEvidenceWithoutAReadableLedger(t *testing.T) {
 		head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(evidence)}
 		if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Error || !strings.Contains(r.Title, swarm.LedgerPath) {
 			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
+	t.Run("evidence dated after the head commit: stale", func(t *testing.T) {
+		head := newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done).fs(done)
+		head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2999-01-01T00:00:00.000Z"}}}`)}
+		headTime := time.Date(2026, 7, 17, 19, 0, 0, 0, time.UTC)
+		r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base), HeadTime: headTime})
+		if r.Outcome != Failed || !hasRule(r, RuleEvidenceStale) || !strings.Contains(findingsText(r), "after the head commit") {
+			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+		// Within the hour's slack, and with no head time known, it counts.
+		for _, ht := range []time.Time{{}, time.Date(2998, 12, 31, 23, 30, 0, 0, time.UTC)} {
+			if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base), HeadTime: ht}); r.Outcome != Passed {
+				t.Errorf("head time %v: %s %q\n%s", ht, r.Outcome, r.Title, findingsText(r))
+			}
 		}
 	})
 	t.Run("the ledger deleted: dated by the merge base's", func(t *testing.T) {
