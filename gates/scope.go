@@ -456,16 +456,39 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 	if in.config().Scope.WarnSelfApprovedWidening {
 		sev = SeverityWarning
 	}
+	// What the merge base let any task change: a task the pull request
+	// adds widens the phase past it as surely as a task it rewrites.
+	var baseUnion []string
+	for _, ph := range in.Base.Plan.Phases {
+		for _, t := range ph.Tasks {
+			for _, e := range t.FilesTouched {
+				if n, err := NormalizeScopeEntry(e); err == nil {
+					baseUnion = append(baseUnion, n)
+				}
+			}
+		}
+	}
+	for _, bf := range in.Base.Scopes.Declared {
+		for _, e := range bf.Files {
+			if n, err := NormalizeScopeEntry(e); err == nil {
+				baseUnion = append(baseUnion, n)
+			}
+		}
+	}
 	var out []Finding
 	for _, ts := range scopes {
-		bt, _ := in.Base.Plan.FindTask(ts.task.ID)
-		if bt == nil || len(ts.entries) == 0 {
-			continue // a new task is a material change: plan-freeze's to judge
+		if len(ts.entries) == 0 {
+			continue
 		}
+		bt, _ := in.Base.Plan.FindTask(ts.task.ID)
 		var baseEntries []string
-		for _, e := range bt.FilesTouched {
-			if n, err := NormalizeScopeEntry(e); err == nil {
-				baseEntries = append(baseEntries, n)
+		if bt == nil {
+			baseEntries = baseUnion
+		} else {
+			for _, e := range bt.FilesTouched {
+				if n, err := NormalizeScopeEntry(e); err == nil {
+					baseEntries = append(baseEntries, n)
+				}
 			}
 		}
 		if ts.source == ScopeFromDeclaration && !ts.newInPR {
@@ -499,9 +522,13 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 		if len(covered) == 0 {
 			continue
 		}
+		what := fmt.Sprintf("widens task %s's scope to %s (not in its scope on the merge base: %s)", ts.task.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(baseEntries), 5))
+		if bt == nil {
+			what = fmt.Sprintf("adds task %s with the scope %s (which no task of the merge base's plan covers)", ts.task.ID, listSome(quoteAll(wider), 5))
+		}
 		out = append(out, Finding{Path: covered[0], Rule: RuleSelfApprovedWidening, Severity: sev, Key: fkey(RuleSelfApprovedWidening, append([]string{ts.task.ID}, wider...)...),
-			Message: fmt.Sprintf("this pull request widens task %s's scope to %s (not in its scope on the merge base: %s), changes %s under it, and the only approval of the new plan is the agent's own, added by this pull request (%s seq %d): the agent approved its own scope widening. Have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this; plan_freeze.approval: human or base-anchored prevents it)",
-				ts.task.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(baseEntries), 5), listSome(quoteAll(covered), 5), swarm.LedgerPath, ev.Seq)})
+			Message: fmt.Sprintf("this pull request %s, changes %s under it, and the only approval of the new plan is the agent's own, added by this pull request (%s seq %d): the agent approved its own scope widening. Have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this; plan_freeze.approval: human or base-anchored prevents it)",
+				what, listSome(quoteAll(covered), 5), swarm.LedgerPath, ev.Seq)})
 	}
 	return out
 }

@@ -334,7 +334,10 @@ func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScop
 				Key:     fkey(RuleScopeConflict, append([]string{t.ID, strings.Join(ts.files, ",")}, extra...)...),
 				Message: fmt.Sprintf("SCOPE_CONFLICT: task %s's files_touched lists %s outside its declared scope (%s), which takes precedence;%s", t.ID, listSome(quoteAll(extra), 5), strings.Join(ts.files, ", "), note)})
 		}
-		if ts.newInPR && !doneAtBase && len(planned) > 0 {
+		// Whatever the task's files_touched (none) or status (completed on
+		// the merge base): a declaration this pull request adds or changes
+		// is this pull request's widening.
+		if ts.newInPR {
 			var wider []string
 			plannedSet := toSet(planned)
 			for _, e := range ts.entries {
@@ -347,8 +350,15 @@ func resolveTaskScope(in *Input, t *swarm.Task, structureHash string) (*taskScop
 				if in.config().Scope.FailWidenedByPR {
 					sev = SeverityError
 				}
+				have := listSome(quoteAll(planned), 5)
+				if len(planned) == 0 {
+					have = "none"
+				}
+				if doneAtBase {
+					have += "; the task was completed on the merge base"
+				}
 				findings = append(findings, Finding{Path: ts.files[0], Rule: RuleWidenedByPR, Severity: sev,
-					Message: fmt.Sprintf("a scope declaration added or changed by this pull request gives task %s %s beyond its files_touched (%s): the agent widened its own scope (the plugin's declare_scope allows it; a reviewer should confirm)", t.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(planned), 5))})
+					Message: fmt.Sprintf("a scope declaration added or changed by this pull request gives task %s %s beyond its files_touched (%s): the agent widened its own scope (the plugin's declare_scope allows it; a reviewer should confirm)", t.ID, listSome(quoteAll(wider), 5), have)})
 			}
 		}
 	case len(planned) > 0:

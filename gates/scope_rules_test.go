@@ -231,6 +231,11 @@ func TestScopeFromABreakingPass(t *testing.T) {
 // critic_approved line passed every gate. Now swarm/scope fails.
 func TestScopeSelfApprovedWidening(t *testing.T) {
 	wide := edit(t, testPlan, `"files_touched": ["src/a.go"]`, `"files_touched": ["src/a.go", "src/db.go"]`)
+	// A task the pull request adds widens the phase as surely (issue 20,
+	// adversarial pass B1); one whose file another base task covers does not.
+	added := edit(t, testPlan, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]}`, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]},
+        {"id": "1.3", "phase": 1, "status": "pending", "size": "small", "description": "Store rows", "depends": [], "acceptance": "rows stored", "files_touched": ["src/db.go"], "fr_refs": ["FR-002"]}`)
+	addedCovered := edit(t, added, `"files_touched": ["src/db.go"]`, `"files_touched": ["src/a.go"]`)
 	baseL := newLedger(t, testPlan).approve(testPlan)
 	cases := []struct {
 		name      string
@@ -249,6 +254,8 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		{name: "a maintainer's override covers the plan", head: wide, approveIn: true, override: true, changed: []string{"src/db.go"}, want: Passed},
 		{name: "widened but the new file is not changed", head: wide, approveIn: true, changed: []string{"src/a.go"}, want: Passed},
 		{name: "not widened", head: testPlan, changed: []string{"src/a.go"}, want: Passed},
+		{name: "a task added, its new file changed, approved by the pull request", head: added, approveIn: true, changed: []string{"src/db.go"}, want: Failed, sev: SeverityError},
+		{name: "a task added over a file a base task covers", head: addedCovered, approveIn: true, changed: []string{"src/a.go"}, want: Passed},
 		// The plugin's declare_scope: a .swarm/scopes/ declaration the pull
 		// request adds or changes widens the scope like files_touched does.
 		{name: "declaration added by the pull request, approved by it", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
@@ -310,8 +317,49 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 				t.Fatalf("unexpected finding: %s", got.Message)
 			case c.sev != "" && got == nil:
 				t.Fatalf("no %s finding:\n%s", RuleSelfApprovedWidening, findingsText(r))
-			case got != nil && (got.Severity != c.sev || got.Path != "src/db.go" || !strings.Contains(got.Message, `widens task 1.1's scope to "src/db.go"`)):
+			case got != nil && (got.Severity != c.sev || got.Path != "src/db.go" || !strings.Contains(got.Message, `widens task 1.1's scope to "src/db.go"`) && !strings.Contains(got.Message, `adds task 1.3 with the scope "src/db.go" (which no task of the merge base's plan covers)`)):
 				t.Errorf("finding %s %s: %s", got.Severity, got.Path, got.Message)
+			}
+		})
+	}
+}
+
+// TestScopeDeclarationWidening: a .swarm/scopes/ declaration the pull
+// request adds widens the scope even for a task with no files_touched (B2)
+// or one completed on the merge base (B3); under scope.widened_by_pr: fail
+// that fails the gate.
+func TestScopeDeclarationWidening(t *testing.T) {
+	empty := edit(t, testPlan, `"files_touched": ["cmd/x.go"]`, `"files_touched": []`)
+	doneBase := edit(t, testPlan, `{"id": "1.1", "phase": 1, "status": "pending"`, `{"id": "1.1", "phase": 1, "status": "completed"`)
+	for _, c := range []struct {
+		name, plan, decl, changed string
+	}{
+		{"a task with no files_touched", empty, `{"version":1,"taskId":"1.2","files":["main.go"]}`, "main.go"},
+		{"a task completed on the merge base", doneBase, `{"version":1,"taskId":"1.1","files":["src/a.go","main.go"]}`, "main.go"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLedger(t, c.plan).approve(c.plan)
+			headFS, baseFS := l.fs(c.plan), l.fs(c.plan)
+			task := strings.TrimSuffix(strings.SplitAfter(c.decl, `"taskId":"`)[1][:3], `"`)
+			headFS[".swarm/scopes/scope-"+task+".json"] = &fstest.MapFile{Data: []byte(c.decl)}
+			for _, fail := range []bool{false, true} {
+				cfg := DefaultConfig()
+				cfg.Scope.FailWidenedByPR = fail
+				in := &Input{Phase: 1, Head: load(headFS), Base: load(baseFS), Changes: &changeset.ChangeSet{Files: []changeset.File{modified(c.changed)}}, Config: cfg}
+				r := eval(Scope{}, in)
+				want, sev := Passed, SeverityWarning
+				if fail {
+					want, sev = Failed, SeverityError
+				}
+				var got *Finding
+				for i := range r.Findings {
+					if r.Findings[i].Rule == RuleWidenedByPR {
+						got = &r.Findings[i]
+					}
+				}
+				if r.Outcome != want || got == nil || got.Severity != sev || !strings.Contains(got.Message, `"main.go" beyond its files_touched`) {
+					t.Errorf("widened_by_pr fail=%v: %s %q\n%s", fail, r.Outcome, r.Title, findingsText(r))
+				}
 			}
 		})
 	}
