@@ -119,6 +119,26 @@ func (h *harness) newApp(edit func(*app.Config)) *app.App {
 type server struct {
 	*webhook.Server
 	URL string
+	reg *prometheus.Registry // the server's metrics
+}
+
+// idle reports whether no job is queued or running (the server's gauges).
+func (s *server) idle(t *testing.T) bool {
+	t.Helper()
+	mfs, err := s.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if n := mf.GetName(); n == "swarm_gate_jobs_running" || n == "swarm_gate_queue_depth" {
+			for _, m := range mf.GetMetric() {
+				if m.GetGauge().GetValue() != 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // newServer starts a webhook server around ev.
@@ -134,7 +154,7 @@ func (h *harness) newServer(ev webhook.Evaluator, name string) *server {
 	h.t.Cleanup(ts.Close)
 	s.Start()
 	h.t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return &server{Server: s, URL: ts.URL}
+	return &server{Server: s, URL: ts.URL, reg: reg}
 }
 
 // drain waits for every queued job to be evaluated.
