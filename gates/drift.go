@@ -73,7 +73,7 @@ const (
 )
 
 // Evaluate implements Gate.
-func (g Drift) Evaluate(_ context.Context, in *Input) Result {
+func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	if r, ok := noPlan(g.Name(), in); ok {
 		return r
 	}
@@ -98,6 +98,9 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 	// one it closes needs its drift verification as well.
 	var others []string
 	for _, ph := range phasesUnderCheck(in, plan, phase) {
+		if err := ctx.Err(); err != nil {
+			return errorResult(g.Name(), err)
+		}
 		if ph.ID == phase.ID {
 			continue
 		}
@@ -123,10 +126,15 @@ func (g Drift) Evaluate(_ context.Context, in *Input) Result {
 	}
 	var trace traceResult
 	if in.Head.SpecDoc != nil {
-		trace = traceability(in, plan, phase)
+		if trace, err = traceability(ctx, in, plan, phase); err != nil {
+			return errorResult(g.Name(), err)
+		}
 		findings = append(findings, trace.findings...)
 	}
-	deleted := specDeleted(in)
+	deleted, err := specDeleted(ctx, in)
+	if err != nil {
+		return errorResult(g.Name(), err)
+	}
 	if deleted != nil {
 		findings = append([]Finding{*deleted}, findings...)
 	}
@@ -436,9 +444,9 @@ func timestampSuffix(ts string) string {
 // when it does not): traceability cannot be dodged by deleting the spec.
 // It fails when the merge base's plan traces to requirements of the base
 // spec, naming them, and warns when it traces to none.
-func specDeleted(in *Input) *Finding {
+func specDeleted(ctx context.Context, in *Input) (*Finding, error) {
 	if in.Base == nil || !in.Base.HasSpec || in.Base.SpecDoc == nil || in.Head.HasSpec || in.Head.SpecErr != nil {
-		return nil
+		return nil, nil
 	}
 	var tasks []swarm.Task
 	if in.Base.Plan != nil {
@@ -446,9 +454,13 @@ func specDeleted(in *Input) *Finding {
 			tasks = append(tasks, ph.Tasks...)
 		}
 	}
+	ix, err := newTraceIndex(ctx, tasks, in.Base.SpecDoc.Requirements)
+	if err != nil {
+		return nil, err
+	}
 	var traced []string
 	for _, r := range in.Base.SpecDoc.Requirements {
-		if len(tasksNaming(tasks, r)) > 0 {
+		if ix.names(r) {
 			traced = append(traced, r.ID)
 		}
 	}
@@ -457,12 +469,12 @@ func specDeleted(in *Input) *Finding {
 	if len(traced) == 0 {
 		f.Severity = SeverityWarning
 		f.Message = fmt.Sprintf("the pull request deletes %s (%s on the merge base, none traced by the plan there), so nothing traces the plan to a spec any more; check that dropping the spec was intended", swarm.SpecPath, plural(n, "requirement or criterion", "requirements and criteria"))
-		return f
+		return f, nil
 	}
 	f.Severity = SeverityError
 	f.Message = fmt.Sprintf("the pull request deletes %s while the merge base's plan traces to it: %s (%s) of the %d the spec defined disappear with it, and nothing checks the plan against them any more; restore %s, or replace it with the new spec and re-save the plan against it",
 		swarm.SpecPath, plural(len(traced), "traced requirement", "traced requirements"), listSome(traced, 30), n, swarm.SpecPath)
-	return f
+	return f, nil
 }
 
 // traceResult is the traceability part of swarm/drift.
@@ -474,8 +486,9 @@ type traceResult struct {
 
 var anyReqID = regexp.MustCompile(`(?i)\b(FR|SC)-\d{3}\b`)
 
-// traceability maps the spec's requirements and criteria to the plan's tasks.
-func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
+// traceability maps the spec's requirements and criteria to the plan's
+// tasks. It fails only with ctx's error when ctx is done.
+func traceability(ctx context.Context, in *Input, plan *swarm.Plan, phase *swarm.Phase) (traceResult, error) {
 	var tr traceResult
 	spec := in.Head.SpecDoc
 	cfg := in.config()
@@ -487,9 +500,18 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 	if cfg.Drift.WarnTraceability {
 		strict = SeverityWarning
 	}
+	ix, err := newTraceIndex(ctx, tasks, spec.Requirements)
+	if err != nil {
+		return tr, err
+	}
 	var nFR, nSC, mapped int
 	var unmappedMust, unmappedShould []string
-	for _, r := range spec.Requirements {
+	for i, r := range spec.Requirements {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return tr, err
+			}
+		}
 		if r.Kind == "FR" {
 			nFR++
 		} else {
@@ -504,7 +526,7 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 				continue // not an obligation
 			}
 		}
-		if ids := tasksNaming(tasks, r); len(ids) > 0 {
+		if ix.names(r) {
 			mapped++
 			continue
 		}
@@ -540,9 +562,13 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 	}
 	var unknownRefs []string
 	if len(spec.Requirements) > 0 {
+		defined := specIndex(spec)
 		for _, t := range phase.Tasks {
+			if err := ctx.Err(); err != nil {
+				return tr, err
+			}
 			for _, ref := range t.FRRefs {
-				if !specDefines(spec, ref) {
+				if !specDefines(defined, ref) {
 					unknownRefs = append(unknownRefs, t.ID+" "+strings.TrimSpace(ref))
 					tr.findings = append(tr.findings, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleDriftUnknownRef, Severity: SeverityWarning,
 						Message: fmt.Sprintf("task %s's fr_refs names %q, which %s does not define: a typo, or a requirement the spec lost", t.ID, strings.TrimSpace(ref), swarm.SpecPath)})
@@ -579,40 +605,125 @@ func traceability(in *Input, plan *swarm.Plan, phase *swarm.Phase) traceResult {
 		}
 		tr.summary += "."
 	}
-	return tr
+	return tr, nil
 }
 
-// tasksNaming are the ids of the tasks that map to a requirement: its id or
-// bare id in fr_refs, or its id as a word in description + acceptance (both
-// case-insensitive), as the plugin's save_plan coverage matches.
-func tasksNaming(tasks []swarm.Task, r swarm.Requirement) []string {
-	word := regexp.MustCompile(`(?i)(^|[^0-9A-Za-z_/-])` + regexp.QuoteMeta(r.ID) + `($|[^0-9A-Za-z_])`)
-	var out []string
+// traceIndex answers which requirements the plan's tasks map to, built in
+// one pass over the tasks, so that tracing is linear in the size of the
+// spec and the plan. A task maps to a requirement by its id or bare id in
+// fr_refs, or by its id as a word in description + acceptance (both
+// case-insensitive), as the plugin's save_plan coverage matches: a word is
+// not preceded by [0-9A-Za-z_/-] and not followed by [0-9A-Za-z_].
+type traceIndex struct {
+	refs map[string]bool // folded fr_refs entries of any task
+	text map[string]bool // folded requirement ids named as a word in a task's text
+}
+
+// reqIDToken finds the FR-### / SC-### tail of an id in folded text.
+var reqIDToken = regexp.MustCompile(`(?:fr|sc)-[0-9]{3}`)
+
+// foldID folds s as regexp (?i) and strings.EqualFold compare it with an
+// ASCII id: A-Z to a-z, and the two non-ASCII letters that fold to ASCII
+// (U+017F long s, U+212A Kelvin sign) to s and k. Other runes are kept, so
+// they match no id.
+func foldID(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '\u017f':
+			return 's'
+		case r == '\u212a':
+			return 'k'
+		}
+		return r
+	}, s)
+}
+
+// idHash hashes s from its end, so that hashes of the suffixes ending at one
+// place extend one byte at a time (h = h*B + c).
+func idHash(s string) uint64 {
+	var h uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		h = h*1099511628211 + uint64(s[i])
+	}
+	return h
+}
+
+// newTraceIndex indexes the tasks for the requirements reqs. It checks ctx
+// between tasks.
+func newTraceIndex(ctx context.Context, tasks []swarm.Task, reqs []swarm.Requirement) (*traceIndex, error) {
+	ix := &traceIndex{refs: map[string]bool{}, text: map[string]bool{}}
+	ids := map[uint64][]string{}
+	maxLen := 0
+	for _, r := range reqs {
+		id := foldID(r.ID)
+		h := idHash(id)
+		if !slices.Contains(ids[h], id) {
+			ids[h] = append(ids[h], id)
+		}
+		maxLen = max(maxLen, len(id))
+	}
 	for _, t := range tasks {
-		hit := false
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for _, ref := range t.FRRefs {
-			ref = strings.TrimSpace(ref)
-			if strings.EqualFold(ref, r.ID) || strings.EqualFold(ref, r.Bare) {
-				hit = true
+			ix.refs[foldID(strings.TrimSpace(ref))] = true
+		}
+		s := foldID(t.Description + "\n" + t.Acceptance)
+		for _, m := range reqIDToken.FindAllStringIndex(s, -1) {
+			k, e := m[0], m[1]
+			if e < len(s) && isWordByte(s[e]) {
+				continue
+			}
+			// Candidates end at e: the bare token, and namespace/token
+			// starting at the namespace's start or after a dot in it.
+			var h uint64
+			for i := e - 1; i >= 0 && e-i <= maxLen; i-- {
+				c := s[i]
+				if i == k-1 && c != '/' || i < k-1 && !isWordByte(c) && c != '.' && c != '-' {
+					break
+				}
+				h = h*1099511628211 + uint64(c)
+				if i > k || i == k-1 {
+					continue
+				}
+				if i > 0 && (isWordByte(s[i-1]) || s[i-1] == '/' || s[i-1] == '-') {
+					continue
+				}
+				for _, id := range ids[h] {
+					if id == s[i:e] {
+						ix.text[id] = true
+					}
+				}
 			}
 		}
-		if hit || word.MatchString(t.Description+"\n"+t.Acceptance) {
-			out = append(out, t.ID)
-		}
 	}
-	return out
+	return ix, nil
+}
+
+// names reports whether a task of the plan maps to the requirement.
+func (ix *traceIndex) names(r swarm.Requirement) bool {
+	return ix.refs[foldID(r.ID)] || ix.refs[foldID(r.Bare)] || ix.text[foldID(r.ID)]
+}
+
+// specIndex is the set of the folded ids and bare ids the spec defines;
+// a fr_refs entry names a requirement or criterion of the spec when its
+// folded, trimmed text is in it (specDefines).
+func specIndex(spec *swarm.Spec) map[string]bool {
+	defined := make(map[string]bool, 2*len(spec.Requirements))
+	for _, r := range spec.Requirements {
+		defined[foldID(r.ID)] = true
+		defined[foldID(r.Bare)] = true
+	}
+	return defined
 }
 
 // specDefines reports whether a fr_refs entry names a requirement or
 // criterion the spec defines (its id or bare id, case-insensitive).
-func specDefines(spec *swarm.Spec, ref string) bool {
-	ref = strings.TrimSpace(ref)
-	for _, r := range spec.Requirements {
-		if strings.EqualFold(ref, r.ID) || strings.EqualFold(ref, r.Bare) {
-			return true
-		}
-	}
-	return false
+func specDefines(defined map[string]bool, ref string) bool {
+	return defined[foldID(strings.TrimSpace(ref))]
 }
 
 // verbS picks the verb form agreeing with a count: verbS(1, "maps", "map").

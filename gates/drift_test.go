@@ -1,9 +1,16 @@
 package gates
 
 import (
+	"context"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 func TestDriftCorpus(t *testing.T) {
@@ -225,5 +232,134 @@ func TestDriftFindingLines(t *testing.T) {
 				t.Errorf("outcome %s, want a finding at line %d:\n%+v", r.Outcome, c.line, r.Findings)
 			}
 		})
+	}
+}
+
+// driftScaleInput is a spec of n unique namespaced ids
+// ("p000001/FR-001: ... MUST") and a plan of n/10 tasks of phase 1, each
+// listing 10 of them in fr_refs and naming one in its description.
+func driftScaleInput(n int) *Input {
+	var spec, plan strings.Builder
+	for i := range n {
+		fmt.Fprintf(&spec, "- p%06d/FR-001: It MUST do thing %d.\n", i, i)
+	}
+	plan.WriteString(`{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"A","tasks":[`)
+	for j := range n / 10 {
+		if j > 0 {
+			plan.WriteString(",")
+		}
+		fmt.Fprintf(&plan, `{"id":"1.%d","phase":1,"status":"pending","description":"task %d covers p%06d/FR-001","fr_refs":[`, j+1, j, j*10)
+		for k := range 10 {
+			if k > 0 {
+				plan.WriteString(",")
+			}
+			fmt.Fprintf(&plan, `"p%06d/FR-001"`, j*10+k)
+		}
+		plan.WriteString("]}")
+	}
+	plan.WriteString("]}]}")
+	in := &Input{Phase: 1, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(plan.String())}, ".swarm/spec.md": {Data: []byte(spec.String())}})}
+	in.Base, in.Changes, in.PhaseSource = empty(), &changeset.ChangeSet{}, PhaseFromFlag
+	return in
+}
+
+// TestDriftTraceLinear: issue 20 (B5): tracing compared every requirement
+// with every task, compiling a regexp per requirement, so 60k namespaced
+// ids took a minute. The work must be linear: doubling the spec and the
+// plan may at most about double the allocations (quadratic work would
+// quadruple them).
+func TestDriftTraceLinear(t *testing.T) {
+	cases := []struct{ n int }{{1000}, {2000}}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.n), func(t *testing.T) {
+			small, large := driftScaleInput(c.n), driftScaleInput(2*c.n)
+			for _, in := range []*Input{small, large} {
+				if r := (Drift{}).Evaluate(context.Background(), in); r.Outcome != Passed || !strings.Contains(r.Title, "every requirement maps to a task") {
+					t.Fatalf("outcome %s (%s), want every requirement traced", r.Outcome, r.Title)
+				}
+			}
+			a := testing.AllocsPerRun(2, func() { (Drift{}).Evaluate(context.Background(), small) })
+			b := testing.AllocsPerRun(2, func() { (Drift{}).Evaluate(context.Background(), large) })
+			if b > 3*a {
+				t.Errorf("allocations %.0f for %d ids, %.0f for %d: not linear", a, c.n, b, 2*c.n)
+			}
+		})
+	}
+}
+
+// TestDriftCancelled: issue 20 (B5): the gate stops when its context is
+// done and says it could not evaluate, with the context's error.
+func TestDriftCancelled(t *testing.T) {
+	cases := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline passed", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+		}, context.DeadlineExceeded},
+	}
+	in := driftScaleInput(2000)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := c.ctx()
+			defer cancel()
+			r := (Drift{}).Evaluate(ctx, in)
+			if r.Outcome != Error || !strings.Contains(r.Title, c.want.Error()) {
+				t.Errorf("outcome %s (%s), want Error with %q", r.Outcome, r.Title, c.want)
+			}
+		})
+	}
+}
+
+// TestDriftTraceMatchesWord: the index matches exactly as the per-id
+// regexp it replaces (the oracle below): an id as a word of description +
+// acceptance, not after [0-9A-Za-z_/-], not before [0-9A-Za-z_], with
+// regexp's case folding; or its id or bare id in fr_refs.
+func TestDriftTraceMatchesWord(t *testing.T) {
+	ids := []string{"FR-001", "SC-002", "b/FR-001", "a.b/FR-001", "x-y/SC-002", "K/FR-003", "s.t/SC-004"}
+	texts := []string{
+		"FR-001", "fr-001.", "xFR-001", "_FR-001", "-FR-001", "/FR-001", "FR-0011", "FR-001_", "FR-001-x", "FR-001/x",
+		"b/FR-001", "a/b/FR-001", "a.b/FR-001", "z.a.b/FR-001", "za.b/FR-001", ".b/FR-001", "b//FR-001", "é b/fr-001", "éFR-001",
+		"\u017fc-002", "SC-002\u212a", "\u212a/fr-003", "k/FR-003", "x-y/SC-002", "y/SC-002", "s.t/sc-004 and t/SC-004", "fr-fr-001", "FR-00", "",
+		"line\nSC-002\n", "S.T/SC-004", "a b/FR-001 c", "\xffFR-001",
+	}
+	var reqs []swarm.Requirement
+	for _, id := range ids {
+		bare := id[strings.LastIndex(id, "/")+1:]
+		reqs = append(reqs, swarm.Requirement{ID: id, Bare: bare, Kind: bare[:2]})
+	}
+	for _, text := range texts {
+		for _, refs := range [][]string{nil, {" fr-001 "}, {"A.B/fr-001"}, {"\u017fc-002"}} {
+			task := swarm.Task{ID: "1.1", Description: text, FRRefs: refs}
+			ix, err := newTraceIndex(context.Background(), []swarm.Task{task}, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range reqs {
+				word := regexp.MustCompile(`(?i)(^|[^0-9A-Za-z_/-])` + regexp.QuoteMeta(r.ID) + `($|[^0-9A-Za-z_])`)
+				want := word.MatchString(task.Description + "\n" + task.Acceptance)
+				for _, ref := range refs {
+					ref = strings.TrimSpace(ref)
+					want = want || strings.EqualFold(ref, r.ID) || strings.EqualFold(ref, r.Bare)
+				}
+				if got := ix.names(r); got != want {
+					t.Errorf("text %q refs %q, id %s: names %v, want %v", text, refs, r.ID, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkDriftTrace(b *testing.B) {
+	in := driftScaleInput(20000)
+	b.ResetTimer()
+	for range b.N {
+		(Drift{}).Evaluate(context.Background(), in)
 	}
 }
