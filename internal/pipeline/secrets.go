@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
@@ -33,7 +34,7 @@ const maxBaseRead = 16 << 20
 //
 // The scans themselves come from scans (startSecretScans), which ran them
 // while swarm/sast read and scanned the files, and, for a file git diffs as
-// binary that is text but for NUL bytes, from whole (binaryTextScan).
+// binary, from whole (binaryTextScan).
 func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs.FS, scans func() ([]secretScan, error), whole map[int]secretScan) {
 	results, err := scans()
 	if err != nil {
@@ -69,6 +70,9 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 		var base []byte
 		if f.Status != changeset.Added && f.OldPath != "" {
 			base = readBase(mergeBaseFS, f.OldPath)
+			if u, ok := decodeUTF16(base); ok && f.Binary {
+				base = u // the values a UTF-16 file's scan found are UTF-8
+			}
 		}
 		testReason := secrets.TestPathReason(f.NewPath)
 		for _, x := range found {
@@ -99,16 +103,16 @@ type secretScan struct {
 }
 
 // binaryTextScan scans the whole content of a changed file git diffs as
-// binary when it is text but for NUL bytes (a .env or YAML file with one
-// stray NUL): git gives no lines for it, and skipping it would hide what
-// it holds. A NUL is read as a space, a separator that keeps the line
-// numbers. ok is false for content that is binary in earnest (other
-// control bytes, invalid UTF-8: an image, an archive), which stays skipped
-// as gitleaks skips it.
+// binary: git gives no lines for it, and skipping it would hide what it
+// holds (a .env or YAML file with a stray NUL or control byte, a
+// PowerShell-written UTF-16 file). UTF-16 is decoded to UTF-8 first
+// (decodeUTF16); then every control byte but tab, line feed and carriage
+// return, and every byte of invalid UTF-8, is read as a space, a
+// separator that keeps the line numbers. A binary in earnest (an image,
+// an archive) is scanned the same way: a secret in a file is a secret
+// whatever else the file holds. ok is false only when the rules cannot
+// be loaded.
 func binaryTextScan(path string, content []byte) (r secretScan, ok bool) {
-	if !isTextButNUL(content) {
-		return r, false
-	}
 	sc, err := secrets.Default()
 	if err != nil {
 		return r, false // startSecretScans reports the error
@@ -116,25 +120,100 @@ func binaryTextScan(path string, content []byte) (r secretScan, ok bool) {
 	if sc.PathAllowed(path) {
 		return r, true // on gitleaks' global allowlist: not scanned, as any file there
 	}
-	text := bytes.ReplaceAll(content, []byte{0}, []byte{' '})
-	r.scanned, r.lines = true, bytes.Count(text, []byte{'\n'})
-	if len(text) > 0 && text[len(text)-1] != '\n' {
-		r.lines++ // a last line without its newline
+	if u, ok := decodeUTF16(content); ok {
+		content = u
+	}
+	text, odd := controlsAsSpaces(content)
+	r.scanned = true
+	// Lines are counted for text only, where no byte but NUL (or vertical
+	// tab, form feed) was replaced: the line feed bytes of an image or a
+	// NumPy array are no lines. Any other file counts as a scanned file
+	// with no lines: fewer lines said than scanned, never more.
+	if odd == 0 {
+		r.lines = bytes.Count(text, []byte{'\n'})
+		if len(text) > 0 && text[len(text)-1] != '\n' {
+			r.lines++ // a last line without its newline
+		}
 	}
 	r.found, r.dismissed, r.omitted = sc.ScanFile(path, text)
 	return r, true
 }
 
-// isTextButNUL reports whether content is UTF-8 text whose only control
-// bytes are NUL and whitespace (tab, line feed, vertical tab, form feed,
-// carriage return).
-func isTextButNUL(content []byte) bool {
-	for _, c := range content {
-		if c < 0x20 && c != 0 && (c < '\t' || c > '\r') {
-			return false
+// controlsAsSpaces returns a copy of content with every control byte
+// other than tab, line feed and carriage return (NUL among them, and DEL)
+// and every byte of invalid UTF-8 replaced by a space, and how many bytes
+// it replaced other than NUL, vertical tab and form feed.
+func controlsAsSpaces(content []byte) (text []byte, odd int) {
+	text = make([]byte, 0, len(content))
+	for len(content) > 0 {
+		c := content[0]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+				if c != 0 && c != '\v' && c != '\f' {
+					odd++
+				}
+				c = ' '
+			}
+			text = append(text, c)
+			content = content[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(content)
+		if r == utf8.RuneError && n == 1 {
+			text = append(text, ' ')
+			odd++
+		} else {
+			text = append(text, content[:n]...)
+		}
+		content = content[n:]
+	}
+	return text, odd
+}
+
+// decodeUTF16 gives content decoded from UTF-16 to UTF-8, and true, when
+// it starts with a UTF-16 byte order mark (LE or BE), or, without one,
+// when its first code units look like UTF-16 text: the high byte zero
+// and the low byte not in at least 9 in 10 of them (mostly ASCII text).
+// Line feeds stay line feeds, so line numbers are kept.
+func decodeUTF16(content []byte) ([]byte, bool) {
+	var be bool
+	switch {
+	case len(content) >= 2 && content[0] == 0xff && content[1] == 0xfe:
+		content = content[2:]
+	case len(content) >= 2 && content[0] == 0xfe && content[1] == 0xff:
+		be, content = true, content[2:]
+	default:
+		n := min(len(content)/2, 512) // code units looked at
+		if n < 2 {
+			return nil, false
+		}
+		var le16, be16 int // units that look like ASCII in LE, in BE
+		for i := 0; i < 2*n; i += 2 {
+			lo, hi := content[i], content[i+1]
+			if hi == 0 && lo != 0 {
+				le16++
+			}
+			if lo == 0 && hi != 0 {
+				be16++
+			}
+		}
+		switch {
+		case le16*10 >= n*9:
+		case be16*10 >= n*9:
+			be = true
+		default:
+			return nil, false
 		}
 	}
-	return utf8.Valid(content)
+	units := make([]uint16, len(content)/2)
+	for i := range units {
+		if be {
+			units[i] = uint16(content[2*i])<<8 | uint16(content[2*i+1])
+		} else {
+			units[i] = uint16(content[2*i]) | uint16(content[2*i+1])<<8
+		}
+	}
+	return []byte(string(utf16.Decode(units))), true
 }
 
 // startSecretScans runs ScanLines on the added lines of every changed file

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
@@ -33,6 +34,7 @@ func TestCheckSecrets(t *testing.T) {
 		".swarm/plan.json": miniPlan,
 		"config/app.env":   "REGION=eu\nAWS_ACCESS_KEY_ID=" + testAWS2 + "\n",
 		"notes.txt":        "old line with " + testAWS2 + "\n",
+		"config/win.ini":   utf16LE("\ufeffKEY=" + testAWS2 + "\r\n"),
 	}
 	cases := []struct {
 		name    string
@@ -69,8 +71,30 @@ func TestCheckSecrets(t *testing.T) {
 			gates.Failed, []string{"config/prod.env:2"}, "secret/aws-access-token (high, new)"},
 		{"a NUL-text file's value already on the merge base is pre-existing", map[string]string{"config/app.env": "REGION=us\x00\nAWS_ACCESS_KEY_ID=" + testAWS2 + "\n"},
 			gates.Passed, nil, "**Pre-existing**: 1"},
-		{"binary in earnest stays skipped", map[string]string{"data/blob.bin": "\x01\x02\x00\xff\xfeAWS_ACCESS_KEY_ID=" + testAWS + "\n"},
+		// A secret in a file is a secret whatever else the file holds: a
+		// binary in earnest is scanned too, its control bytes and invalid
+		// UTF-8 read as spaces (gitleaks' rules need keywords and entropy,
+		// so an image or archive rarely matches); it used to be skipped,
+		// and so was a .env with one more control byte (issue 20).
+		{"a key in a binary in earnest", map[string]string{"data/blob.dat": "\x01\x02\x00\xff\xfeAWS_ACCESS_KEY_ID=" + testAWS + "\n"},
+			gates.Failed, []string{"data/blob.dat:1"}, "secret/aws-access-token (high, new)"},
+		// *.bin, like images, is on gitleaks' global path allowlist.
+		{"a binary on gitleaks' path allowlist stays skipped", map[string]string{"data/blob.bin": "\x01\x02\x00\xff\xfeAWS_ACCESS_KEY_ID=" + testAWS + "\n"},
 			gates.NotApplicable, nil, "no code files"},
+		{"a key in a .env with NUL, \\xff and a control byte", map[string]string{"config/prod.env": "A=1\x00\xff\nAWS_ACCESS_KEY_ID=" + testAWS + "\nGH_TOKEN=" + testGHPAT + "\n"},
+			gates.Failed, []string{"config/prod.env:2", "config/prod.env:3"}, "secret/github-pat"},
+		{"a key in a YAML with NUL and \\x01", map[string]string{"deploy/values.yaml": "a: 1\x00\x01\ntoken: " + testGHPAT + "\n"},
+			gates.Failed, []string{"deploy/values.yaml:2"}, "secret/github-pat"},
+		// UTF-16 (PowerShell 5's Out-File writes UTF-16LE with a BOM) is
+		// decoded before the scan, the line numbers kept.
+		{"a key in a UTF-16LE .env with a BOM", map[string]string{"config/win.env": utf16LE("\ufeffREGION=eu\r\nAWS_ACCESS_KEY_ID=" + testAWS + "\r\n")},
+			gates.Failed, []string{"config/win.env:2"}, "secret/aws-access-token (high, new)"},
+		{"a key in a UTF-16LE .json without a BOM", map[string]string{"config/win.json": utf16LE("{\n  \"region\": \"eu\",\n  \"token\": \"" + testGHPAT + "\"\n}\n")},
+			gates.Failed, []string{"config/win.json:3"}, "secret/github-pat"},
+		{"a UTF-16 file's value already on the merge base is pre-existing", map[string]string{"config/win.ini": utf16LE("\ufeffKEY=" + testAWS2 + "\r\nOTHER=1\r\n")},
+			gates.Passed, nil, "**Pre-existing**: 1"},
+		{"a key in a UTF-16BE .env with a BOM", map[string]string{"config/be.env": utf16BE("\ufeffREGION=eu\nAWS_ACCESS_KEY_ID=" + testAWS + "\n")},
+			gates.Failed, []string{"config/be.env:2"}, "secret/aws-access-token (high, new)"},
 		{"a PEM private key in a doc", map[string]string{"docs/setup.md": "Key:\n\n-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEAwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\nq8tZ1Vb2Xq8tZ1Vb2XwJ0sQ0Yk0m0g2Bq3m0G2bq3GJk2yqW0t4o+ZC8Cq8tZ1Vb2X\n-----END RSA " + "PRIVATE KEY-----\n"},
 			gates.Failed, []string{"docs/setup.md:3"}, "secret/private-key"},
 	}
@@ -103,6 +127,22 @@ func TestCheckSecrets(t *testing.T) {
 			assertMasked(t, rep, logs)
 		})
 	}
+}
+
+// utf16LE and utf16BE encode s as UTF-16 (s is ASCII but for a BOM).
+func utf16LE(s string) string { return utf16Of(s, false) }
+func utf16BE(s string) string { return utf16Of(s, true) }
+
+func utf16Of(s string, be bool) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		if be {
+			b = append(b, byte(u>>8), byte(u))
+		} else {
+			b = append(b, byte(u), byte(u>>8))
+		}
+	}
+	return string(b)
 }
 
 func checkSAST(t *testing.T, r *repo) (*report.Report, string) {
