@@ -17,6 +17,11 @@ import (
 // MaxSARIFSize is the largest SARIF file ReadSARIF reads (64 MiB).
 const MaxSARIFSize = 64 << 20
 
+// MaxSARIFValues is the most JSON values (array elements and object
+// members, counted before parsing) a SARIF file ReadSARIF reads may have:
+// a 60 MB log of 30 million tiny values would take gigabytes parsed.
+const MaxSARIFValues = 2_000_000
+
 // ReadSARIF reads the results of a SARIF 2.1.0 log that a scanner (gosec,
 // semgrep, CodeQL, ...) wrote, one Finding per result, in file order across
 // all runs. name is the file's repository-relative path, used in errors.
@@ -78,6 +83,9 @@ func ReadSARIF(name string, data []byte) ([]Finding, error) {
 	}
 	// Tools on Windows write a byte order mark; it does not change lines.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if n := jsonValues(data); n > MaxSARIFValues {
+		return nil, &swarm.ArtifactError{Path: name, Err: fmt.Errorf("the file has about %d JSON values, more than the %d a SARIF file may have", n, MaxSARIFValues)}
+	}
 	root, err := jsjson.Parse(data)
 	if err != nil {
 		var se *jsjson.SyntaxError
@@ -862,4 +870,26 @@ func (r *sarifReader) partialFingerprint(where string, res *jsjson.Value) (strin
 	}
 	v, _ := fps.Get(key).AsString()
 	return key + ":" + v, nil
+}
+
+// jsonValues counts, outside strings, the commas and opening brackets of
+// data plus one: at least the number of array elements and object
+// members a parser would build, in one pass and no memory.
+func jsonValues(data []byte) int {
+	n, inString := 1, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ',' || c == '[' || c == '{':
+			n++
+		}
+	}
+	return n
 }

@@ -233,6 +233,29 @@ func TestReadSARIFErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+// TestReadSARIFValueLimit: a log of millions of tiny values is refused
+// before it is parsed, with an error naming the file; commas and brackets
+// in strings do not count.
+func TestReadSARIFValueLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		data    string
+		refused bool
+	}{
+		{"many values", `{"version":"2.1.0","runs":[],"x":[` + strings.Repeat("0,", MaxSARIFValues) + `0]}`, true},
+		{"commas in a string", `{"version":"2.1.0","runs":[],"x":"` + strings.Repeat(",[{", MaxSARIFValues) + `\",["}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSARIF("values.sarif", []byte(tc.data))
+			var ae *swarm.ArtifactError
+			refused := errors.As(err, &ae) && ae.Path == "values.sarif" && strings.Contains(err.Error(), "JSON values")
+			if refused != tc.refused {
+				t.Fatalf("error %v; want refused %v", err, tc.refused)
+			}
+		})
+	}
+}
+
 func TestReadSARIFSizeLimit(t *testing.T) {
 	data := make([]byte, MaxSARIFSize+1)
 	_, err := ReadSARIF("big.sarif", data)

@@ -524,6 +524,11 @@ func join(lines []Line) (string, []int, []int) {
 // the match alone), the entropy threshold, then the global and the rule's
 // allowlists.
 func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out []Finding) []Finding {
+	// A "line" allowlist's verdict depends on the line alone: it is
+	// computed once per line, not once per match (a long line holds
+	// thousands of matches).
+	var lineKey [2]int
+	lineOK := map[*config.Allowlist]bool{}
 	for _, loc := range r.Regex.FindAllStringIndex(text, -1) {
 		match := strings.Trim(text[loc[0]:loc[1]], "\n")
 		start := loc[0] + strings.Index(text[loc[0]:loc[1]], match)
@@ -560,13 +565,17 @@ func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out 
 		// gitleaks tests a "line" allowlist against the text from the
 		// match's line start to its end (or the match's end, if later).
 		allowLine := text[starts[li]:max(lineEnd, start+len(match))]
-		if allowed(s.global, path, secret, match, allowLine) || allowed(r.Allowlists, path, secret, match, allowLine) {
+		if k := [2]int{starts[li], len(allowLine)}; k != lineKey {
+			lineKey = k
+			clear(lineOK)
+		}
+		if allowed(s.global, path, secret, match, allowLine, lineOK) || allowed(r.Allowlists, path, secret, match, allowLine, lineOK) {
 			continue
 		}
 		out = append(out, Finding{
 			RuleID: r.RuleID, Description: r.Description,
 			Line: nums[li], EndLine: nums[le], Column: start - starts[li] + 1,
-			Secret: secret, Excerpt: Mask(lineText, secret), Entropy: entropy,
+			Secret: secret, Excerpt: excerpt(lineText, start-starts[li], start-starts[li]+len(match), secret), Entropy: entropy,
 		})
 	}
 	return out
@@ -577,16 +586,23 @@ func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out 
 // line (its RegexTarget), its stop words the secret; with condition OR any
 // of regexes or stop words suffices, with AND every criterion the list has
 // (paths included; commits never match, there is no commit here).
-func allowed(lists []*config.Allowlist, path, secret, match, line string) bool {
+// lineOK holds the verdicts of "line" lists' regexes on line.
+func allowed(lists []*config.Allowlist, path, secret, match, line string, lineOK map[*config.Allowlist]bool) bool {
 	for _, a := range lists {
-		target := secret
+		var regexOK bool
 		switch a.RegexTarget {
 		case "match":
-			target = match
+			regexOK = a.RegexAllowed(match)
 		case "line":
-			target = line
+			ok, seen := lineOK[a]
+			if !seen {
+				ok = a.RegexAllowed(line)
+				lineOK[a] = ok
+			}
+			regexOK = ok
+		default:
+			regexOK = a.RegexAllowed(secret)
 		}
-		regexOK := a.RegexAllowed(target)
 		stopOK, _ := a.ContainsStopWord(secret)
 		if a.MatchCondition != config.AllowlistMatchAnd {
 			if regexOK || stopOK {
@@ -671,11 +687,17 @@ func dedupe(fs []Finding) []Finding {
 // rule found a secret containing it on the same line, as gitleaks does.
 func dropGenericDuplicates(fs []Finding) []Finding {
 	out := fs[:0:0]
+	var specific []Finding // a long line's thousands of generic findings are not compared with each other
+	for _, g := range fs {
+		if !strings.Contains(strings.ToLower(g.RuleID), "generic") {
+			specific = append(specific, g)
+		}
+	}
 	for _, f := range fs {
 		keep := true
 		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
-			for _, g := range fs {
-				if g.Line == f.Line && g.RuleID != f.RuleID && !strings.Contains(strings.ToLower(g.RuleID), "generic") && strings.Contains(g.Secret, f.Secret) {
+			for _, g := range specific {
+				if g.Line == f.Line && g.RuleID != f.RuleID && strings.Contains(g.Secret, f.Secret) {
 					keep = false
 					break
 				}
