@@ -50,21 +50,21 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 	}
 	plan, err := headPlan(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	if reason, off := in.QAGateOff("critic_pre_plan"); off {
 		return Result{Outcome: NotApplicable, Title: "the critic's plan review is off: " + reason, Findings: []Finding{},
 			Summary: mdtext.Inline(reason) + ": the plugin requires no plan-critic approval before coding (resolvePlanCriticPolicyForExecution), so there is no verdict to require."}
 	}
 	if in.Head.LedgerErr != nil {
-		return errorResult(g.Name(), in.Head.LedgerErr)
+		return CouldNotEvaluate(g.Name(), in.Head.LedgerErr)
 	}
 	rc := in.Head.Receipts
 	if rc != nil && rc.DirErr != nil {
-		return errorResult(g.Name(), rc.DirErr)
+		return CouldNotEvaluate(g.Name(), rc.DirErr)
 	}
 	if rc != nil && len(rc.Broken) > 0 {
-		return errorResult(g.Name(), rc.Broken[0])
+		return CouldNotEvaluate(g.Name(), rc.Broken[0])
 	}
 	cfg := in.config()
 	override := in.override(CommandApprovePlanCritic, plan.Digests.Structure)

@@ -174,7 +174,7 @@ func deltaText(d *DeltaSummary) string {
 func evaluateAtBase(ctx context.Context, in *Input, g Gate) (r Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = errorResult(g.Name(), fmt.Errorf("internal error in swarm-gate at the merge base (please report it): %v\n%s", p, debug.Stack()))
+			r = CouldNotEvaluate(g.Name(), fmt.Errorf("internal error in swarm-gate at the merge base (please report it): %v\n%s", p, debug.Stack()))
 		}
 	}()
 	return g.Evaluate(ctx, in.atBase())

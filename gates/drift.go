@@ -79,11 +79,11 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	}
 	plan, phase, err := headPhase(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	item, findings := driftCheck(in, phase)
 	if item.Status == CheckError {
-		return errorResult(g.Name(), item.Err)
+		return CouldNotEvaluate(g.Name(), item.Err)
 	}
 	if item.Code == CodeDriftMissing {
 		if open := unfinishedTasks(phase); len(open) > 0 {
@@ -99,7 +99,7 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	var others []string
 	for _, ph := range phasesUnderCheck(in, plan, phase) {
 		if err := ctx.Err(); err != nil {
-			return errorResult(g.Name(), err)
+			return CouldNotEvaluate(g.Name(), err)
 		}
 		if ph.ID == phase.ID {
 			continue
@@ -110,7 +110,7 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 		}
 		switch it.Status {
 		case CheckError:
-			return errorResult(g.Name(), it.Err)
+			return CouldNotEvaluate(g.Name(), it.Err)
 		case CheckFail:
 			others = append(others, fmt.Sprintf("phase %d: %s", ph.ID, it.Code))
 			findings = append(findings, Finding{Path: it.File, Line: it.Line, EndLine: it.Line, Rule: driftRule(it), Severity: SeverityError,
@@ -119,21 +119,21 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 		}
 	}
 	if in.Head.HasSpec && in.Head.SpecErr == nil && in.Head.SpecDoc == nil {
-		return errorResult(g.Name(), fmt.Errorf("%s was not parsed", swarm.SpecPath))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("%s was not parsed", swarm.SpecPath))
 	}
 	if in.Head.SpecErr != nil {
-		return errorResult(g.Name(), in.Head.SpecErr)
+		return CouldNotEvaluate(g.Name(), in.Head.SpecErr)
 	}
 	var trace traceResult
 	if in.Head.SpecDoc != nil {
 		if trace, err = traceability(ctx, in, plan, phase); err != nil {
-			return errorResult(g.Name(), err)
+			return CouldNotEvaluate(g.Name(), err)
 		}
 		findings = append(findings, trace.findings...)
 	}
 	deleted, err := specDeleted(ctx, in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	if deleted != nil {
 		findings = append([]Finding{*deleted}, findings...)

@@ -77,7 +77,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	plan, phase, err := headPhase(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	phases := phasesUnderCheck(in, plan, phase)
 	completed := tasksToCheck(in, phases)
@@ -90,12 +90,12 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 			Summary: fmt.Sprintf("%s %s %s, none marked completed, so no evidence is required yet.", upperFirst(phaseList(phases)), verbS(len(phases), "has", "have"), plural(n, "task", "tasks"))}
 	}
 	if in.Head.Evidence.DirErr != nil {
-		return errorResult(g.Name(), in.Head.Evidence.DirErr)
+		return CouldNotEvaluate(g.Name(), in.Head.Evidence.DirErr)
 	}
 	if in.Head.LedgerErr != nil {
 		// The ledger dates the tasks' definitions: without it stale
 		// evidence would pass.
-		return errorResult(g.Name(), in.Head.LedgerErr)
+		return CouldNotEvaluate(g.Name(), in.Head.LedgerErr)
 	}
 	var findings []Finding
 	var unreadable []error
@@ -122,7 +122,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		summary += "\n\nTask order: a completed task's depends must be completed (or closed), name tasks of the plan and not loop back to it; this fails when the dependency is in the task's own phase and is a warning across phases."
 	}
 	if len(unreadable) > 0 {
-		r := errorResult(g.Name(), unreadable[0])
+		r := CouldNotEvaluate(g.Name(), unreadable[0])
 		r.Summary += "\n\n" + summary
 		r.Findings = append(r.Findings, findings...)
 		r.Findings = append(r.Findings, order...)

@@ -242,11 +242,11 @@ func Run(ctx context.Context, in *Input, gs []Gate) []Result {
 
 func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 	if err := ctx.Err(); err != nil {
-		return errorResult(g.Name(), fmt.Errorf("not run: %w", err))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("not run: %w", err))
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			r = errorResult(g.Name(), fmt.Errorf("internal error in swarm-gate (please report it): %v\n%s", p, debug.Stack()))
+			r = CouldNotEvaluate(g.Name(), fmt.Errorf("internal error in swarm-gate (please report it): %v\n%s", p, debug.Stack()))
 		}
 	}()
 	r = g.Evaluate(ctx, in)
@@ -301,9 +301,6 @@ func tooLargeFinding(c *Config, path string, size int64, remedy string) Finding 
 	}
 	return Finding{Path: path, Line: 1, EndLine: 1, Rule: RuleTooLargeToScan, Severity: sev, Key: fkey(RuleTooLargeToScan, path, "size"), Message: msg}
 }
-
-// errorResult is CouldNotEvaluate, for the gates' own use.
-func errorResult(name string, err error) Result { return CouldNotEvaluate(name, err) }
 
 // CouldNotEvaluate is the one "could not evaluate" result (Outcome Error,
 // which fails closed) for gate name: the title is "could not evaluate: "

@@ -213,7 +213,7 @@ func planlessLedger(name string, in *Input) (Result, bool) {
 		return Result{}, false
 	}
 	if h.LedgerErr != nil {
-		return errorResult(name, h.LedgerErr), true
+		return CouldNotEvaluate(name, h.LedgerErr), true
 	}
 	var findings []Finding
 	if h.Ledger == nil || !h.Present {

@@ -74,7 +74,7 @@ func (g PhaseWrap) Evaluate(_ context.Context, in *Input) Result {
 	}
 	cl, err := PhaseWrapChecklist(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	var findings []Finding
 	for _, it := range cl.Items {
@@ -96,7 +96,7 @@ func (g PhaseWrap) Evaluate(_ context.Context, in *Input) Result {
 	case CheckError:
 		for _, it := range cl.Items {
 			if it.Status == CheckError {
-				r := errorResult(g.Name(), it.Err)
+				r := CouldNotEvaluate(g.Name(), it.Err)
 				r.Summary += "\n\n" + summary
 				r.Findings = findings
 				return r

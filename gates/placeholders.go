@@ -96,7 +96,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	var prefix []byte
 	for i := range in.Changes.Files {
 		if err := ctx.Err(); err != nil {
-			return errorResult(g.Name(), err)
+			return CouldNotEvaluate(g.Name(), err)
 		}
 		f := &in.Changes.Files[i]
 		if r := in.Prescan.placeholders(f); r != nil {
@@ -106,7 +106,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 			continue
 		}
 		if err := placeholderFile(ctx, in, cfg, f, sc, scratch, &st, &prefix); err != nil {
-			return errorResult(g.Name(), err)
+			return CouldNotEvaluate(g.Name(), err)
 		}
 	}
 	sc.out = append(sc.out, st.notScanned(in.config())...)

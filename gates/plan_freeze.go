@@ -113,15 +113,15 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	}
 	plan, err := headPlan(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	if in.Head.LedgerErr != nil {
-		return errorResult(g.Name(), in.Head.LedgerErr)
+		return CouldNotEvaluate(g.Name(), in.Head.LedgerErr)
 	}
 	if in.Base.LedgerErr != nil {
 		// %v, not %w: the file is the merge base's, so it is not an
 		// annotation on the pull request's copy.
-		return errorResult(g.Name(), fmt.Errorf("the merge base's %v", in.Base.LedgerErr))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("the merge base's %v", in.Base.LedgerErr))
 	}
 	cfg := in.config()
 	ledger := in.Head.Ledger
@@ -140,12 +140,12 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	}
 	archiveFindings, archiveErr := brokenArchives(in)
 	if archiveErr != nil {
-		return errorResult(g.Name(), archiveErr)
+		return CouldNotEvaluate(g.Name(), archiveErr)
 	}
 	findings = append(findings, archiveFindings...)
 	replaced, err := findReplacement(in, baseLedger, ledger)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	if ledger != nil {
 		if replaced == nil {
@@ -159,7 +159,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 	}
 	staleFindings, staleNotes, err := specStale(in, plan)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	findings = append(findings, staleFindings...)
 

@@ -93,7 +93,7 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 	}
 	plan, err := headPlan(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	enforce := in.config().PlanLint.Enforce
 	sev := SeverityWarning

@@ -173,20 +173,20 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 	}
 	s := in.SAST
 	if s == nil {
-		return errorResult(g.Name(), fmt.Errorf("the SAST scan was not computed for this run"))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("the SAST scan was not computed for this run"))
 	}
 	if s.SARIFErr != nil {
 		// %v: the SARIF log is a file of the runner, not of the repository.
-		return errorResult(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag (the Action's sarif input)", s.SARIFErr))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("%v; fix the scanner step that wrote it, or drop the --sarif flag (the Action's sarif input)", s.SARIFErr))
 	}
 	if s.BaseBaselineErr != nil {
-		return errorResult(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("the merge base's %v; the baseline comes from the base branch, so repair it there (or recapture it with the plugin's sast_scan)", s.BaseBaselineErr))
 	}
 	if s.SecretsErr != nil {
-		return errorResult(g.Name(), fmt.Errorf("the secret rules could not be loaded: %v", s.SecretsErr))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("the secret rules could not be loaded: %v", s.SecretsErr))
 	}
 	if len(s.Unreadable) > 0 {
-		r := errorResult(g.Name(), fmt.Errorf("%s could not be read for scanning: %s: %s", plural(len(s.Unreadable), "changed file", "changed files"), s.Unreadable[0].Path, s.Unreadable[0].Reason))
+		r := CouldNotEvaluate(g.Name(), fmt.Errorf("%s could not be read for scanning: %s: %s", plural(len(s.Unreadable), "changed file", "changed files"), s.Unreadable[0].Path, s.Unreadable[0].Reason))
 		for _, u := range s.Unreadable {
 			r.Findings = append(r.Findings, Finding{Path: u.Path, Rule: RuleUnreadable, Severity: SeverityError, Message: "could not evaluate: the file could not be read for scanning: " + u.Reason})
 		}
@@ -225,7 +225,7 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 		}
 	}
 	if mode == SASTBaselineFile && s.BaseBaseline == nil {
-		return errorResult(g.Name(), fmt.Errorf("the policy (sast.baseline: file) requires %s at the merge base, and there is none; capture one with the plugin's sast_scan, or use sast.baseline: auto", sast.BaselinePath(in.Phase)))
+		return CouldNotEvaluate(g.Name(), fmt.Errorf("the policy (sast.baseline: file) requires %s at the merge base, and there is none; capture one with the plugin's sast_scan, or use sast.baseline: auto", sast.BaselinePath(in.Phase)))
 	}
 
 	var tierA, sarif []sast.Finding

@@ -61,10 +61,10 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 	}
 	plan, phase, err := headPhase(in)
 	if err != nil {
-		return errorResult(g.Name(), err)
+		return CouldNotEvaluate(g.Name(), err)
 	}
 	if in.Head.Scopes.DirErr != nil {
-		return errorResult(g.Name(), in.Head.Scopes.DirErr)
+		return CouldNotEvaluate(g.Name(), in.Head.Scopes.DirErr)
 	}
 	cfg := in.config().Scope
 	phases := phasesUnderCheck(in, plan, phase)
@@ -78,7 +78,7 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 		for i := range ph.Tasks {
 			ts, f, err := resolveTaskScope(in, &ph.Tasks[i], plan.Digests.Structure)
 			if err != nil {
-				return errorResult(g.Name(), err)
+				return CouldNotEvaluate(g.Name(), err)
 			}
 			findings = append(findings, f...)
 			scopes = append(scopes, ts)

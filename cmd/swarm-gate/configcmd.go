@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/swarm-gate/swarm-gate/internal/config"
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 )
 
 // runConfigValidate checks a policy file the way the check reads it, and
@@ -107,7 +108,7 @@ func readPolicyArg(path string, implicit bool, stdout, stderr io.Writer) ([]byte
 		fmt.Fprintf(stderr, "swarm-gate: %s is a directory, expected a policy file\n", path)
 		return nil, exitError
 	case !info.Mode().IsRegular():
-		fmt.Fprintf(stderr, "swarm-gate: %s is not a regular file (%s), expected a policy file; to read a pipe, give - and redirect it to standard input\n", path, fileKind(info.Mode()))
+		fmt.Fprintf(stderr, "swarm-gate: %s is not a regular file (%s), expected a policy file; to read a pipe, give - and redirect it to standard input\n", path, pipeline.FileKind(info.Mode()))
 		return nil, exitError
 	case info.Size() > config.MaxSize:
 		fmt.Fprintf(stdout, "%s: is %d bytes, over the %d-byte limit of a policy file\n%s: 1 problem\n", path, info.Size(), config.MaxSize, path)
@@ -126,18 +127,6 @@ func readPolicyArg(path string, implicit bool, stdout, stderr io.Writer) ([]byte
 		return nil, exitError
 	}
 	return data, -1
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 func fileExists(p string) bool {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
@@ -90,7 +91,7 @@ func readLimited(name string) ([]byte, error) {
 	}
 	if !info.Mode().IsRegular() {
 		// A FIFO blocks open(2) until a writer comes; a device never ends.
-		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a plan.json file", name, fileKind(info.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a plan.json file", name, pipeline.FileKind(info.Mode()))
 	}
 	if info.Size() > swarm.MaxFileSize {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", name, info.Size(), swarm.MaxFileSize)
