@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/swarm-gate/swarm-gate/internal/config"
-	"github.com/swarm-gate/swarm-gate/internal/pipeline"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // runConfigValidate checks a policy file the way the check reads it, and
@@ -108,7 +108,7 @@ func readPolicyArg(path string, implicit bool, stdout, stderr io.Writer) ([]byte
 		fmt.Fprintf(stderr, "swarm-gate: %s is a directory, expected a policy file\n", path)
 		return nil, exitError
 	case !info.Mode().IsRegular():
-		fmt.Fprintf(stderr, "swarm-gate: %s is not a regular file (%s), expected a policy file; to read a pipe, give - and redirect it to standard input\n", path, pipeline.FileKind(info.Mode()))
+		fmt.Fprintf(stderr, "swarm-gate: %s is not a regular file (%s), expected a policy file; to read a pipe, give - and redirect it to standard input\n", path, swarm.FileKind(info.Mode()))
 		return nil, exitError
 	case info.Size() > config.MaxSize:
 		fmt.Fprintf(stdout, "%s: is %d bytes, over the %d-byte limit of a policy file\n%s: 1 problem\n", path, info.Size(), config.MaxSize, path)

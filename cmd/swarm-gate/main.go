@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runPhaseWrap(ctx, args[1:], stdout, stderr)
 	case "plan":
 		if len(args) > 1 && args[1] == "hash" {
-			return runPlanHash(args[2:], stdout, stderr)
+			return runPlanHash(args[2:], os.Stdin, stdout, stderr)
 		}
 		return subcommandHint(args, "swarm-gate plan: the subcommand is hash: swarm-gate plan hash [FILE]\n", stdout, stderr)
 	case "ledger":

@@ -362,3 +362,59 @@ func TestCheckRanges(t *testing.T) {
 		t.Errorf("with --head, the work tree is not mentioned:\n%s", stderr)
 	}
 }
+
+// A plan.json or ledger saved as UTF-16 (PowerShell's Out-File) was
+// reported as an unexpected byte; the message names the encoding.
+func TestPlanFilesInUTF16(t *testing.T) {
+	utf16le := func(s string, bom bool) []byte {
+		var b []byte
+		if bom {
+			b = append(b, 0xFF, 0xFE)
+		}
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return b
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".swarm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, ".swarm", "plan.json")
+	for _, bom := range []bool{true, false} {
+		if err := os.WriteFile(plan, utf16le(`{"schema_version":"1.0.0","title":"t","swarm":"s","phases":[]}`, bom), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, "plan", "hash", plan)
+		if code != exitError || !strings.Contains(stderr, "plan.json: line 1: the file ") || !strings.Contains(stderr, "UTF-16 (little-endian)") || !strings.Contains(stderr, "save it as UTF-8") {
+			t.Errorf("plan hash, byte order mark %v: exit %d, stderr %q", bom, code, stderr)
+		}
+	}
+	if err := os.Remove(plan); err != nil {
+		t.Fatal(err)
+	}
+	ledger := `{"seq":1,"timestamp":"2026-01-01T00:00:00Z","plan_id":"s-t","event_type":"plan_created"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, ".swarm", "plan-ledger.jsonl"), utf16le(ledger, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "ledger", "verify", dir)
+	if code != exitError || !strings.Contains(stderr, "plan-ledger.jsonl: line 1: the file looks like UTF-16 (little-endian) without a byte order mark") {
+		t.Errorf("ledger verify: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPlanHashReadsStdin(t *testing.T) {
+	data, err := os.ReadFile("../../internal/planhash/testdata/vectors/ZaxbyHub__trainingapp@a4abf52dd5.plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := runPlanHash([]string{"-"}, strings.NewReader(string(data)), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "(stdin)\n") || !strings.Contains(out.String(), "4aa37af1f761e6b9bded0f6a11eccd8809e74dc52f399107ead33f52a147c257") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	code = runPlanHash([]string{"a", "b"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), `one FILE at most, got ["a" "b"]`) {
+		t.Errorf("two files: exit %d, stderr %q", code, errb.String())
+	}
+}

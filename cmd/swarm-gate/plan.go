@@ -9,14 +9,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // runPlanHash prints the plan id and both digests of a plan.json file read
-// from disk.
-func runPlanHash(args []string, stdout, stderr io.Writer) int {
+// from disk, or from stdin when FILE is "-".
+func runPlanHash(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plan hash", args, stdout, stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	canonical := fs.String("canonical", "", "also print the exact JSON text that is hashed: ledger or structure")
@@ -27,21 +26,30 @@ func runPlanHash(args []string, stdout, stderr io.Writer) int {
 	var problem string
 	switch {
 	case len(pos) > 1:
-		problem = fmt.Sprintf("one FILE at most , got %q", pos)
+		problem = fmt.Sprintf("one FILE at most, got %q", pos)
 	case *format != "text" && *format != "json":
 		problem = fmt.Sprintf("--format must be text or json, not %q", *format)
 	case *canonical != "" && *canonical != "ledger" && *canonical != "structure":
 		problem = fmt.Sprintf("--canonical must be ledger or structure, not %q", *canonical)
 	}
 	if problem != "" {
-		fmt.Fprintf(stderr, "swarm-gate plan hash: %s\nusage: swarm-gate plan hash [--format text|json] [--canonical ledger|structure] [FILE]\n", problem)
+		fmt.Fprintf(stderr, "swarm-gate plan hash: %s\nusage: swarm-gate plan hash [--format text|json] [--canonical ledger|structure] [FILE|-]\n", problem)
 		return exitUsage
 	}
 	file := filepath.FromSlash(swarm.PlanPath)
 	if len(pos) == 1 {
 		file = pos[0]
 	}
-	data, err := readLimited(file)
+	var data []byte
+	if file == "-" {
+		file = "(stdin)"
+		data, err = io.ReadAll(io.LimitReader(stdin, swarm.MaxFileSize+1))
+		if err == nil && len(data) > swarm.MaxFileSize {
+			err = fmt.Errorf("standard input is over the %d-byte limit", swarm.MaxFileSize)
+		}
+	} else {
+		data, err = readLimited(file)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
 		return exitError
@@ -91,7 +99,7 @@ func readLimited(name string) ([]byte, error) {
 	}
 	if !info.Mode().IsRegular() {
 		// A FIFO blocks open(2) until a writer comes; a device never ends.
-		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a plan.json file", name, pipeline.FileKind(info.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a plan.json file", name, swarm.FileKind(info.Mode()))
 	}
 	if info.Size() > swarm.MaxFileSize {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", name, info.Size(), swarm.MaxFileSize)

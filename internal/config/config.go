@@ -71,13 +71,10 @@ func Load(fsys fs.FS, where string) (*gates.Config, error) {
 func Parse(name string, data []byte) (*gates.Config, error) {
 	c := gates.DefaultConfig()
 	c.Source = name
-	if enc := utf16Or32(data); enc != "" {
-		// The YAML library would decode it, but every line number (and
-		// every other tool) expects UTF-8.
-		return nil, &swarm.ArtifactError{Path: name, Line: 1, Err: fmt.Errorf("the file is %s (it starts with that byte order mark); save it as UTF-8", enc)}
-	}
-	if enc := utf16NoMark(data); enc != "" {
-		return nil, &swarm.ArtifactError{Path: name, Line: 1, Err: fmt.Errorf("the file looks like %s without a byte order mark (every other byte is zero); save it as UTF-8", enc)}
+	// The YAML library would decode UTF-16, but every line number (and
+	// every other tool) expects UTF-8.
+	if err := swarm.EncodingError(name, data); err != nil {
+		return nil, err
 	}
 	if line, col, b, ok := firstInvalidUTF8(data); ok {
 		return nil, &swarm.ArtifactError{Path: name, Line: line, Column: col,
@@ -427,45 +424,6 @@ func tagName(tag string) string {
 
 // yamlErr turns a yaml syntax error ("yaml: line 3: ...") into an
 // ArtifactError with the line.
-// utf16Or32 names the encoding whose byte order mark data starts with,
-// UTF-16 or UTF-32 in either byte order; "" for anything else (UTF-8, with
-// or without its mark).
-func utf16Or32(data []byte) string {
-	switch {
-	case bytes.HasPrefix(data, []byte{0x00, 0x00, 0xFE, 0xFF}):
-		return "UTF-32 (big-endian)"
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE, 0x00, 0x00}):
-		return "UTF-32 (little-endian)"
-	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		return "UTF-16 (big-endian)"
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
-		return "UTF-16 (little-endian)"
-	}
-	return ""
-}
-
-// utf16NoMark names UTF-16's byte order when data, with no byte order
-// mark, reads as ASCII text in UTF-16: in its first 64 bytes every other
-// byte is zero and the others are not. "" otherwise.
-func utf16NoMark(data []byte) string {
-	n := min(len(data), 64) &^ 1
-	if n < 4 {
-		return ""
-	}
-	le, be := true, true
-	for i := 0; i < n; i += 2 {
-		le = le && data[i] != 0 && data[i+1] == 0
-		be = be && data[i] == 0 && data[i+1] != 0
-	}
-	switch {
-	case le:
-		return "UTF-16 (little-endian)"
-	case be:
-		return "UTF-16 (big-endian)"
-	}
-	return ""
-}
-
 // firstInvalidUTF8 finds the first byte that is not part of valid UTF-8:
 // its 1-based line, its 1-based column in characters, and the byte.
 func firstInvalidUTF8(data []byte) (line, col int, b byte, ok bool) {

@@ -197,7 +197,7 @@ func readSARIF(p string) ([]sast.Finding, error) {
 	}
 	if !info.Mode().IsRegular() {
 		// A FIFO blocks open(2) until a writer comes; /dev/zero never ends.
-		return nil, fmt.Errorf("reading SARIF %s: not a regular file (%s), expected a SARIF log a scanner wrote", p, FileKind(info.Mode()))
+		return nil, fmt.Errorf("reading SARIF %s: not a regular file (%s), expected a SARIF log a scanner wrote", p, swarm.FileKind(info.Mode()))
 	}
 	if info.Size() > sast.MaxSARIFSize {
 		return nil, fmt.Errorf("reading SARIF %s: %d bytes, over the %d-byte limit", p, info.Size(), sast.MaxSARIFSize)
@@ -213,23 +213,6 @@ func readSARIF(p string) ([]sast.Finding, error) {
 		return nil, fmt.Errorf("reading SARIF %s: %w", p, unwrapPathErr(err))
 	}
 	return sast.ReadSARIF(p, data)
-}
-
-// FileKind names a non-regular file's kind for a message ("a named pipe",
-// "a device", ...): the CLI and the SARIF reader refuse such files, since
-// opening a FIFO blocks and a device never ends.
-func FileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "mode " + m.Type().String()
 }
 
 func unwrapPathErr(err error) error {

@@ -232,9 +232,10 @@ func (bigFile) Close() error               { return nil }
 
 type bigInfo struct{ fs.FileInfo }
 
-func (bigInfo) Size() int64  { return 200 << 20 }
-func (bigInfo) IsDir() bool  { return false }
-func (bigInfo) Name() string { return "plan.json" }
+func (bigInfo) Size() int64       { return 200 << 20 }
+func (bigInfo) IsDir() bool       { return false }
+func (bigInfo) Name() string      { return "plan.json" }
+func (bigInfo) Mode() fs.FileMode { return 0o644 }
 
 // lineOf is the 1-based line of the first occurrence of sub in s.
 func lineOf(s, sub string) int {

@@ -78,6 +78,11 @@ func readLedgerLines(name string, r io.Reader, budget *budgetFS) (*Ledger, error
 		if lineNo == 1 && bytes.HasPrefix(sc.first, utf8BOM) {
 			l.bom = true
 		}
+		if lineNo == 1 && raw != nil {
+			if err := EncodingError(name, raw); err != nil {
+				firstErr = err
+			}
+		}
 		if firstErr != nil {
 			continue // digest the rest, parse nothing more
 		}

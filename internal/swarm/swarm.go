@@ -251,6 +251,11 @@ func checkArtifact(fsys fs.FS, name string) error {
 	if info.IsDir() {
 		return &ArtifactError{Path: name, Err: errors.New("is a directory, expected a file")}
 	}
+	if info.Mode()&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeSocket) != 0 {
+		// Opening a named pipe blocks until a writer comes; a device never
+		// ends. (The snapshot names a symlink or a submodule itself.)
+		return &ArtifactError{Path: name, Err: fmt.Errorf("is not a regular file (%s), expected a file the plugin wrote", FileKind(info.Mode()))}
+	}
 	if info.Size() > MaxFileSize {
 		return &ArtifactError{Path: name, Err: fmt.Errorf("is %d bytes, over the %d-byte limit; refusing to read it (the plugin's files are some KiB: check that the file was not generated or concatenated)", info.Size(), MaxFileSize)}
 	}
@@ -284,6 +289,9 @@ func unwrapPath(err error) error {
 // dropped. It returns the value and the data it was parsed from (offsets of
 // values index it); a syntax error is an *ArtifactError with its line.
 func parseJSONFile(name string, data []byte) (*jsjson.Value, []byte, error) {
+	if err := EncodingError(name, data); err != nil {
+		return nil, data, err
+	}
 	data = trimBOM(data)
 	v, err := jsjson.Parse(data)
 	if err != nil {
