@@ -63,6 +63,7 @@ const (
 	RuleCompletedReset     = "plan-freeze/completed-task-reset"
 	RuleCompletedRemoved   = "plan-freeze/completed-task-removed"
 	RuleCompletedRewritten = "plan-freeze/completed-task-rewritten"
+	RuleDuplicateKey       = "plan-freeze/duplicate-key"
 )
 
 // titles of plan-freeze failures, by the rule of their first failing finding.
@@ -87,6 +88,7 @@ var planFreezeTitles = map[string]string{
 	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
 	RuleCompletedRewritten: "completed work was redefined: a finished task's definition changed",
 	RulePlanDeleted:        "the pull request deletes the plan",
+	RuleDuplicateKey:       "plan.json repeats a key: the plugin reads the last value, the diff shows both",
 	RulePlanReplaced:       "plan replaced: a new plan without a plan-critic approval",
 }
 
@@ -152,6 +154,7 @@ func (g PlanFreeze) Evaluate(_ context.Context, in *Input) Result {
 			findings = append(findings, appendOnly(baseLedger, ledger)...)
 		}
 		findings = append(findings, ledgerIntegrity(ledger, plan)...)
+		findings = append(findings, duplicateKeys(plan)...)
 		rep := swarm.ReplayLedgerWithPlan(ledger, plan.Value)
 		findings = append(findings, replayFindings(rep, plan)...)
 		notes = append(notes, replayNote(ledger, rep, in.Base.Ledger))
@@ -644,7 +647,7 @@ func payloadHashKind(ev *swarm.LedgerEvent) string {
 // rewrites the record first, then lost work, then approval.
 var headlineOrder = []string{
 	RulePlanDeleted, RulePlanReplaced, RuleLedgerRewritten, RuleLedgerResetting, RuleLedgerHash, RuleLedgerSeq, RuleLedgerUnexplained, RulePlanOutsideLedger,
-	RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked,
+	RuleDuplicateKey, RuleCompletedReset, RuleCompletedRemoved, RuleCompletedRewritten, RuleTaskRemoved, RuleProfileLocked,
 	RulePlanChanged, RuleBookkeepingChanged, RuleUnhashedChanged, RuleAgentOverride,
 }
 
@@ -659,4 +662,19 @@ func headline(failing []Finding) Finding {
 		}
 	}
 	return failing[0]
+}
+
+// duplicateKeys are plan.json's repeated keys. The plugin writes the file
+// with JSON.stringify, which never repeats one, so a repetition was typed
+// in; a reviewer reading the diff may take the first value ("status":
+// "completed") while the plugin and every hash use the last.
+func duplicateKeys(plan *swarm.Plan) []Finding {
+	var out []Finding
+	for _, d := range plan.DuplicateKeys {
+		out = append(out, Finding{Path: swarm.PlanPath, Line: d.Line, EndLine: d.Line, Rule: RuleDuplicateKey, Severity: SeverityError,
+			Key: fkey(RuleDuplicateKey, d.Where()),
+			Message: fmt.Sprintf("%s appears twice in one object (lines %d and %d): the plugin's JSON.parse keeps the value at line %d, a reader of the file may take the first; the plugin never writes a key twice: delete the repetition you do not mean",
+				mdtext.Code(d.Where()), d.FirstLine, d.Line, d.Line)})
+	}
+	return out
 }

@@ -110,6 +110,13 @@ func TestPlanFreezeTampering(t *testing.T) {
 				return m
 			},
 			Error, nil, "plan-ledger.jsonl: line 9"},
+		{"status repeated: the diff shows completed, the plugin reads pending",
+			func(t *testing.T) fstest.MapFS {
+				return edit(t, ".swarm/plan.json", `"size": "medium",
+          "description": "Scaffold Hub data`, `"size": "medium", "status": "completed",
+          "description": "Scaffold Hub data`)
+			},
+			Failed, []string{RuleDuplicateKey}, "`phases[0].tasks[0].status` appears twice in one object (lines 15 and 16)"},
 		{"plan.json not JSON",
 			func(t *testing.T) fstest.MapFS { return edit(t, ".swarm/plan.json", `{`, `{{`) },
 			Error, nil, ".swarm/plan.json: line 1"},
@@ -129,6 +136,21 @@ func TestPlanFreezeTampering(t *testing.T) {
 				t.Errorf("output does not mention %q:\n%s", c.text, all)
 			}
 		})
+	}
+}
+
+// A key the merge base's plan.json already repeats is shown, not blamed.
+func TestPlanFreezeDuplicateKeyOnBase(t *testing.T) {
+	m := corpusFS(t, "VerduzcoTristan__landingpage", ".swarm/plan.json", ".swarm/plan-ledger.jsonl")
+	plan := string(m[".swarm/plan.json"].Data)
+	dup := strings.Replace(plan, `"size": "medium",`, `"size": "medium", "size": "medium",`, 1)
+	if dup == plan {
+		t.Fatal("corpus plan changed: no size field")
+	}
+	m[".swarm/plan.json"] = &fstest.MapFile{Data: []byte(dup)}
+	r := eval(PlanFreeze{}, &Input{Phase: 1, Head: load(m), Base: load(m)})
+	if r.Outcome != Passed || !hasRule(r, RuleDuplicateKey) || r.Delta == nil || r.Delta.PreExisting != 1 {
+		t.Errorf("outcome %s (%s), rules %v, delta %+v; want passed with a pre-existing %s", r.Outcome, r.Title, rules(r), r.Delta, RuleDuplicateKey)
 	}
 }
 

@@ -3,7 +3,9 @@ package jsjson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -223,5 +225,39 @@ func TestTrimMatchesJavaScript(t *testing.T) {
 	// Node: JSON.stringify("\ufeff\u00a0\u2028 a\u0085 \u3000\t".trim()) === "\"a\u0085\""
 	if got := Trim("\ufeff\u00a0\u2028 a\u0085 \u3000\t"); got != "a\u0085" {
 		t.Errorf("Trim = %q", got)
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Duplicate
+	}{
+		{`{"a":1,"b":2}`, nil},
+		{`{"a":1,"a":2}`, []Duplicate{{Path: "", Key: "a", FirstOffset: 1, LastOffset: 7}}},
+		{`{"a":1,"a":2,"a":3}`, []Duplicate{{Path: "", Key: "a", FirstOffset: 1, LastOffset: 13}}},
+		{`{"p":[{"s":"x"},{"s":"done","s":"pending"}]}`, []Duplicate{{Path: ".p[1]", Key: "s", FirstOffset: 17, LastOffset: 28}}},
+		{`[{"x":{"y":1,"y":{"z":1,"z":2}}}]`, []Duplicate{{Path: "[0].x", Key: "y", FirstOffset: 7, LastOffset: 13}, {Path: "[0].x.y", Key: "z", FirstOffset: 18, LastOffset: 24}}},
+	} {
+		v, err := Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Duplicates(v); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 500 {
+		fmt.Fprintf(&b, `"k%d":1,"k%d":2,`, i, i)
+	}
+	b.WriteString(`"end":0}`)
+	v, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(Duplicates(v)); got != maxDuplicates {
+		t.Errorf("500 duplicated keys: %d reported, want %d", got, maxDuplicates)
 	}
 }

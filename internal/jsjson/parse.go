@@ -160,6 +160,7 @@ func (p *parser) object(depth int) (*Value, error) {
 		// last value.
 		if i, dup := lookup(v.Members, &index, key); dup {
 			v.Members[i].Value = val
+			v.Members[i].DupOffset = keyOff
 		} else {
 			v.Members = append(v.Members, Member{Key: key, Value: val, KeyOffset: keyOff})
 		}

@@ -61,6 +61,10 @@ type Member struct {
 	Value *Value
 	// KeyOffset is the byte offset of the key's opening quote.
 	KeyOffset int
+	// DupOffset is the byte offset of the opening quote of the key's last
+	// repetition in the same object, whose value Value is (JSON.parse keeps
+	// the last); 0 when the key appears once.
+	DupOffset int
 }
 
 // Get returns the value of key in an object, or nil when v is not an object

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
@@ -31,6 +32,29 @@ type Plan struct {
 	Digests planhash.Digests
 	// Value is the parsed JSON the digests were computed from.
 	Value *jsjson.Value
+	// DuplicateKeys are the keys that appear twice in one object of the
+	// file (at most 100): the plugin's JSON.parse keeps the last value, a
+	// reader of the file or its diff may take the first. The plugin writes
+	// plan.json with JSON.stringify, which never repeats a key.
+	DuplicateKeys []DuplicateKey
+}
+
+// DuplicateKey is one key repeated in an object of a JSON file.
+type DuplicateKey struct {
+	// Path is the object's place from the root ("phases[0].tasks[2]",
+	// "" for the root), Key the repeated key.
+	Path, Key string
+	// FirstLine and Line are the 1-based lines of its first and last
+	// occurrence (the last one's value is the one read).
+	FirstLine, Line int
+}
+
+// Where names the key with its object's path ("phases[0].tasks[2].status").
+func (d DuplicateKey) Where() string {
+	if d.Path == "" {
+		return d.Key
+	}
+	return strings.TrimPrefix(d.Path, ".") + "." + d.Key
 }
 
 // Phase is one plan phase.
@@ -100,6 +124,12 @@ func ParsePlan(name string, data []byte) (*Plan, error) {
 			line = jsjson.Line(data, fe.Offset)
 		}
 		return nil, &ArtifactError{Path: name, Line: line, Err: err}
+	}
+	if dups := jsjson.Duplicates(v); len(dups) > 0 {
+		li := jsjson.NewLineIndex(data)
+		for _, d := range dups {
+			p.DuplicateKeys = append(p.DuplicateKeys, DuplicateKey{Path: d.Path, Key: d.Key, FirstLine: li.Line(d.FirstOffset), Line: li.Line(d.LastOffset)})
+		}
 	}
 	return p, nil
 }
