@@ -75,6 +75,9 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "%s: valid\n", path)
+		if path == config.Path && fileExists(config.AltPath) {
+			fmt.Fprintf(stdout, "%s: warning: swarm-gate reads %s only; this file is not read: delete it\n", config.AltPath, config.Path)
+		}
 		return 0
 	}
 	for _, p := range problems {

@@ -82,6 +82,22 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("exit %d, stdout %q", code, out.String())
 		}
 	})
+	t.Run("both spellings: the .yaml one is named as not read", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, ".github"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"swarm-gate.yml", "swarm-gate.yaml"} {
+			if err := os.WriteFile(filepath.Join(dir, ".github", name), []byte("version: 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Chdir(dir)
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"config", "validate"}, &out, &errb); code != 0 || !strings.Contains(out.String(), ".github/swarm-gate.yaml: warning: swarm-gate reads .github/swarm-gate.yml only") {
+			t.Errorf("exit %d, stdout %q", code, out.String())
+		}
+	})
 	t.Run("version takes no arguments", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), []string{"version", "--bogus"}, &out, &errb); code != exitUsage || out.Len() != 0 {

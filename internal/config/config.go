@@ -39,8 +39,8 @@ const MaxSize = 1 << 20
 func Load(fsys fs.FS, where string) (*gates.Config, error) {
 	info, err := fs.Stat(fsys, Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if alt, err := fs.Stat(fsys, ".github/swarm-gate.yaml"); err == nil && !alt.IsDir() {
-			return nil, &swarm.ArtifactError{Path: ".github/swarm-gate.yaml", Err: errors.New("swarm-gate reads " + Path + " (with .yml); rename the file so that the policy is not silently ignored")}
+		if alt, err := fs.Stat(fsys, AltPath); err == nil && !alt.IsDir() {
+			return nil, &swarm.ArtifactError{Path: AltPath, Err: errors.New("swarm-gate reads " + Path + " (with .yml); rename the file so that the policy is not silently ignored")}
 		}
 		return gates.DefaultConfig(), nil
 	}
@@ -62,8 +62,16 @@ func Load(fsys fs.FS, where string) (*gates.Config, error) {
 		return nil, err
 	}
 	c.Source = Path + " at " + where
+	if alt, err := fs.Stat(fsys, AltPath); err == nil && !alt.IsDir() {
+		// Someone may be editing the one that is not read.
+		c.Source += "; " + AltPath + " is there too and is not read: delete it"
+	}
 	return c, nil
 }
+
+// AltPath is the .yaml spelling of Path, which swarm-gate does not read: a
+// lone one fails closed, one beside Path is named in the policy's Source.
+const AltPath = ".github/swarm-gate.yaml"
 
 // Parse decodes config file content. name is the file's path for errors,
 // which are *swarm.ArtifactError with the 1-based line where known. Empty

@@ -271,6 +271,15 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+	t.Run(".yaml beside .yml is named, not silently ignored", func(t *testing.T) {
+		c, err := Load(fstest.MapFS{Path: {Data: []byte("plan_freeze:\n  approval: human\n")}, AltPath: {Data: []byte("plan_freeze:\n  approval: any\n")}}, "base 1a2b3c4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PlanFreeze.Approval != gates.ApprovalHuman || c.Source != Path+" at base 1a2b3c4; "+AltPath+" is there too and is not read: delete it" {
+			t.Errorf("got %+v", c)
+		}
+	})
 	t.Run("directory", func(t *testing.T) {
 		_, err := Load(fstest.MapFS{Path + "/x": {Data: []byte("")}}, "base x")
 		if err == nil || !strings.Contains(err.Error(), "is a directory") {
