@@ -215,6 +215,9 @@ func (g Scope) Evaluate(_ context.Context, in *Input) Result {
 
 	findings = append(findings, selfApprovedWidening(in, plan, scopes, touched)...)
 	summary := scopeSummary(phases, scopes, touched, other, exempt)
+	if broad := BroadExtras(cfg.Extras); len(broad) > 0 {
+		summary = fmt.Sprintf("**Scope not enforced**: the policy's scope.extras %s allows every path, so no changed file can be outside the scope; narrow it (e.g. `dist/**`) in %s.\n\n", strings.Join(codeAll(broad), ", "), mdtext.Inline(in.config().Source)) + summary
+	}
 	failing := len(failingFindings(findings))
 	switch {
 	case outside > 0:
@@ -256,6 +259,20 @@ func newlyCompleted(in *Input, phase *swarm.Phase) []*swarm.Task {
 // matchExtra returns the first configured pattern that matches p, or "". A
 // pattern matches by doublestar rules, and, like a scope entry, also covers
 // everything under it ("dist" covers "dist/app.js").
+// BroadExtras are the scope.extras patterns that allow any path (such as
+// "**" or "**/*"): with one, swarm/scope can never find a file outside the
+// scope, so the gate says so in its summary and config validate warns.
+func BroadExtras(patterns []string) []string {
+	probes := []string{"a", "src/a.go", "deep/er/path/x.ts", ".hidden/y", "README.md"}
+	var out []string
+	for _, pat := range patterns {
+		if !slices.ContainsFunc(probes, func(p string) bool { return matchExtra([]string{pat}, p) == "" }) {
+			out = append(out, pat)
+		}
+	}
+	return out
+}
+
 func matchExtra(patterns []string, p string) string {
 	for _, pat := range patterns {
 		if ok, err := doublestar.Match(pat, p); err == nil && ok {

@@ -3,6 +3,7 @@ package gates
 import (
 	"fmt"
 	"github.com/swarm-gate/swarm-gate/internal/editdist"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"path"
 	"slices"
 	"sort"
@@ -412,3 +413,11 @@ func shortHash(h string) string {
 
 // sortTaskIDs sorts task ids with compareTaskIDs.
 func sortTaskIDs(ids []string) { slices.SortFunc(ids, compareTaskIDs) }
+
+func codeAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = mdtext.Code(s)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -68,6 +69,7 @@ func TestScopeRules(t *testing.T) {
 		{"extras glob", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist/**"} }), Passed, "", "", "Allowed by scope.extras `dist/**`"},
 		{"extras: a folder covers what is under it", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist"} }), Passed, "", "", "Allowed by scope.extras `dist`"},
 		{"extras: a pattern for files under folders", nil, "", []string{"pkg/gen/x.gen.go", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"**/*.gen.go"} }), Passed, "", "", "`**/*.gen.go`"},
+		{"extras: ** allows everything, and the summary says so", nil, "", []string{"zzz.txt", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"docs/**", "**"} }), Passed, "", "", "**Scope not enforced**: the policy's scope.extras `**` allows every path"},
 		{"did you mean: a sibling with a common prefix", nil, "", []string{"src/api2/x.go", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.1's "src/api"?`},
 		{"did you mean: a typo in a file name", nil, "", []string{"web/utils.ts", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, `did you mean task 1.2's "web/util.ts"?`},
 		{"no suggestion when nothing is near", nil, "", []string{"zzz.txt", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "no task of the phase covers it. Move the change"},
@@ -362,5 +364,14 @@ func TestScopeDeclarationWidening(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBroadExtras(t *testing.T) {
+	// "*" covers every top-level entry, and an extra covers what is under a
+	// folder it names, so it allows everything too.
+	got := BroadExtras([]string{"dist/**", "**", "**/*", "*", "**/*.go", "*/**", "*.md"})
+	if want := []string{"**", "**/*", "*", "*/**"}; !slices.Equal(got, want) {
+		t.Errorf("BroadExtras = %q, want %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/gates"
 	"io"
 	"io/fs"
 	"os"
@@ -57,7 +58,8 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if filepath.Base(path) == "swarm-gate.yaml" {
 		problems = append(problems, fmt.Sprintf("%s: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed", path, config.Path))
 	}
-	if _, err := config.Parse(path, data); err != nil {
+	c, err := config.Parse(path, data)
+	if err != nil {
 		all := config.All(err)
 		if len(all) == 0 {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
@@ -75,6 +77,9 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "%s: valid\n", path)
+		if broad := gates.BroadExtras(c.Scope.Extras); len(broad) > 0 {
+			fmt.Fprintf(stdout, "%s: warning: scope.extras %q allows every path, so swarm/scope can never find a file outside a task's scope; narrow it (e.g. dist/**)\n", path, broad)
+		}
 		if path == config.Path && fileExists(config.AltPath) {
 			fmt.Fprintf(stdout, "%s: warning: swarm-gate reads %s only; this file is not read: delete it\n", config.AltPath, config.Path)
 		}

@@ -119,6 +119,7 @@ func TestConfigValidate(t *testing.T) {
 			want string
 		}{
 			{"version: 1\n", 0, "(stdin): valid\n"},
+			{"scope:\n  extras: [\"docs/**\", \"**\"]\n", 0, "(stdin): warning: scope.extras [\"**\"] allows every path"},
 			{"drift: []\n", 1, "(stdin):1:8: drift must be a mapping"},
 			{strings.Repeat("#", 1<<20+1), 1, "(stdin): is over the 1048576-byte limit"},
 		} {
