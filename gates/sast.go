@@ -69,6 +69,10 @@ type SASTScan struct {
 	SecretFiles, SecretLines int
 	SecretsOmitted           int
 	SecretsErr               error
+	// SecretWhole are the changed files git diffs as binary (a stray NUL
+	// or control byte, UTF-16) whose whole content was scanned for
+	// secrets, since git gives no added lines for them.
+	SecretWhole []string
 }
 
 // SkippedFile is a changed file swarm/sast did not scan, and why.
@@ -536,6 +540,9 @@ func sastSummary(in *Input, s *SASTScan, mode SASTBaselineMode, pre, moved, fres
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scanned %s with the plugin's Tier A rules (%s)", plural(s.Scanned, "changed file", "changed files"), skippedText(s))
 	fmt.Fprintf(&b, "; %s of %s for secrets with gitleaks %s's default rules (secret/*, values masked)", plural(s.SecretLines, "added line", "added lines"), plural(s.SecretFiles, "text file", "text files"), secrets.GitleaksVersion)
+	if n := len(s.SecretWhole); n > 0 {
+		fmt.Fprintf(&b, " (%s git diffs as binary scanned whole: %s)", plural(n, "file", "files"), listSome(codeAll(s.SecretWhole), 5))
+	}
 	if len(s.SARIFFiles) > 0 {
 		fmt.Fprintf(&b, "; read %s: %s in changed files, %s elsewhere ignored", plural(len(s.SARIFFiles), "SARIF log", "SARIF logs"), plural(s.SARIFKept, "result", "results"), plural(s.SARIFOther, "result", "results"))
 	}

@@ -57,6 +57,9 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 		if !r.scanned {
 			continue // no added lines, or on gitleaks' global allowlist
 		}
+		if _, ok := whole[i]; ok {
+			s.SecretWhole = append(s.SecretWhole, f.NewPath)
+		}
 		s.SecretFiles++
 		s.SecretLines += max(len(f.Added), r.lines)
 		found, dismissed, omitted := r.found, r.dismissed, r.omitted

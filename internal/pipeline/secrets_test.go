@@ -71,6 +71,8 @@ func TestCheckSecrets(t *testing.T) {
 			gates.Failed, []string{"config/prod.env:2"}, "secret/aws-access-token (high, new)"},
 		{"a NUL-text file's value already on the merge base is pre-existing", map[string]string{"config/app.env": "REGION=us\x00\nAWS_ACCESS_KEY_ID=" + testAWS2 + "\n"},
 			gates.Passed, nil, "**Pre-existing**: 1"},
+		{"a binary-diffed file scanned whole is named in the summary", map[string]string{"config/prod.env": "REGION=eu\x00\nSTAGE=prod\n"},
+			gates.Passed, nil, "(1 file git diffs as binary scanned whole: `config/prod.env`)"},
 		// A secret in a file is a secret whatever else the file holds: a
 		// binary in earnest is scanned too, its control bytes and invalid
 		// UTF-8 read as spaces (gitleaks' rules need keywords and entropy,
