@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ const (
 	RuleEvidenceDependsOpen         = "evidence/completed-before-dependency"
 	RuleEvidenceDependsGone         = "evidence/missing-dependency"
 	RuleEvidenceDependsLoop         = "evidence/circular-dependency"
+	RuleEvidenceDuplicateKey        = "evidence/duplicate-key"
 )
 
 // evidenceDependsRules are swarm/evidence's rules for the task-order
@@ -303,6 +305,21 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 		onPlan(RuleEvidenceMissing, fmt.Sprintf("task %s is completed but has no evidence: neither %s nor %s exists", t.ID, gateFile, bundlePath))
 		return te
 	}
+	// The plugin writes evidence with JSON.stringify, which never repeats a
+	// key: a repeated "verdict" shows a reader one value while the plugin
+	// reads the other.
+	dupFailed := false
+	for _, f := range []struct {
+		path string
+		dups []swarm.DuplicateKey
+	}{{gateFile, gateDups(tg)}, {bundlePath, bundleDups(tb)}} {
+		for _, d := range f.dups {
+			dupFailed = true
+			te.findings = append(te.findings, Finding{Path: f.path, Line: d.Line, EndLine: d.Line, Rule: RuleEvidenceDuplicateKey, Severity: SeverityError,
+				Key:     fkey(RuleEvidenceDuplicateKey, t.ID, f.path, d.Where()),
+				Message: fmt.Sprintf("task %s: %s appears twice in one object of %s (lines %d and %d): the plugin keeps the value at line %d, a reader may take the first; the plugin never writes a key twice, so the file was edited by hand", t.ID, mdtext.Code(d.Where()), f.path, d.FirstLine, d.Line, d.Line)})
+		}
+	}
 	var recs []evidenceRecord
 	add := func(gate, verdict, invalid, file string, line int, ts, agent string, bundle bool) {
 		at, timed := parseISOTime(ts)
@@ -410,8 +427,22 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 		failed = true
 		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")), missing...)
 	}
-	te.ok = !failed
+	te.ok = !failed && !dupFailed
 	return te
+}
+
+func gateDups(tg *swarm.TaskGates) []swarm.DuplicateKey {
+	if tg == nil {
+		return nil
+	}
+	return tg.DuplicateKeys
+}
+
+func bundleDups(tb *swarm.EvidenceBundle) []swarm.DuplicateKey {
+	if tb == nil {
+		return nil
+	}
+	return tb.DuplicateKeys
 }
 
 // uniqueInOrder drops repeated items, keeping the first of each.

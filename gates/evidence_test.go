@@ -181,6 +181,10 @@ func TestEvidenceForms(t *testing.T) {
 		{name: "legacy flat review plus a bundle test", flat: `{"task_id":"1.1","type":"review","verdict":"APPROVED"}`, bundle: `{"task_id":"1.1","entries":[{"type":"test","verdict":"pass"}]}`, want: Passed},
 		{name: "a retrospective entry is not a gate", bundle: `{"task_id":"1.1","entries":[{"type":"retrospective","verdict":"pass","phase_number":1}]}`, want: Failed, rule: RuleEvidenceGateMissing},
 		{name: "invalid bundle fails closed naming the file", bundle: `{"entries":`, want: Error, mention: ".swarm/evidence/1.1/evidence.json"},
+		{name: "a verdict repeated in one entry: the file was edited by hand", bundle: `{"task_id":"1.1","entries":[{"type":"review","verdict":"rejected",
+			"verdict":"approved"},{"type":"test","verdict":"pass"}]}`, want: Failed, rule: RuleEvidenceDuplicateKey, mention: "task 1.1: `entries[0].verdict` appears twice in one object of .swarm/evidence/1.1/evidence.json (lines 1 and 2)"},
+		{name: "a gate repeated in a gate file", gateFile: `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"verdict":"pass"},"reviewer":{"verdict":"pass"}}}`,
+			want: Failed, rule: RuleEvidenceDuplicateKey, mention: "`gates.reviewer` appears twice in one object of .swarm/evidence/1.1.json"},
 		{name: "bundle with a byte order mark", bundle: "\ufeff" + `{"entries":[{"type":"review","verdict":"approved"},{"type":"test","verdict":"pass"}]}`, want: Passed},
 	}
 	for _, c := range cases {

@@ -122,6 +122,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleCompletedReset:       {"A task completed on the merge base was reset to an unfinished status.", "restore the task's completed status, or a maintainer overrides the rework"},
 	gates.RuleCompletedRemoved:     {"A task completed on the merge base was removed.", "restore the task, or a maintainer overrides the rework"},
 	gates.RuleCompletedRewritten:   {"A task completed on the merge base had its description, acceptance, depends or files_touched rewritten.", "restore the task's definition, or have the critic approve the new one"},
+	gates.RuleEvidenceDuplicateKey: {"An evidence file repeats a key in one object (a second \"verdict\"): the plugin keeps the last value, a reader may take the first; the plugin never writes a key twice.", "delete the repetition and record the verdict through the plugin"},
 	gates.RuleDuplicateKey:         {"plan.json repeats a key in one object: the plugin's JSON.parse keeps the last value, a reader of the diff may take the first; the plugin never writes a key twice.", "delete the repetition you do not mean"},
 	gates.RuleSpecStale:            {"The plan is stale against the spec: its specHash is not the hash of .swarm/spec.md.", "update the plan for the new spec and have the critic review it, or a maintainer comments `/swarm acknowledge-spec-drift <reason>`"},
 	gates.RulePlanReplaced:         {"The plan was replaced without a plan-critic approval of the new plan.", "have the critic approve the replacement plan"},

@@ -106,6 +106,9 @@ type EvidenceBundle struct {
 	// Gates are the top-level members whose value is an object with a
 	// string "verdict" (or "result"), in file order.
 	Gates []GateRecord
+	// DuplicateKeys are keys repeated in one object: see
+	// Plan.DuplicateKeys.
+	DuplicateKeys []DuplicateKey
 }
 
 // EvidenceEntry is one element of a bundle's entries array. Fields of an
@@ -398,5 +401,6 @@ func ParseEvidenceBundle(name string, data []byte) (*EvidenceBundle, error) {
 		}
 		b.Gates = append(b.Gates, g)
 	}
+	b.DuplicateKeys = duplicateKeys(v, lines)
 	return b, nil
 }

@@ -58,6 +58,9 @@ type TaskGates struct {
 	RequiredGates []string
 	Gates         []GateRecord // in file order
 	Legacy        bool
+	// DuplicateKeys are keys repeated in one object (the plugin reads the
+	// last, and never writes one twice): see Plan.DuplicateKeys.
+	DuplicateKeys []DuplicateKey
 }
 
 // GateRecord is one entry of a gate evidence file's gates object (or the
@@ -271,6 +274,7 @@ func ParseTaskGates(name string, data []byte) (*TaskGates, error) {
 	if tg.TaskID != base {
 		return nil, fail(v, "task id %q does not match the file name %s.json", tg.TaskID, base)
 	}
+	tg.DuplicateKeys = duplicateKeys(v, lines)
 	return tg, nil
 }
 

@@ -49,6 +49,15 @@ type DuplicateKey struct {
 	FirstLine, Line int
 }
 
+// duplicateKeys lists v's repeated keys with their lines.
+func duplicateKeys(v *jsjson.Value, lines *jsjson.LineIndex) []DuplicateKey {
+	var out []DuplicateKey
+	for _, d := range jsjson.Duplicates(v) {
+		out = append(out, DuplicateKey{Path: d.Path, Key: d.Key, FirstLine: lines.Line(d.FirstOffset), Line: lines.Line(d.LastOffset)})
+	}
+	return out
+}
+
 // Where names the key with its object's path ("phases[0].tasks[2].status").
 func (d DuplicateKey) Where() string {
 	if d.Path == "" {
@@ -125,12 +134,7 @@ func ParsePlan(name string, data []byte) (*Plan, error) {
 		}
 		return nil, &ArtifactError{Path: name, Line: line, Err: err}
 	}
-	if dups := jsjson.Duplicates(v); len(dups) > 0 {
-		li := jsjson.NewLineIndex(data)
-		for _, d := range dups {
-			p.DuplicateKeys = append(p.DuplicateKeys, DuplicateKey{Path: d.Path, Key: d.Key, FirstLine: li.Line(d.FirstOffset), Line: li.Line(d.LastOffset)})
-		}
-	}
+	p.DuplicateKeys = duplicateKeys(v, jsjson.NewLineIndex(data))
 	return p, nil
 }
 
