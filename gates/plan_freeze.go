@@ -88,7 +88,7 @@ var planFreezeTitles = map[string]string{
 	RuleCompletedRemoved:   "completed work was removed: a task completed on the base branch is gone from the plan",
 	RuleCompletedRewritten: "completed work was redefined: a finished task's definition changed",
 	RulePlanDeleted:        "the pull request deletes the plan",
-	RuleDuplicateKey:       "plan.json repeats a key: the plugin reads the last value, the diff shows both",
+	RuleDuplicateKey:       "a key is repeated in plan.json or a ledger line: the plugin reads the last value, the diff shows both",
 	RulePlanReplaced:       "plan replaced: a new plan without a plan-critic approval",
 }
 
@@ -672,7 +672,7 @@ func duplicateKeys(plan *swarm.Plan) []Finding {
 	var out []Finding
 	for _, d := range plan.DuplicateKeys {
 		out = append(out, Finding{Path: swarm.PlanPath, Line: d.Line, EndLine: d.Line, Rule: RuleDuplicateKey, Severity: SeverityError,
-			Key: fkey(RuleDuplicateKey, d.Where()),
+			Key: fkey(RuleDuplicateKey, swarm.PlanPath, d.Where()),
 			Message: fmt.Sprintf("%s appears twice in one object (lines %d and %d): the plugin's JSON.parse keeps the value at line %d, a reader of the file may take the first; the plugin never writes a key twice: delete the repetition you do not mean",
 				mdtext.Code(d.Where()), d.FirstLine, d.Line, d.Line)})
 	}

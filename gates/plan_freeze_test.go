@@ -117,6 +117,11 @@ func TestPlanFreezeTampering(t *testing.T) {
           "description": "Scaffold Hub data`)
 			},
 			Failed, []string{RuleDuplicateKey}, "`phases[0].tasks[0].status` appears twice in one object (lines 15 and 16)"},
+		{"a key repeated in a ledger line",
+			func(t *testing.T) fstest.MapFS {
+				return edit(t, ".swarm/plan-ledger.jsonl", `"verdict":"APPROVED","source":"plan_critic_gate"`, `"verdict":"REJECTED","verdict":"APPROVED","source":"plan_critic_gate"`)
+			},
+			Failed, []string{RuleDuplicateKey}, "`payload.approval.verdict` appears twice in the event's line"},
 		{"plan.json not JSON",
 			func(t *testing.T) fstest.MapFS { return edit(t, ".swarm/plan.json", `{`, `{{`) },
 			Error, nil, ".swarm/plan.json: line 1"},

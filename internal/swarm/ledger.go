@@ -56,6 +56,10 @@ type LedgerEvent struct {
 	PayloadHash string
 	// Approval is payload.approval, nil when absent.
 	Approval *Approval
+	// DuplicateKeys are keys repeated in one object of the line (both lines
+	// are Line): the plugin's JSON.stringify never writes one, so such a
+	// line was edited by hand. See Plan.DuplicateKeys.
+	DuplicateKeys []DuplicateKey
 }
 
 // Approval is the approval record of a critic_approved snapshot. Two shapes
@@ -122,6 +126,9 @@ func ledgerEvent(jl jsonLine) (LedgerEvent, error) {
 			return ev, fmt.Errorf("%q must be a string, found %s", f.key, fv.Kind)
 		}
 		*f.dst = s
+	}
+	for _, d := range jsjson.Duplicates(v) {
+		ev.DuplicateKeys = append(ev.DuplicateKeys, DuplicateKey{Path: d.Path, Key: d.Key, FirstLine: jl.Line, Line: jl.Line})
 	}
 	ev.TaskID, _ = v.Get("task_id").AsString()
 	ev.PhaseID, _ = v.Get("phase_id").AsInt()
