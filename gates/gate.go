@@ -5,10 +5,12 @@
 package gates
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +62,42 @@ type Finding struct {
 	// it is about: a requirement id, a task id and gate, a plan's
 	// structure hash); "" means it cannot hold on the merge base.
 	Key string `json:"-"`
+}
+
+// SeverityRank orders severities failing first: error 0, warning 1,
+// notice 2; any other value ranks with error, as it is shown as a failure
+// (fail closed).
+func SeverityRank(s Severity) int {
+	switch s {
+	case SeverityWarning:
+		return 1
+	case SeverityNotice:
+		return 2
+	}
+	return 0
+}
+
+// FailingFirst returns a copy of fs ordered for a list that may be cut
+// (check-run annotations, a summary's or a report's list of findings, the
+// step's annotations): by SeverityRank, then path, then line, findings
+// equal in all three in their gate's order. Without it a gate's many
+// notices could push its one error past what is shown (issue 20, B8).
+// fs is not changed; nil gives nil.
+func FailingFirst(fs []Finding) []Finding {
+	if fs == nil {
+		return nil
+	}
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if c := cmp.Compare(SeverityRank(a.Severity), SeverityRank(b.Severity)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Line, b.Line)
+	})
+	return out
 }
 
 // Result is what one gate decided.

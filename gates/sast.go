@@ -112,12 +112,39 @@ func (g SAST) Evaluate(ctx context.Context, in *Input) Result {
 	return r
 }
 
-// maskSecretPaths masks, in r's title, summary and findings, the values
-// gitleaks' rules find in the paths of the changed files and of the files
-// r lists (sast.MaskValues; the Markdown-escaped form in the summary too).
-// Paths without one are left as they are. When the rules cannot be loaded
-// the gate has already failed closed on that.
+// maskSecretPaths is MaskSecretPaths with the paths of in's changed files
+// and of the files the SAST scan lists (too large, not scanned,
+// unreadable, generated), besides r's findings' own.
 func maskSecretPaths(in *Input, r *Result) {
+	var paths []string
+	if in.Changes != nil {
+		for i := range in.Changes.Files {
+			paths = append(paths, in.Changes.Files[i].NewPath, in.Changes.Files[i].OldPath)
+		}
+	}
+	if s := in.SAST; s != nil {
+		for _, l := range [][]string{s.TooLarge, s.TooLargeToScan, s.NotScanned} {
+			paths = append(paths, l...)
+		}
+		for _, l := range [][]SkippedFile{s.Unreadable, s.Generated} {
+			for _, f := range l {
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	MaskSecretPaths(r, paths...)
+}
+
+// MaskSecretPaths masks, in r's title, summary and findings (paths and
+// messages), the values gitleaks' rules find in paths and in the paths of
+// r's findings (a file named config/AKIA….txt): each becomes
+// sast.MaskValue's form ("AK…(20)"), in the summary also where it is
+// Markdown-escaped. Paths without one are left as they are, and masking
+// twice changes nothing more. When the rules cannot be loaded nothing is
+// masked: swarm/sast has already failed closed on that. The one masking of
+// secret-looking paths, for every place that prints them (swarm/sast,
+// swarm/scope, the SARIF report).
+func MaskSecretPaths(r *Result, paths ...string) {
 	sc, err := secrets.Default()
 	if err != nil {
 		return
@@ -131,23 +158,8 @@ func maskSecretPaths(in *Input, r *Result) {
 		seen[p] = true
 		values = append(values, sc.PathSecrets(p)...)
 	}
-	if in.Changes != nil {
-		for i := range in.Changes.Files {
-			look(in.Changes.Files[i].NewPath)
-			look(in.Changes.Files[i].OldPath)
-		}
-	}
-	if s := in.SAST; s != nil {
-		for _, l := range [][]string{s.TooLarge, s.TooLargeToScan, s.NotScanned} {
-			for _, p := range l {
-				look(p)
-			}
-		}
-		for _, l := range [][]SkippedFile{s.Unreadable, s.Generated} {
-			for _, f := range l {
-				look(f.Path)
-			}
-		}
+	for _, p := range paths {
+		look(p)
 	}
 	for i := range r.Findings {
 		look(r.Findings[i].Path)

@@ -54,8 +54,17 @@ const (
 // maxSummaryTasks caps the per-task table of the summary.
 const maxSummaryTasks = 40
 
-// Evaluate implements Gate.
-func (g Scope) Evaluate(_ context.Context, in *Input) Result {
+// Evaluate implements Gate. A secret-looking value in a file's path is
+// masked wherever the result prints it, as swarm/sast does
+// (maskSecretPaths): an out-of-scope file named config/AKIA….txt must not
+// publish the key in an annotation or summary.
+func (g Scope) Evaluate(ctx context.Context, in *Input) Result {
+	r := g.evaluate(ctx, in)
+	maskSecretPaths(in, &r)
+	return r
+}
+
+func (g Scope) evaluate(_ context.Context, in *Input) Result {
 	if r, ok := noPlan(g.Name(), in); ok {
 		return r
 	}

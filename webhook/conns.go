@@ -17,17 +17,38 @@ import (
 // slowest, not the newest genuine one. A connection counts from when it is
 // accepted until a request on it is verified; one that goes idle after a
 // verified request counts again, as the newest.
+//
+// Each source (sourceKey: an IPv4 address, an IPv6 /64) may also hold at
+// most perSource of them, its own oldest closed first: without that, one
+// address opening thousands of empty connections a second made every other
+// connection the oldest within milliseconds, and GitHub's deliveries were
+// closed with the churn (issue 20, B4). With it, one source's churn sheds
+// only its own connections, and the global cap is left for many sources
+// at once.
 type connTracker struct {
-	max int // negative: no cap
+	max       int // negative: no cap
+	perSource int // negative: no cap
 
-	mu    sync.Mutex
-	order *list.List // unverified conns (net.Conn), oldest first
-	at    map[net.Conn]*list.Element
-	shed  func() // counts a closed connection
+	mu       sync.Mutex
+	order    *list.List // unverified conns (*trackedConn), oldest first
+	at       map[net.Conn]*trackedConn
+	bySource map[string]*list.List // each source's unverified conns (*trackedConn), oldest first
+	shed     func()                // counts a connection closed for the global cap
+	shedSrc  func()                // counts a connection closed for the per-source cap
 }
 
-func newConnTracker(max int, shed func()) *connTracker {
-	return &connTracker{max: max, order: list.New(), at: map[net.Conn]*list.Element{}, shed: shed}
+// trackedConn is one unverified connection, in the global order and in its
+// source's.
+type trackedConn struct {
+	c        net.Conn
+	src      string
+	inOrder  *list.Element
+	inSource *list.Element
+}
+
+func newConnTracker(max, perSource int, shed, shedSrc func()) *connTracker {
+	return &connTracker{max: max, perSource: perSource, order: list.New(), at: map[net.Conn]*trackedConn{},
+		bySource: map[string]*list.List{}, shed: shed, shedSrc: shedSrc}
 }
 
 // state is http.Server.ConnState.
@@ -47,24 +68,58 @@ func (t *connTracker) state(c net.Conn, st http.ConnState) {
 	}
 }
 
-// add counts c as unverified, the newest, and closes the oldest while
+// add counts c as unverified, the newest, then closes its source's oldest
+// while the source has more than perSource, and the oldest of all while
 // there are more than max.
 func (t *connTracker) add(c net.Conn) {
-	var shed []net.Conn
+	var shed, shedSrc []net.Conn
 	t.mu.Lock()
 	if _, ok := t.at[c]; !ok {
-		t.at[c] = t.order.PushBack(c)
+		src := ""
+		if a := c.RemoteAddr(); a != nil {
+			src = sourceKey(a.String())
+		}
+		l := t.bySource[src]
+		if l == nil {
+			l = list.New()
+			t.bySource[src] = l
+		}
+		tc := &trackedConn{c: c, src: src}
+		tc.inOrder = t.order.PushBack(tc)
+		tc.inSource = l.PushBack(tc)
+		t.at[c] = tc
+		for t.perSource >= 0 && l.Len() > t.perSource {
+			old := l.Front().Value.(*trackedConn)
+			t.remove(old)
+			shedSrc = append(shedSrc, old.c)
+		}
 	}
 	for t.max >= 0 && t.order.Len() > t.max {
-		old := t.order.Remove(t.order.Front()).(net.Conn)
-		delete(t.at, old)
-		shed = append(shed, old)
+		old := t.order.Front().Value.(*trackedConn)
+		t.remove(old)
+		shed = append(shed, old.c)
 	}
 	t.mu.Unlock()
-	for _, old := range shed {
+	for _, old := range shedSrc {
 		old.Close() // its request, if any, fails to read and ends
+		t.shedSrc()
+	}
+	for _, old := range shed {
+		old.Close()
 		t.shed()
 	}
+}
+
+// remove stops counting tc; t.mu is held.
+func (t *connTracker) remove(tc *trackedConn) {
+	t.order.Remove(tc.inOrder)
+	if l := t.bySource[tc.src]; l != nil {
+		l.Remove(tc.inSource)
+		if l.Len() == 0 {
+			delete(t.bySource, tc.src)
+		}
+	}
+	delete(t.at, tc.c)
 }
 
 // verified stops counting c (a valid signature arrived on it, or it
@@ -72,9 +127,8 @@ func (t *connTracker) add(c net.Conn) {
 func (t *connTracker) verified(c net.Conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if e, ok := t.at[c]; ok {
-		t.order.Remove(e)
-		delete(t.at, c)
+	if tc, ok := t.at[c]; ok {
+		t.remove(tc)
 	}
 }
 
@@ -83,6 +137,17 @@ func (t *connTracker) unverified() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.order.Len()
+}
+
+// unverifiedFrom is how many connections from the source of remoteAddr
+// (sourceKey) are counted.
+func (t *connTracker) unverifiedFrom(remoteAddr string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.bySource[sourceKey(remoteAddr)]; l != nil {
+		return l.Len()
+	}
+	return 0
 }
 
 type connKey struct{}
@@ -96,8 +161,9 @@ func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
 }
 
 // ConnState is for http.Server.ConnState: it counts the connections that
-// have not yet sent a verified delivery, closing the oldest when more than
-// MaxUnverified are open.
+// have not yet sent a verified delivery, closing a source's oldest when it
+// has more than MaxUnverifiedPerSource open, and the oldest of all when
+// more than MaxUnverified are open.
 func (s *Server) ConnState(c net.Conn, st http.ConnState) { s.conns.state(c, st) }
 
 // markVerified stops counting the connection of r (a valid signature).
@@ -109,7 +175,7 @@ func (s *Server) markVerified(r *http.Request) {
 
 // HTTPServer is an http.Server for Handler with the intake's limits on
 // connections: ReadHeaderTimeout HeaderTimeout, ConnState and ConnContext
-// (MaxUnverified), a request's whole read bounded by a minute (the handler
+// (MaxUnverified, MaxUnverifiedPerSource), a request's whole read bounded by a minute (the handler
 // sets tighter deadlines on bodies), an idle keep-alive connection closed
 // after two minutes.
 // Set its ErrorLog; serve it with Serve(listener).

@@ -28,15 +28,16 @@ const (
 
 // metrics are the server's Prometheus collectors.
 type metrics struct {
-	deliveries   *prometheus.CounterVec   // event, outcome
-	queueDepth   prometheus.Gauge         //
-	jobsRunning  prometheus.Gauge         //
-	coalesced    prometheus.Counter       //
-	jobsDropped  prometheus.Counter       //
-	evalDuration *prometheus.HistogramVec // event, result
-	evaluations  *prometheus.CounterVec   // event, result
-	queueWait    *prometheus.HistogramVec // event
-	connsShed    prometheus.Counter       //
+	deliveries      *prometheus.CounterVec   // event, outcome
+	queueDepth      prometheus.Gauge         //
+	jobsRunning     prometheus.Gauge         //
+	coalesced       prometheus.Counter       //
+	jobsDropped     prometheus.Counter       //
+	evalDuration    *prometheus.HistogramVec // event, result
+	evaluations     *prometheus.CounterVec   // event, result
+	queueWait       *prometheus.HistogramVec // event
+	connsShed       prometheus.Counter       //
+	connsShedSource prometheus.Counter       //
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -79,8 +80,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "swarm_gate_connections_shed_total",
 			Help: "Connections closed because more than MaxUnverified were open before a delivery with a valid signature arrived on them (the oldest is closed).",
 		}),
+		connsShedSource: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "swarm_gate_connections_shed_per_source_total",
+			Help: "Connections closed because their source (an IPv4 address, an IPv6 /64) had more than MaxUnverifiedPerSource open before a delivery with a valid signature arrived on them (that source's oldest is closed).",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.queueDepth, m.jobsRunning, m.coalesced, m.jobsDropped, m.evalDuration, m.evaluations, m.queueWait, m.connsShed} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.queueDepth, m.jobsRunning, m.coalesced, m.jobsDropped, m.evalDuration, m.evaluations, m.queueWait, m.connsShed, m.connsShedSource} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

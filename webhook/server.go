@@ -53,6 +53,9 @@ const (
 	// DefaultMaxUnverified is how many connections may be open at once
 	// before a verified delivery arrives on them.
 	DefaultMaxUnverified = 1024
+	// DefaultMaxUnverifiedPerSource is how many of those one source (an
+	// IPv4 address, an IPv6 /64) may hold.
+	DefaultMaxUnverifiedPerSource = 64
 	// DefaultAbandonTimeout bounds each Abandoner.Abandon call.
 	DefaultAbandonTimeout = 10 * time.Second
 )
@@ -126,6 +129,14 @@ type Config struct {
 	// are done in milliseconds. Default DefaultMaxUnverified (1024);
 	// negative: no cap.
 	MaxUnverified int
+	// MaxUnverifiedPerSource is how many of those connections one source
+	// (the same source as MaxPerSource's: an IPv4 address, an IPv6 /64) may
+	// hold; one more closes that source's oldest, so that one address
+	// opening thousands of empty connections a second sheds only its own,
+	// never another source's (GitHub's) deliveries. Default
+	// DefaultMaxUnverifiedPerSource (64); negative: no cap (behind a
+	// proxy, where every connection comes from the proxy's address).
+	MaxUnverifiedPerSource int
 	// AbandonTimeout bounds each call of the Evaluator's Abandon (when it
 	// is an Abandoner) for the jobs Shutdown drops. Default
 	// DefaultAbandonTimeout (10 s).
@@ -162,7 +173,8 @@ type Server struct {
 	// sources counts the requests being read per remote IP (MaxPerSource).
 	sourcesMu sync.Mutex
 	sources   map[string]int
-	// conns counts the connections not yet verified (MaxUnverified).
+	// conns counts the connections not yet verified (MaxUnverified,
+	// MaxUnverifiedPerSource).
 	conns *connTracker
 	// unready is set by Unready: GET /readyz answers 503 while deliveries
 	// are still taken.
@@ -225,6 +237,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUnverified == 0 {
 		cfg.MaxUnverified = DefaultMaxUnverified
 	}
+	if cfg.MaxUnverifiedPerSource == 0 {
+		cfg.MaxUnverifiedPerSource = DefaultMaxUnverifiedPerSource
+	}
 	if cfg.BodyWait == 0 {
 		cfg.BodyWait = DefaultBodyWait
 	}
@@ -267,7 +282,7 @@ func New(cfg Config) (*Server, error) {
 		budget:  newByteBudget(small, cfg.BodyBudget-small),
 		done:    make(chan struct{}),
 	}
-	s.conns = newConnTracker(cfg.MaxUnverified, m.connsShed.Inc)
+	s.conns = newConnTracker(cfg.MaxUnverified, cfg.MaxUnverifiedPerSource, m.connsShed.Inc, m.connsShedSource.Inc)
 	s.q.depthGauge, s.q.runningGauge = m.queueDepth, m.jobsRunning
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.handler = s.routes()

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -297,5 +298,64 @@ func TestReportedStarvationAttack(t *testing.T) {
 	}
 	if code := deliverSigned(t, srv, 1); code != http.StatusAccepted {
 		t.Errorf("a signed delivery during %d idle bodies from %d addresses got %d, want 202", sources*perSource, sources, code)
+	}
+}
+
+// Issue 20, B4: one address opening thousands of empty connections a
+// second made every other connection the oldest unverified one within
+// milliseconds, so GitHub's deliveries were closed with the churn. Now a
+// source holds at most MaxUnverifiedPerSource unverified connections, its
+// own oldest closed first: a connection from another address, opened
+// before the churn and sending its signed delivery after it, is answered
+// 202, and only the churning source's connections are shed.
+func TestChurningSourceShedsOnlyItsOwn(t *testing.T) {
+	const (
+		cap       = 50
+		perSource = 10
+		churn     = 300
+	)
+	h := newHarness(t, Config{MaxUnverified: cap, MaxUnverifiedPerSource: perSource, BodyTimeout: time.Minute, BodyStallTimeout: time.Minute, HeaderTimeout: time.Minute})
+	h.Start()
+	var accepted atomic.Int64
+	genuineIP, churnIP := net.IPv4(10, 1, 0, 1), net.IPv4(10, 2, 0, 1)
+	srv := startIntake(t, h, func(int) net.IP {
+		if accepted.Add(1) == 1 { // the first connection is the genuine one
+			return genuineIP
+		}
+		return churnIP
+	})
+	genuine, err := net.DialTimeout("tcp", srv.Listener.Addr().String(), 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer genuine.Close()
+	waitUntil(t, "the genuine connection counted", func() bool { return h.conns.unverified() == 1 })
+	for i := range churn {
+		c, err := net.DialTimeout("tcp", srv.Listener.Addr().String(), 5*time.Second)
+		if err != nil {
+			t.Fatalf("dial %d: %v", i, err)
+		}
+		defer c.Close()
+	}
+	waitUntil(t, "the churning source's connections shed", func() bool {
+		return h.metric(t, "swarm_gate_connections_shed_total")+h.metric(t, "swarm_gate_connections_shed_per_source_total") >= churn+1-cap
+	})
+	if n := h.metric(t, "swarm_gate_connections_shed_total"); n != 0 {
+		t.Errorf("%v connections shed for the global cap, want 0 (one source holds at most %d)", n, perSource)
+	}
+	if n := h.conns.unverifiedFrom(churnIP.String()); n != perSource {
+		t.Errorf("the churning source holds %d unverified connections, want %d", n, perSource)
+	}
+	body := prBody("synchronize", "octo/repo", 1, sha(1))
+	fmt.Fprintf(genuine, "POST /webhook HTTP/1.1\r\nHost: swarm-gate\r\nContent-Length: %d\r\n%s: pull_request\r\n%s: genuine-1\r\n%s: %s\r\nConnection: close\r\n\r\n%s",
+		len(body), headerEvent, headerDelivery, headerSignature, sign(testSecret, body), body)
+	genuine.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(genuine), nil)
+	if err != nil {
+		t.Fatalf("the genuine delivery after %d connections from one other address: %v (its connection was shed)", churn, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("the genuine delivery got %d, want 202", resp.StatusCode)
 	}
 }

@@ -49,6 +49,7 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
 	{"SWARM_GATE_BODY_TIMEOUT", "body-timeout", "5s", "how long a delivery's body may take to arrive before the server answers 408 (GitHub sends it at once)"},
 	{"SWARM_GATE_MAX_PER_SOURCE", "max-per-source", "16", "requests from one source (an IPv4 address, an IPv6 /64) read at once before their signatures are checked; one more gets 429 (-1: no limit, e.g. behind a proxy that limits per client)"},
+	{"SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", "max-unverified-per-source", "64", "connections from one source open at once before a delivery with a valid signature arrives on them; one more closes that source's oldest (-1: no limit, e.g. behind a proxy)"},
 	{"SWARM_GATE_SHUTDOWN_DELAY", "shutdown-delay", "5s", "on SIGTERM or SIGINT, how long deliveries are still taken while /readyz answers 503, so that a load balancer stops routing here first (0: none)"},
 	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "after the shutdown delay, how long the running and queued evaluations may take before they are cancelled or dropped (their check runs are then completed as failure)"},
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
@@ -117,7 +118,7 @@ type serveConfig struct {
 	apiURL, listen, workDir                    string
 	metricsListen, metricsToken                string
 	workers, queueSize, fetchDepth             int
-	maxPerSource                               int
+	maxPerSource, maxUnverifiedPerSource       int
 	jobTimeout, shutdownDelay, shutdownTimeout time.Duration
 	bodyTimeout                                time.Duration
 	redeliverFailed                            bool
@@ -216,6 +217,7 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 		min, max int
 	}{{"SWARM_GATE_WORKERS", &cfg.workers, 0, maxWorkers}, {"SWARM_GATE_QUEUE_SIZE", &cfg.queueSize, 0, maxQueueSize},
 		{"SWARM_GATE_FETCH_DEPTH", &cfg.fetchDepth, 1, 0}, {"SWARM_GATE_MAX_PER_SOURCE", &cfg.maxPerSource, -1, 0},
+		{"SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", &cfg.maxUnverifiedPerSource, -1, 0},
 		{"SWARM_GATE_RECONCILE_MIN_BUDGET", &cfg.reconcileMinBudget, -1, 0}}
 	for _, it := range ints {
 		n, err := strconv.Atoi(get(it.env))
@@ -231,6 +233,9 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	}
 	if cfg.maxPerSource == 0 {
 		bad("SWARM_GATE_MAX_PER_SOURCE", "0 would refuse every delivery: use a positive limit, or -1 for none")
+	}
+	if cfg.maxUnverifiedPerSource == 0 {
+		bad("SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", "0 would close every connection: use a positive limit, or -1 for none")
 	}
 	durations := []struct {
 		env      string
@@ -392,7 +397,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 	}
 	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
 		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout,
-		BodyTimeout: cfg.bodyTimeout, MaxPerSource: cfg.maxPerSource})
+		BodyTimeout: cfg.bodyTimeout, MaxPerSource: cfg.maxPerSource,
+		MaxUnverifiedPerSource: cfg.maxUnverifiedPerSource})
 	if err != nil {
 		ln.Close()
 		return fail(exitUsage, "%v", err)

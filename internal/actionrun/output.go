@@ -306,7 +306,9 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	}
 	n := 0
 	for _, g := range rep.Gates {
-		for _, f := range g.Findings {
+		// Failing first: GitHub shows only the first few annotations of a
+		// step.
+		for _, f := range gates.FailingFirst(g.Findings) {
 			if err := ses.log.Annotate(findingAnnotation(g.Name, f)); err != nil {
 				ses.logger.Error("writing to the log", "error", err)
 				return

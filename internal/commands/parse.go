@@ -76,8 +76,9 @@ func (e *ParseError) Error() string { return e.Msg }
 // most three spaces), outside fenced and indented code blocks, block
 // quotes and HTML comments, where a paragraph's visible text begins as
 // goldmark (CommonMark) parses it: not in a link reference definition, a
-// link's title or text, an image's alt text, an HTML tag or block; a
-// comment may hold one command only.
+// link's title or text, an image's alt text, an HTML tag or block, or
+// anything inside a <details> element (its summary too: GitHub shows it
+// after a click only); a comment may hold one command only.
 //
 // `/swarm`, the command and the reason are separated by white space:
 // spaces, tabs, and the Unicode space separators (U+00A0 no-break space,

@@ -188,11 +188,39 @@ func TestParseHiddenCommands(t *testing.T) {
 	// Visible lines still count, also after hidden ones.
 	for _, body := range []string{
 		"[x]: https://example.com\n\n/swarm recheck",
+		"<details>\n<summary>log</summary>\n\nsome log\n\n</details>\n\n/swarm recheck",
+		"<!-- <details> -->\n\n/swarm recheck",
+		"</details>\n\n/swarm recheck",
 		"![img](a.png)\n/swarm recheck",
 		"Some *emphasis* first\n/swarm recheck",
 	} {
 		if cmd, err := Parse(body); err != nil || cmd == nil || cmd.Name != Recheck {
 			t.Errorf("Parse(%q) = %+v, %v; want recheck", body, cmd, err)
 		}
+	}
+}
+
+// Issue 20: a command inside a <details> element is no command, though
+// its lines are paragraphs of their own once blank lines separate them from
+// the tags: GitHub shows them only after a click (collapsed, or open, the
+// same rule for both), so the maintainer who approved the comment may not
+// have seen them. Nested elements, any tag case and attributes, and an
+// element never closed (the rest of the comment is inside) count.
+func TestParseCommandInDetails(t *testing.T) {
+	for _, c := range []struct{ name, body string }{
+		{"collapsed", "LGTM\n\n<details>\n<summary>more</summary>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"open", "<details open>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"upper case", "<DETAILS>\n\n/swarm approve-plan-critic hidden\n\n</DETAILS>"},
+		{"nested, after the inner one closes", "<details>\n\n<details>\n\nx\n\n</details>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"never closed", "<details>\n\n/swarm approve-plan-critic hidden"},
+		{"in a list item", "- <details>\n\n  /swarm approve-plan-critic hidden\n\n  </details>"},
+		{"its summary too (one rule for the whole element)", "<details><summary>\n\n/swarm approve-plan-critic hidden\n\n</summary>ok</details>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd, err := Parse(c.body)
+			if cmd != nil || err != nil {
+				t.Errorf("Parse(%q) = %+v, %v; want no command", c.body, cmd, err)
+			}
+		})
 	}
 }

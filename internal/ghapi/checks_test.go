@@ -154,10 +154,12 @@ func TestAnnotationBatches(t *testing.T) {
 			if len(st.Annotations) != tc.findings || st.Conclusion != "failure" {
 				t.Fatalf("stored %d annotations, conclusion %q", len(st.Annotations), st.Conclusion)
 			}
-			for i, a := range st.Annotations {
-				want := []string{"failure", "warning", "notice"}[i%3]
-				if a.Level != want || a.StartLine != i+1 || a.StartColumn != 3 || a.Title != "placeholder/comment-todo" {
-					t.Errorf("annotation %d: %+v", i, a)
+			// In the order of gates.FailingFirst: failures, warnings, notices.
+			for i, f := range gates.FailingFirst(findings(tc.findings)) {
+				a := st.Annotations[i]
+				want := map[gates.Severity]string{gates.SeverityError: "failure", gates.SeverityWarning: "warning", gates.SeverityNotice: "notice"}[f.Severity]
+				if a.Level != want || a.Path != f.Path || a.StartLine != f.Line || a.StartColumn != 3 || a.Title != "placeholder/comment-todo" {
+					t.Errorf("annotation %d: %+v, want %s on %s:%d", i, a, want, f.Path, f.Line)
 					break
 				}
 			}
@@ -188,7 +190,9 @@ func TestFindingPlacement(t *testing.T) {
 	if len(st.Annotations) != 3 {
 		t.Fatalf("%d annotations, want 3", len(st.Annotations))
 	}
-	a := st.Annotations
+	// Failing first (gates.FailingFirst): the bogus severity ranks as an
+	// error, and a.go sorts before docs/x.md.
+	a := []ghfake.Annotation{st.Annotations[1], st.Annotations[2], st.Annotations[0]}
 	if a[0].StartLine != 1 || a[0].EndLine != 1 || a[0].StartColumn != 0 {
 		t.Errorf("whole-file finding: %+v", a[0])
 	}

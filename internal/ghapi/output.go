@@ -48,7 +48,13 @@ type CheckOutput struct {
 // annotations. fullReport names where the untruncated report is, for the
 // last line of a cut summary.
 //
-// Annotations: one per finding with a path, in the findings' order.
+// Findings are taken failing first (gates.FailingFirst: errors, then
+// warnings, then notices, each by path and line), in the annotations and
+// in the summary's list alike, so that a cut list (a summary over
+// MaxSummaryBytes, a reader who stops at the first batch of
+// MaxAnnotationsPerRequest) never hides an error behind notices.
+//
+// Annotations: one per finding with a path.
 // Severity error is annotation level failure, warning is warning, notice is
 // notice (anything else failure). A finding about a whole file (line 0) is
 // placed on lines 1-1; end_line is at least start_line; start_column and
@@ -58,7 +64,8 @@ type CheckOutput struct {
 // (at most MaxAnnotationMessageBytes bytes, cut with "…").
 //
 // A finding without a path is not annotated (no file would be honest);
-// it is listed in the summary, first, so that a cut summary keeps it.
+// it is listed in the summary only, first among its severity's (an empty
+// path sorts first), so that a cut summary keeps it.
 //
 // Summary: the gate's summary, then every finding as a list item, the
 // list collapsed in a <details> block when there are more than
@@ -69,13 +76,15 @@ type CheckOutput struct {
 // closing </details>.
 func Output(res gates.Result, fullReport string) CheckOutput {
 	out := CheckOutput{Conclusion: conclusion(res.Outcome), Title: title(res)}
-	var located, unlocated []string
-	for _, f := range res.Findings {
+	var items []string
+	unlocated := 0
+	for _, f := range gates.FailingFirst(res.Findings) {
 		if f.Path == "" {
-			unlocated = append(unlocated, fmt.Sprintf("- **%s** %s: %s", f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message)))
+			items = append(items, fmt.Sprintf("- **%s** %s: %s", f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message)))
+			unlocated++
 			continue
 		}
-		located = append(located, fmt.Sprintf("- %s **%s** %s: %s", mdtext.Code(report.Location(f)), f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message)))
+		items = append(items, fmt.Sprintf("- %s **%s** %s: %s", mdtext.Code(report.Location(f)), f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message)))
 		out.Annotations = append(out.Annotations, annotation(f))
 	}
 	var b strings.Builder
@@ -90,11 +99,11 @@ func Output(res gates.Result, fullReport string) CheckOutput {
 			b.WriteString("\n\n")
 		}
 		fmt.Fprintf(&b, "**%d %s**", n, plural(n, "finding", "findings"))
-		if k := len(unlocated); k > 0 {
+		if k := unlocated; k > 0 {
 			fmt.Fprintf(&b, " (%d without a file, so listed here only)", k)
 		}
 		b.WriteString("\n\n")
-		list := strings.Join(append(unlocated, located...), "\n")
+		list := strings.Join(items, "\n")
 		if n > CollapseFindingsOver {
 			// A long list is collapsed, so that the gate's own summary
 			// (tables, reasons) stays in view; the dropped-items line of a

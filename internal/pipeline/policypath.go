@@ -11,6 +11,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -147,7 +148,9 @@ func compareOrgPolicy(baseTipFS, mbFS, headFS fs.FS) *report.PolicyChange {
 // path: nil when the head's file is the merge base's (mbFS); else the new
 // file's problems (it does not parse) or the settings it changes against
 // the policy that applies now (baseCfg, the base branch's). A deleted file
-// is compared with the built-in defaults it falls back to.
+// is compared with the built-in defaults it falls back to; a file replaced
+// by a symlink or a submodule (or otherwise unreadable) is a problem, since
+// swarm-gate reads neither and every check would fail closed once merged.
 func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *report.PolicyChange {
 	if path == config.Path || path == OrgPolicyFile {
 		// Once merged, the .yaml spelling makes every check fail closed
@@ -180,9 +183,14 @@ func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *repo
 	switch {
 	case headTooLarge:
 		pc.Problems = []string{headErr.Error()}
-	case headErr != nil:
+	case errors.Is(headErr, fs.ErrNotExist):
 		pc.Status = "deleted"
 		headCfg = gates.DefaultConfig()
+	case headErr != nil:
+		// The path is still there, as something no one can read as the
+		// policy: once merged every check fails closed, not the
+		// defaults of a deletion (issue 20, B9).
+		pc.Problems = []string{unreadablePolicy(headErr)}
 	default:
 		c, err := config.Parse(path, headData)
 		if err != nil {
@@ -208,4 +216,38 @@ func comparePolicy(baseCfg *gates.Config, mbFS, headFS fs.FS, path string) *repo
 		}
 	}
 	return pc
+}
+
+// unreadablePolicy is the problem of a pull request's policy path that
+// exists but cannot be read as a file: a symlink, a submodule, a path
+// through one (a symlinked .github), or a read error. It says what the
+// path is, that this run still reads the base branch's policy, and what
+// merging would do.
+func unreadablePolicy(err error) string {
+	const effect = "this run reads the policy from the base branch, but once merged the policy cannot be read and every check fails closed (could not evaluate)"
+	// A path through a symlink or submodule has an error "PREFIX is a
+	// symlink, ..." (source.Snapshot): PREFIX is the folder to name.
+	via := func(kind error) string {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			if prefix, ok := strings.CutSuffix(pe.Err.Error(), " "+kind.Error()); ok && prefix != "" {
+				return prefix
+			}
+		}
+		return ""
+	}
+	const fix = "commit the policy as a regular file"
+	switch {
+	case errors.Is(err, source.ErrSymlink):
+		if dir := via(source.ErrSymlink); dir != "" {
+			return "is inside " + dir + ", which the pull request makes a symlink (swarm-gate never follows symlinks: " + fix + "); " + effect
+		}
+		return "is replaced by a symlink (swarm-gate never follows symlinks: " + fix + "); " + effect
+	case errors.Is(err, source.ErrSubmodule):
+		if dir := via(source.ErrSubmodule); dir != "" {
+			return "is inside " + dir + ", which the pull request makes a git submodule (a commit of another repository, not files of this one: " + fix + "); " + effect
+		}
+		return "is replaced by a git submodule (a commit of another repository, not a file of this one: " + fix + "); " + effect
+	}
+	return "cannot be read as a file: " + err.Error() + "; " + effect
 }

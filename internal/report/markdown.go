@@ -26,8 +26,8 @@ func emoji(o gates.Outcome) string {
 }
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown: a table of
-// gates, then each gate's summary and findings (at most maxFindings per gate;
-// 0 means all). Titles and findings are escaped so that repository text
+// gates, then each gate's summary and findings (failing first,
+// gates.FailingFirst; at most maxFindings per gate, 0 means all). Titles and findings are escaped so that repository text
 // cannot break the table or inject markup; summaries are Markdown that the
 // gates already escape.
 func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
@@ -56,7 +56,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 		if maxFindings > 0 && n > maxFindings {
 			n = maxFindings
 		}
-		for _, f := range g.Findings[:n] {
+		for _, f := range gates.FailingFirst(g.Findings)[:n] {
 			fmt.Fprintf(bw, "- %s **%s** %s: %s\n", mdtext.Code(Location(f)), f.Severity, mdtext.Code(f.Rule), mdtext.Inline(f.Message))
 		}
 		if n < len(g.Findings) {

@@ -71,3 +71,27 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 		t.Errorf("control characters reached the output:\n%q", out)
 	}
 }
+
+// A capped list of findings (the step summary's 100, the log's 50) shows
+// the failing ones first: one error after 60 notices is among the first 50
+// (issue 20, B8).
+func TestCappedFindingsFailingFirst(t *testing.T) {
+	var fs []gates.Finding
+	for i := range 60 {
+		fs = append(fs, gates.Finding{Path: "a.go", Line: i + 1, Rule: "placeholder/comment-todo", Severity: gates.SeverityNotice, Message: "a notice"})
+	}
+	fs = append(fs, gates.Finding{Path: "z.go", Line: 1, Rule: "scope/out-of-scope", Severity: gates.SeverityError, Message: "THE FAILURE"})
+	r := &Report{Outcome: gates.Failed, Gates: []gates.Result{{Name: "swarm/scope", Outcome: gates.Failed, Findings: fs}}}
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"text":     func(b *bytes.Buffer) error { return WriteText(b, r, 50) },
+		"markdown": func(b *bytes.Buffer) error { return WriteMarkdown(b, r, 50) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "THE FAILURE") {
+			t.Errorf("%s: the failure is not among the 50 findings shown:\n%s", name, b.String())
+		}
+	}
+}

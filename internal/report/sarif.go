@@ -213,6 +213,7 @@ type sarifGateEntry struct {
 }
 
 func buildSARIF(r *Report, toolVersion string) sarifLog {
+	r = maskedSecretPaths(r)
 	run := sarifRun{
 		Tool:              sarifTool{Driver: sarifDriver{Name: "swarm-gate", Version: toolVersion, InformationURI: ProjectURL, Rules: sarifRules(r)}},
 		AutomationDetails: sarifAutomation{ID: SARIFCategory(r) + "/"},
@@ -396,4 +397,20 @@ func sarifURI(p string) string {
 		b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
 	}
 	return b.String()
+}
+
+// maskedSecretPaths is a copy of r whose gates have the secret-looking
+// values in their findings' paths masked (gates.MaskSecretPaths), for a
+// SARIF log that leaves the runner (code scanning, an artifact): a gate
+// that does not mask its own (all but swarm/sast and swarm/scope) must not
+// publish a key through a file's name either. r is not changed.
+func maskedSecretPaths(r *Report) *Report {
+	c := *r
+	c.Gates = make([]gates.Result, len(r.Gates))
+	for i, g := range r.Gates {
+		g.Findings = slices.Clone(g.Findings)
+		gates.MaskSecretPaths(&g)
+		c.Gates[i] = g
+	}
+	return &c
 }

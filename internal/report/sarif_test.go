@@ -375,3 +375,27 @@ func TestSARIFBaselineState(t *testing.T) {
 		t.Errorf("baselineState %q, want new, unchanged and none", got)
 	}
 }
+
+// Issue 20, B10: a secret-looking value in a finding's path (here a
+// placeholder finding, whose gate does not mask paths itself) is masked in
+// the SARIF log, in the location, the message and the gate's title, and
+// the report itself is left as it was.
+func TestSARIFMasksSecretLookingPaths(t *testing.T) {
+	key := "AKIA" + "QYLPMN5H" + "FIQR7XYA"
+	p := "config/" + key + ".go"
+	r := &report.Report{Outcome: gates.Failed, ExitCode: 1, Gates: []gates.Result{{Name: "swarm/placeholders", Outcome: gates.Failed, Title: "TODO in " + p,
+		Findings: []gates.Finding{{Path: p, Line: 3, Rule: "placeholder/comment-todo", Severity: gates.SeverityError, Message: "TODO added in " + p}}}}}
+	var b bytes.Buffer
+	if err := report.WriteSARIF(&b, r, "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), key) || strings.Contains(b.String(), strings.ReplaceAll(key, "A", "%41")) {
+		t.Errorf("the key is in the SARIF log:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "AK…(20)") && !strings.Contains(b.String(), "AK%E2%80%A6%2820%29") {
+		t.Errorf("the masked path is not in the SARIF log:\n%s", b.String())
+	}
+	if r.Gates[0].Findings[0].Path != p || r.Gates[0].Title != "TODO in "+p {
+		t.Errorf("WriteSARIF changed the report: %+v", r.Gates[0])
+	}
+}

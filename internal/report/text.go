@@ -64,7 +64,7 @@ func WriteText(w io.Writer, r *Report, maxFindings int) error {
 		if maxFindings > 0 && n > maxFindings {
 			n = maxFindings
 		}
-		for _, f := range g.Findings[:n] {
+		for _, f := range gates.FailingFirst(g.Findings)[:n] {
 			fmt.Fprintf(bw, "           %s: %s %s: %s\n", mdtext.Line(Location(f)), f.Severity, f.Rule, mdtext.Printable(f.Message))
 		}
 		if n < len(g.Findings) {

@@ -1,0 +1,49 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+)
+
+// fakeAWSKey looks like an AWS access key id to gitleaks (assembled at run
+// time, as in fakesecrets_test.go).
+var fakeAWSKey = "AKIA" + "QYLPMN5H" + "FIQR7XYA"
+
+// Issue 20, B10: swarm/sast masked a secret-looking value in a file's path,
+// swarm/scope did not: an out-of-scope file named after an AWS key id
+// published the key in the finding's path and message, the title and the
+// summary. Now the key is masked there as in swarm/sast.
+func TestScopeMasksSecretLookingPaths(t *testing.T) {
+	p := "config/" + fakeAWSKey + ".txt"
+	r := eval(Scope{}, &Input{Phase: 2, Head: load(scopeHead(nil)), Changes: &changeset.ChangeSet{Files: []changeset.File{
+		{Status: changeset.Added, NewPath: p, NewMode: 0o100644},
+		{Status: changeset.Renamed, OldPath: "old/" + fakeAWSKey + "/a.go", NewPath: "lib/a.go", Similarity: 100},
+	}}})
+	if r.Outcome != Failed {
+		t.Fatalf("outcome %s, want failed\n%s", r.Outcome, findingsText(r))
+	}
+	text := r.Title + "\n" + r.Summary + "\n" + findingsText(r)
+	for _, f := range r.Findings {
+		text += "\n" + f.Path + " " + f.Message
+	}
+	if strings.Contains(text, fakeAWSKey) {
+		t.Errorf("the key is shown:\n%s", text)
+	}
+	if !strings.Contains(text, "config/AK…(20).txt") {
+		t.Errorf("the masked path is not shown:\n%s", text)
+	}
+}
+
+// MaskSecretPaths masks the values found in r's own findings' paths, and
+// masking twice changes nothing more.
+func TestMaskSecretPathsIdempotent(t *testing.T) {
+	r := Result{Title: "1 finding on " + fakeAWSKey, Findings: []Finding{{Path: "a/" + fakeAWSKey, Message: "in " + fakeAWSKey}}}
+	MaskSecretPaths(&r)
+	once := r.Title + r.Findings[0].Path + r.Findings[0].Message
+	MaskSecretPaths(&r)
+	if twice := r.Title + r.Findings[0].Path + r.Findings[0].Message; strings.Contains(once, fakeAWSKey) || twice != once {
+		t.Errorf("once %q, twice %q", once, twice)
+	}
+}
