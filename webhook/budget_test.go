@@ -190,8 +190,11 @@ func TestUnsignedBodiesKeepMemoryBounded(t *testing.T) {
 		t.Errorf("heap in use grew by %d MiB, want under %d MiB (the body budget is %d MiB)", grew>>20, limit>>20, budget>>20)
 	}
 	for k := range codes {
-		if !strings.HasPrefix(k, "401") && !strings.HasPrefix(k, `503 Retry-After "60"`) && !strings.HasPrefix(k, "transport error") {
-			t.Errorf("answer %s, want 401, or 503 with Retry-After", k)
+		// 408: a sender starved of CPU on a loaded machine (the race
+		// detector, parallel packages) stalls past the body timeout; that
+		// is the timeout doing its job, not a refusal to answer.
+		if !strings.HasPrefix(k, "401") && !strings.HasPrefix(k, `503 Retry-After "60"`) && !strings.HasPrefix(k, "408") && !strings.HasPrefix(k, "transport error") {
+			t.Errorf("answer %s, want 401, 408 (body stalled), or 503 with Retry-After", k)
 		}
 	}
 	if n := h.metric(t, `swarm_gate_deliveries_total{event="unknown",outcome="busy"}`); n < 1 {
