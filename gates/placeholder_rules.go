@@ -485,10 +485,19 @@ func skipSpace(s string, i int) int {
 // a stub return's candidate. A file none of whose added lines may hit has
 // no findings, so it needs no head content. The plan.md rules are not
 // covered.
+//
+// Every check below starts with one of a few letter pairs (im, re, sw, to,
+// tb, fi, xx, ha, pl, st, wi, ASCII case folded with |0x20, as the checks
+// fold): hitPairs skips every other position with one table lookup, and no
+// check can start at the last byte (every word is 3 bytes or more).
+// mayHitRef in the tests is the loop without the skip.
 func mayHit(s string) bool {
 	returns := false // stubReturnAt has looked at every return
-	for i := 0; i < len(s); i++ {
+	for i := 0; i+1 < len(s); i++ {
 		c := s[i] | 0x20
+		if m := hitPairs[c]; m == 0 || !pairIn(m, s[i+1]|0x20) {
+			continue
+		}
 		switch {
 		case c == 'i':
 			if hasFoldAt(s, i, "implemented") {
@@ -540,6 +549,21 @@ func mayHit(s string) bool {
 		}
 	}
 	return false
+}
+
+// hitPairs[c] is the set of second letters (bit k for 'a'+k) that a check
+// of mayHit starting with the folded byte c needs.
+var hitPairs = func() (t [256]uint32) {
+	for _, p := range [...]string{"im", "re", "sw", "to", "tb", "fi", "xx", "ha", "pl", "st", "wi"} {
+		t[p[0]] |= 1 << (p[1] - 'a')
+	}
+	return t
+}()
+
+// pairIn reports whether the folded byte c is in the set m of hitPairs.
+func pairIn(m uint32, c byte) bool {
+	k := c - 'a'
+	return k < 26 && m>>k&1 != 0
 }
 
 // hasFoldAt reports whether the lowercase ASCII word w is at s[i], ASCII

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 )
@@ -38,7 +39,9 @@ func main() {
 	// SIGTERM too: a cancelled Actions job gets SIGINT, then SIGTERM, and
 	// the action must complete its check runs before SIGKILL.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := startCPUProfile()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
@@ -127,4 +130,28 @@ func logLevel() slog.Level {
 		return slog.LevelWarn
 	}
 	return l
+}
+
+// startCPUProfile writes a CPU profile of the whole command to the file
+// SWARM_GATE_CPUPROFILE names (a hidden switch for bench/README.md's
+// profiling); the function it returns stops it.
+func startCPUProfile() func() {
+	path := os.Getenv("SWARM_GATE_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "swarm-gate: SWARM_GATE_CPUPROFILE:", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "swarm-gate: SWARM_GATE_CPUPROFILE:", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

@@ -1,0 +1,124 @@
+package gates
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mayHitRef is mayHit without its letter-pair skip: every position is
+// looked at. mayHit must give the same answer for every line.
+func mayHitRef(s string) bool {
+	returns := false
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		switch {
+		case c == 'i':
+			if hasFoldAt(s, i, "implemented") {
+				return true
+			}
+			continue
+		case c == 'r':
+			if !returns && hasFoldAt(s, i, "return") {
+				if _, _, ok := stubReturnAt(s, nil, 0); ok {
+					return true
+				}
+				returns = true
+			}
+			continue
+		case c == 's' && hasFoldAt(s, i, "swarm-gate"):
+			return true
+		case i > 0 && isWordByte(s[i-1]):
+			continue
+		}
+		switch c {
+		case 't':
+			if wordAt(s, i, "todo") || wordAt(s, i, "tbd") {
+				return true
+			}
+		case 'f':
+			if wordAt(s, i, "fixme") {
+				return true
+			}
+		case 'x':
+			if wordAt(s, i, "xxx") {
+				return true
+			}
+		case 'h':
+			if wordAt(s, i, "hack") {
+				return true
+			}
+		case 'p':
+			if wordAt(s, i, "placeholder") {
+				return true
+			}
+		case 's':
+			if wordAt(s, i, "stub") {
+				return true
+			}
+		case 'w':
+			if wordAt(s, i, "wip") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHitPieces build lines that come near every check of mayHit.
+var mayHitPieces = []string{"TODO", "todo", "ToDo", "tbd", "TBD", "FIXME", "fixme", "xxx", "XXX", "HACK", "hack", "placeholder", "PLACEHOLDER", "stub", "STUB", "wip", "WIP",
+	"implemented", "NotImplemented", "IMPLEMENTED", "swarm-gate", "SWARM-GATE", "swarm\rgate", "return", "RETURN", "return null;", "return None", "return 0;", "return nil", "return undefined;",
+	"return true;", " ", "_", "x", "1", "-", ":", "(", ")", ";", "#", "//", "/*", "\"", "'", "\r", "\t", "\x00", "\xff", "é", "I", "m", "r", "e", "T", "o", "i"}
+
+func TestMayHitSkipSameAnswers(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := mayHit(s), mayHitRef(s); got != want {
+			t.Fatalf("mayHit(%q) = %v, mayHitRef = %v", s, got, want)
+		}
+	}
+	// Every line of this package's sources and test data.
+	n := 0
+	_ = filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			check(l)
+			n++
+		}
+		return nil
+	})
+	if n < 10000 {
+		t.Fatalf("only %d lines read", n)
+	}
+	// Lines made of the pieces, and every prefix and suffix of them.
+	rng := rand.New(rand.NewSource(1))
+	for k := 0; k < 200000; k++ {
+		var b strings.Builder
+		for j := rng.Intn(6); j >= 0; j-- {
+			b.WriteString(mayHitPieces[rng.Intn(len(mayHitPieces))])
+		}
+		s := b.String()
+		check(s)
+		check(s[1:])
+		check(s[:len(s)-1])
+	}
+}
+
+func FuzzMayHit(f *testing.F) {
+	for _, p := range mayHitPieces {
+		f.Add(p + " " + p)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := mayHit(s), mayHitRef(s); got != want {
+			t.Fatalf("mayHit(%q) = %v, mayHitRef = %v", s, got, want)
+		}
+	})
+}
