@@ -144,7 +144,7 @@ type session struct {
 	r         *Runner
 	s         *Settings
 	ev        *actions.Event
-	log       *actions.Log
+	log       stepLog
 	logger    *slog.Logger
 	repo      ghapi.Repo
 	workspace string
@@ -209,7 +209,12 @@ func (ses *session) main(ctx context.Context) int {
 		ses.logger.Error("writing to the log", "error", err)
 		return exitError
 	}
-	code, err := ses.run(ctx, token)
+	return ses.conclude(ses.run(ctx, token))
+}
+
+// conclude turns what a run did into its exit code, saying why in the log
+// and the step summary when it stopped.
+func (ses *session) conclude(code int, err error) int {
 	if err != nil {
 		ses.errorf("%v", err)
 		if errors.Is(err, errUsage) {
@@ -264,6 +269,14 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 		// keep it from completing what the main step left in progress.
 		return ses.cleanup(ctx)
 	}
+	return ses.dispatch(ctx)
+}
+
+// dispatch reads the settings and the event (Runner.Event, else the
+// runner's) and does what the event asks.
+func (ses *session) dispatch(ctx context.Context) (int, error) {
+	r := ses.r
+	var err error
 	if ses.s, err = r.settings(ses.workspace); err != nil {
 		return exitUsage, err
 	}
