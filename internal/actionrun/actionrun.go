@@ -11,8 +11,6 @@ package actionrun
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
@@ -145,7 +144,7 @@ type session struct {
 	r         *Runner
 	s         *Settings
 	ev        *actions.Event
-	log       *actions.Log
+	log       stepLog
 	logger    *slog.Logger
 	repo      ghapi.Repo
 	workspace string
@@ -176,19 +175,9 @@ type session struct {
 	org orgPolicyMemo
 }
 
-// API is what the action needs from GitHub; *ghapi.Client implements it.
-type API interface {
-	ghapi.Checks
-	CheckRun(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.CheckRun, error)
-	OpenPullRequests(ctx context.Context, repo ghapi.Repo, head string) ([]*ghapi.PullRequest, error)
-	PullRequest(ctx context.Context, repo ghapi.Repo, number int) (*ghapi.PullRequest, error)
-	CreateComment(ctx context.Context, repo ghapi.Repo, issue int, body string) (*ghapi.Comment, error)
-	AddReaction(ctx context.Context, repo ghapi.Repo, commentID int64, content string) error
-	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
-	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
-	FileAt(ctx context.Context, repo ghapi.Repo, path, ref string) ([]byte, bool, error)
-	UpdateComment(ctx context.Context, repo ghapi.Repo, commentID int64, body string) (*ghapi.Comment, error)
-}
+// API is what the action needs from GitHub: evaluate's ports;
+// *ghapi.Client implements it.
+type API = evaluate.API
 
 // Run does what the event (or the mode) asks and returns the exit code: 0
 // passed (or nothing to do), 1 a gate failed, 2 could not evaluate or
@@ -220,7 +209,12 @@ func (ses *session) main(ctx context.Context) int {
 		ses.logger.Error("writing to the log", "error", err)
 		return exitError
 	}
-	code, err := ses.run(ctx, token)
+	return ses.conclude(ses.run(ctx, token))
+}
+
+// conclude turns what a run did into its exit code, saying why in the log
+// and the step summary when it stopped.
+func (ses *session) conclude(code int, err error) int {
 	if err != nil {
 		ses.errorf("%v", err)
 		if errors.Is(err, errUsage) {
@@ -275,6 +269,14 @@ func (ses *session) run(ctx context.Context, token string) (int, error) {
 		// keep it from completing what the main step left in progress.
 		return ses.cleanup(ctx)
 	}
+	return ses.dispatch(ctx)
+}
+
+// dispatch reads the settings and the event (Runner.Event, else the
+// runner's) and does what the event asks.
+func (ses *session) dispatch(ctx context.Context) (int, error) {
+	r := ses.r
+	var err error
 	if ses.s, err = r.settings(ses.workspace); err != nil {
 		return exitUsage, err
 	}
@@ -362,19 +364,13 @@ var errNoToken = errors.New("no GitHub token: pass github-token or give the work
 // noTokenChecks is what a step without a token says of its check runs.
 const noTokenChecks = "no token: the checks could not be posted; pass github-token or give the workflow a GITHUB_TOKEN"
 
-// workflowKey is the part of external ids that tells workflows and jobs
-// apart: 12 hex digits of sha256(workflow name NUL job id).
-func workflowKey(workflow, job string) string {
-	sum := sha256.Sum256([]byte(workflow + "\x00" + job))
-	return hex.EncodeToString(sum[:6])
-}
+// workflowKey is evaluate.WorkflowKey.
+var workflowKey = evaluate.WorkflowKey
 
-// externalID is the check runs' external_id: "swarm-gate:<kind>:<key>".
-// kind is the evaluation (pull_request, merge_group, push, manual,
-// phase-wrap); key is workflowKey. Runs on one commit with the same
-// external id are updated by a re-run instead of duplicated.
+// externalID is the check runs' external_id for an evaluation of kind
+// (evaluate.ExternalID).
 func (ses *session) externalID(kind string) string {
-	return "swarm-gate:" + kind + ":" + ses.workflowKey
+	return evaluate.ExternalID(kind, ses.workflowKey)
 }
 
 // noticef writes a ::notice:: line.

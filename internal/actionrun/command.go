@@ -16,30 +16,19 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 )
 
-// commandAPI is what the comment commands need beyond API: the Git Data
-// API for the durable approval record, team memberships for
-// commands.teams, the head's check runs for `/swarm help`, and one comment
-// by id and the marked head's check suites (when GitHub first saw it) to
-// re-verify an override marker. *ghapi.Client implements it.
-type commandAPI interface {
-	commands.GitData
-	commands.Teams
-	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
-	IssueComment(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.Comment, error)
-	FirstCheckSuite(ctx context.Context, repo ghapi.Repo, sha string) (time.Time, error)
-	BranchActivity(ctx context.Context, repo ghapi.Repo, branch string, since time.Time) ([]ghapi.RefActivity, *ghapi.RefActivity, error)
-}
+// commandAPI is what the comment commands need of GitHub: part of API.
+type commandAPI = API
 
-var _ commandAPI = (*ghapi.Client)(nil)
+// errNoCommandAPI is why a command cannot read what it needs: there is no
+// client (no token).
+var errNoCommandAPI = errors.New("there is no GitHub client to read team memberships, check runs, check suites, comments by id or git data")
 
-// errNoCommandAPI is why a command needs what an API without commandAPI
-// cannot do.
-var errNoCommandAPI = errors.New("this swarm-gate's GitHub client cannot read team memberships, check runs, check suites, comments by id or git data")
-
-// commandAPI returns the session's API as a commandAPI, or nil.
+// commandAPI returns the session's API, or nil when there is none.
 func (ses *session) commandAPI() commandAPI {
-	capi, _ := ses.api.(commandAPI)
-	return capi
+	if ses.api == nil {
+		return nil
+	}
+	return ses.api
 }
 
 // DefaultBotLogin is the login of the workflow's GITHUB_TOKEN.

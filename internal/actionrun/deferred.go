@@ -24,11 +24,11 @@ type deferredSet struct {
 
 // beginDeferred starts the aggregate (names[0]) and looks up the earlier
 // runs of the gates (names[1:]), whose runs are posted by complete. It
-// reports whether it applies: DeferGateRuns is set, the API can defer, and
-// the set has an aggregate and gates.
+// reports whether it applies: DeferGateRuns is set and the set has an
+// aggregate and gates.
 func (ses *session) beginDeferred(ctx context.Context, cs *checkSet, names []string, kind string) bool {
-	api, ok := ses.api.(ghapi.DeferredChecks)
-	if !ses.r.DeferGateRuns || !ok || len(names) < 2 || names[0] != aggregateName {
+	api := ses.api
+	if !ses.r.DeferGateRuns || len(names) < 2 || names[0] != aggregateName {
 		return false
 	}
 	d := &deferredSet{api: api, names: map[string]bool{}, extID: ses.externalID(kind)}

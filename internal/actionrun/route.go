@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 )
 
 type jobKind int
@@ -237,7 +238,7 @@ func queuedPR(ref string) int {
 }
 
 // aggregateName is the aggregate check's name.
-const aggregateName = "swarm-gate"
+const aggregateName = evaluate.AggregateCheck
 
 // ownCheck is true for swarm-gate's check names.
 func ownCheck(name string) bool {

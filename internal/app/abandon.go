@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,13 +9,14 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
 // AggregateCheck is the name of the aggregate check run, the one branch
-// protection requires.
-const AggregateCheck = "swarm-gate"
+// protection requires (evaluate.AggregateCheck).
+const AggregateCheck = evaluate.AggregateCheck
 
 // Abandon implements webhook.Abandoner: for a job the server accepted (202)
 // and then dropped at shutdown, it completes the aggregate swarm-gate
@@ -66,7 +65,7 @@ func (a *App) Abandon(ctx context.Context, job webhook.Job, reason string) {
 		Summary: fmt.Sprintf("swarm-gate accepted delivery `%s` (%s %s) for this commit but did not evaluate it: %s. This check fails rather than wait forever.\n\n"+
 			"To have the commit evaluated: push a new commit, re-run this check from the Checks tab (**Re-run**), or comment `/swarm recheck` on the pull request.",
 			job.Delivery, job.Event, job.Action, reason)}
-	run, err := c.ReportCheck(ctx, repo, job.HeadSHA, "swarm-gate:"+kind+":"+externalKey(), res)
+	run, err := c.ReportCheck(ctx, repo, job.HeadSHA, evaluate.ExternalID(kind, externalKey()), res)
 	if err != nil {
 		log.Error("job dropped at shutdown: could not mark its check failed; redeliver it from the App's settings (Advanced > Recent deliveries)", "error", err.Error())
 		return
@@ -100,9 +99,6 @@ func (a *App) abandonKind(job webhook.Job) (kind, why string) {
 	return "pull_request", ""
 }
 
-// externalKey is the key part of the App's external ids: 12 hex digits of
-// sha256(WorkflowName NUL JobName), as the runner computes it.
-func externalKey() string {
-	sum := sha256.Sum256([]byte(WorkflowName + "\x00" + JobName))
-	return hex.EncodeToString(sum[:6])
-}
+// externalKey is the key part of the App's external ids: the
+// evaluate.WorkflowKey of WorkflowName and JobName.
+func externalKey() string { return evaluate.WorkflowKey(WorkflowName, JobName) }

@@ -1,8 +1,8 @@
 // Package app is the GitHub App's evaluator: for each job the webhook
 // server queues, it mints the installation's token, fetches the pull
-// request's commits into a fresh local repository, and runs the Action's
-// own runner (internal/actionrun) in process on them, so that the App
-// judges and reports exactly as the Action does, with fewer API calls.
+// request's commits into a fresh local repository, and evaluates them in
+// process with its own client (actionrun.Evaluate), so that the App judges
+// and reports exactly as the Action does, with fewer API calls.
 package app
 
 import (
@@ -30,7 +30,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
-// Workflow and job names the App runs the Action's runner under: the key
+// Workflow and job names of the App's evaluations: the key
 // of its check runs' external ids ("swarm-gate:<kind>:<key>", key the
 // first 12 hex digits of sha256("swarm-gate app\x00evaluate")), which
 // keeps them apart from the Action's on the same commit.
@@ -218,18 +218,12 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		return fmt.Errorf("delivery %s: reading the %s payload: %w", job.Delivery, job.Event, err)
 	}
 	ev.Name = job.Event
-	payload := job.Payload
-	parsed := ev // what the runner may take instead of parsing event.json again
 	if job.Event == "check_suite" && ev.Action == "requested" {
 		// The Action re-evaluates on rerequested only: it has
 		// pull_request for new pushes. The App must act on requested too:
 		// the webhook queue may have let this delivery supersede the
 		// pull_request delivery of the same push (same pull request key).
-		if payload, err = withAction(job.Payload, "rerequested"); err != nil {
-			return fmt.Errorf("delivery %s: %w", job.Delivery, err)
-		}
 		ev.Action = "rerequested"
-		parsed = nil // the runner reads the rewritten payload
 	}
 	need := actionrun.Needs(ev, job.Repo)
 	if need.Skip != "" {
@@ -285,61 +279,42 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	}()
 	workspace := filepath.Join(tmp, "repo")
 
-	srcErr := a.prepare(ctx, log, job, &need, repo, token, hc, clientOpts, workspace, &fetched)
+	c, err := ghapi.NewClient(a.apiRoot, token, hc, clientOpts...)
+	if err != nil {
+		return err
+	}
+	srcErr := a.prepare(ctx, log, job, &need, repo, token, c, workspace, &fetched)
 	defer fetched.close() // before the work directory is removed
 	if srcErr != nil {
-		// The runner needs a repository to open; it reports srcErr on
+		// The evaluation needs a repository to open; it reports srcErr on
 		// every check run instead of evaluating.
 		if _, ierr := initRepo(workspace, a.webRoot); ierr != nil {
 			return errors.Join(srcErr, ierr)
 		}
 	}
-	eventPath := filepath.Join(tmp, "event.json")
-	if err := os.WriteFile(eventPath, payload, 0o600); err != nil {
-		return fmt.Errorf("writing the event payload to %s: %w", eventPath, err)
-	}
-	env := map[string]string{
-		"GITHUB_EVENT_NAME": job.Event,
-		"GITHUB_EVENT_PATH": eventPath,
-		"GITHUB_REPOSITORY": job.Repo,
-		"GITHUB_WORKSPACE":  workspace,
-		"GITHUB_API_URL":    a.apiRoot,
-		"GITHUB_SERVER_URL": a.webRoot,
-		"GITHUB_TOKEN":      token,
-		"GITHUB_WORKFLOW":   WorkflowName,
-		"GITHUB_JOB":        JobName,
-	}
-	stdout := &runLog{log: runnerLog, secrets: []string{token}}
-	r := &actionrun.Runner{
-		Env:             actions.NewEnv(actions.MapLookup(env)),
-		Stdout:          stdout,
+	code, why := actionrun.Evaluate(ctx, actionrun.InProcess{
+		API:             c,
+		Repo:            repo,
+		Workspace:       workspace,
+		Git:             fetched.Repo,
+		Event:           ev,
+		WorkflowKey:     externalKey(),
 		Logger:          runnerLog,
 		Version:         a.cfg.Version,
-		HTTPClient:      hc,
-		ClientOptions:   clientOpts,
 		BotLogin:        a.botLogin(ctx),
 		FinaliseTimeout: a.cfg.FinaliseTimeout,
-		DeferGateRuns:   true,
 		OrgPolicy:       &a.orgPolicy,
 		SourceError:     srcErr,
-		Repo:            fetched.Repo,
-		NoReportFiles:   true,
-		// A server shutdown is not a user cancelling a job: its runs say
-		// could not evaluate, and how to have the commit evaluated.
-		CancelledAsFailure: true,
-		Event:              parsed,
-		MergeBase:          actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
-	}
-	code := r.Run(ctx)
+		MergeBase:       actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
+	})
 	switch {
 	case srcErr != nil:
 		return fmt.Errorf("could not evaluate (the check runs say so): %w", srcErr)
 	case code >= 2:
-		why := stdout.LastError()
 		if why == "" {
 			why = "see the log records above"
 		}
-		return fmt.Errorf("swarm-gate's runner exited %d: %s", code, why)
+		return fmt.Errorf("swarm-gate's evaluation exited %d: %s", code, why)
 	case ctx.Err() != nil:
 		return fmt.Errorf("stopped: %w", context.Cause(ctx))
 	}
@@ -349,12 +324,8 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 // prepare puts the commits the job needs into workspace and returns why
 // it could not (nil: ready).
 func (a *App) prepare(ctx context.Context, log *slog.Logger, job webhook.Job, need *actionrun.Need, repo ghapi.Repo,
-	token string, hc *http.Client, clientOpts []ghapi.Option, workspace string, fetched *fetchResult) error {
+	token string, c *ghapi.Client, workspace string, fetched *fetchResult) error {
 	cloneURL, err := a.cloneURL(job, repo)
-	if err != nil {
-		return err
-	}
-	c, err := ghapi.NewClient(a.apiRoot, token, hc, clientOpts...)
 	if err != nil {
 		return err
 	}
@@ -403,15 +374,4 @@ func (a *App) cloneURL(job webhook.Job, repo ghapi.Repo) (string, error) {
 		return "", fmt.Errorf("the payload's repository clone_url %q is not on %s, the web host of SWARM_GATE_GITHUB_API_URL (%s): the installation token is only sent there; check SWARM_GATE_GITHUB_API_URL", raw, a.webRoot, a.apiRoot)
 	}
 	return raw, nil
-}
-
-// withAction returns the payload with its action field replaced.
-func withAction(payload []byte, action string) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &m); err != nil {
-		return nil, fmt.Errorf("reading the payload: %w", err)
-	}
-	raw, _ := json.Marshal(action)
-	m["action"] = raw
-	return json.Marshal(m)
 }

@@ -91,37 +91,6 @@ func TestGetCache(t *testing.T) {
 	}
 }
 
-// TestRunLog: the runner's annotations become log records; masks and the
-// report between stop-commands markers do not; the token is redacted.
-func TestRunLog(t *testing.T) {
-	var out strings.Builder
-	w := &runLog{log: newTextLogger(&out), secrets: []string{"tok-123"}}
-	input := "::add-mask::tok-123\n" +
-		"::stop-commands::abc\n::error::from the repository, not a command\n::abc::\n" +
-		"::error file=a.go,line=3::scope%0Asecond line\n" +
-		"::warning::a warning about tok-123\n" +
-		"plain text\n::notice::done"
-	for _, chunk := range []string{input[:10], input[10:50], input[50:], "\n"} {
-		if _, err := w.Write([]byte(chunk)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := out.String()
-	for _, want := range []string{`level=ERROR msg="scope\nsecond line"`, `level=WARN msg="a warning about [redacted]"`, "level=INFO msg=done"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("log lacks %s:\n%s", want, got)
-		}
-	}
-	for _, bad := range []string{"tok-123", "from the repository", "plain text", "add-mask"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("log holds %q:\n%s", bad, got)
-		}
-	}
-	if w.LastError() != "scope\nsecond line" {
-		t.Errorf("LastError %q", w.LastError())
-	}
-}
-
 // TestGetCacheNoCache: a GET with Cache-Control: no-cache (ghapi's re-list
 // of a commit's check runs) is always sent, and its answer is the one
 // kept for the next plain GET.

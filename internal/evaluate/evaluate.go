@@ -1,0 +1,83 @@
+// Package evaluate is what both front doors (the Action and the GitHub
+// App) share to evaluate a commit and post the verdict: the names and
+// external ids of the check runs, and the small ports on GitHub the
+// evaluation needs, which *ghapi.Client satisfies directly.
+package evaluate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+)
+
+// AggregateCheck is the name of the aggregate check run, the one branch
+// protection requires.
+const AggregateCheck = "swarm-gate"
+
+// WorkflowKey is the part of external ids that tells workflows and jobs
+// apart: 12 hex digits of sha256(workflow name NUL job id).
+func WorkflowKey(workflow, job string) string {
+	sum := sha256.Sum256([]byte(workflow + "\x00" + job))
+	return hex.EncodeToString(sum[:6])
+}
+
+// ExternalID is the check runs' external_id: "swarm-gate:<kind>:<key>".
+// kind is the evaluation (pull_request, merge_group, push, manual,
+// phase-wrap); key is WorkflowKey's. Runs on one commit with the same
+// external id are updated by a re-run instead of duplicated.
+func ExternalID(kind, key string) string {
+	return "swarm-gate:" + kind + ":" + key
+}
+
+// CheckRuns is what an evaluation needs to post its check runs: start
+// them in progress and complete them, or (to save requests) start only
+// the aggregate and post each gate's run once its result is known.
+type CheckRuns interface {
+	ghapi.Checks
+	ghapi.DeferredChecks
+	CheckRun(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.CheckRun, error)
+	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
+	FirstCheckSuite(ctx context.Context, repo ghapi.Repo, sha string) (time.Time, error)
+}
+
+// Comments is what an evaluation needs of a pull request's conversation:
+// the summary comment, override records, command replies and reactions.
+type Comments interface {
+	CreateComment(ctx context.Context, repo ghapi.Repo, issue int, body string) (*ghapi.Comment, error)
+	UpdateComment(ctx context.Context, repo ghapi.Repo, commentID int64, body string) (*ghapi.Comment, error)
+	ListComments(ctx context.Context, repo ghapi.Repo, issue int) ([]*ghapi.Comment, error)
+	IssueComment(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.Comment, error)
+	AddReaction(ctx context.Context, repo ghapi.Repo, commentID int64, content string) error
+}
+
+// Permissions is what an evaluation needs to know of who may do what: a
+// commenter's permission on the repository and team memberships.
+type Permissions interface {
+	Permission(ctx context.Context, repo ghapi.Repo, user string) (ghapi.Permission, error)
+	commands.Teams
+}
+
+// Contents is what an evaluation reads of the repository through the API:
+// pull requests, files on other refs (the owner's policy), git data and
+// branch activity.
+type Contents interface {
+	PullRequest(ctx context.Context, repo ghapi.Repo, number int) (*ghapi.PullRequest, error)
+	OpenPullRequests(ctx context.Context, repo ghapi.Repo, head string) ([]*ghapi.PullRequest, error)
+	FileAt(ctx context.Context, repo ghapi.Repo, path, ref string) ([]byte, bool, error)
+	BranchActivity(ctx context.Context, repo ghapi.Repo, branch string, since time.Time) ([]ghapi.RefActivity, *ghapi.RefActivity, error)
+	commands.GitData
+}
+
+// API is every port an evaluation uses; *ghapi.Client implements it.
+type API interface {
+	CheckRuns
+	Comments
+	Permissions
+	Contents
+}
+
+var _ API = (*ghapi.Client)(nil)
