@@ -54,8 +54,11 @@ func (Evidence) Name() string { return "swarm/evidence" }
 
 // Rule ids of swarm/evidence findings.
 const (
-	RuleEvidenceMissing             = "evidence/missing"
-	RuleEvidenceNoGates             = "evidence/no-required-gates"
+	RuleEvidenceMissing = "evidence/missing"
+	RuleEvidenceNoGates = "evidence/no-required-gates"
+	// RuleEvidenceGatesShrank is a gate file whose required_gates lost a
+	// gate the merge base's version lists: the plugin only ever adds to it.
+	RuleEvidenceGatesShrank         = "evidence/required-gates-shrank"
 	RuleEvidenceGateMissing         = "evidence/gate-missing"
 	RuleEvidenceRejected            = "evidence/rejected"
 	RuleEvidenceUnrecognizedVerdict = "evidence/unrecognized-verdict"
@@ -335,6 +338,23 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 		}
 		for _, g := range tg.RequiredGates {
 			required = append(required, gateName(g))
+		}
+		// required_gates is grow-only in the plugin: a gate the merge
+		// base's file requires and the head's dropped is still required.
+		if in.Base != nil && in.Base.Evidence != nil {
+			if btg, err := in.Base.Evidence.TaskGateFile(t.ID); err == nil && btg != nil && !btg.Legacy {
+				var dropped []string
+				for _, g := range btg.RequiredGates {
+					if g = gateName(g); !slices.Contains(required, g) {
+						dropped = append(dropped, g)
+					}
+				}
+				if len(dropped) > 0 {
+					required = append(required, dropped...)
+					onPlan(RuleEvidenceGatesShrank, fmt.Sprintf("task %s: %s no longer lists %s in required_gates, which the merge base's version requires; the plugin only ever adds to required_gates, so the file was edited by hand, and those gates are still required",
+						t.ID, gateFile, strings.Join(dropped, ", ")), dropped...)
+				}
+			}
 		}
 	default:
 		required = defaultRequiredGates(in.config().QAGates)

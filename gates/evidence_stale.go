@@ -90,13 +90,15 @@ var verifyingGates = map[string]bool{"reviewer": true, "test_engineer": true}
 // headDefinitions is taskDefinitions of the head ledger for the head plan;
 // of the merge base's ledger when the head has none (a pull request that
 // deletes the ledger, which plan-freeze names, is still held to the
-// definitions the base records).
+// definitions the base records). A head with a plan-ledger.resetting
+// marker, whose ledger reads as empty, is dated by the merge base's too: a
+// marker the pull request adds must not clear every definition.
 func headDefinitions(in *Input) map[string]taskDefinition {
 	if in.Head.Plan == nil {
 		return map[string]taskDefinition{}
 	}
 	l := in.Head.Ledger
-	if l == nil && in.Head.LedgerErr == nil {
+	if l == nil && in.Head.LedgerErr == nil || in.Head.LedgerResetting && in.Base != nil && in.Base.Ledger != nil {
 		l = in.Base.Ledger
 	}
 	return taskDefinitions(l, in.Head.Plan.ID())

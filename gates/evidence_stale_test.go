@@ -147,6 +147,18 @@ func TestStaleEvidenceWithoutAReadableLedger(t *testing.T) {
 			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
 		}
 	})
+	// Adversarial: a pull request that adds .swarm/plan-ledger.resetting
+	// makes its ledger read as empty (as in the plugin); its evidence is
+	// still dated by the merge base's definitions, as when it deletes the
+	// ledger, instead of by none.
+	t.Run("a reset marker added: dated by the merge base's", func(t *testing.T) {
+		head := newLedger(t, testPlan).approve(testPlan).snapshot(redefined).snapshot(done).fs(done)
+		head[".swarm/plan-ledger.resetting"] = &fstest.MapFile{Data: []byte("x")}
+		head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(evidence)}
+		if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Failed || !hasRule(r, RuleEvidenceStale) {
+			t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+		}
+	})
 }
 
 // TestBundleEntryWithoutVerdict: the plugin's evidence schema requires an

@@ -298,3 +298,25 @@ func hasFindingAt(r Result, path string, line int) bool {
 	}
 	return false
 }
+
+// TestEvidenceRequiredGatesGrowOnly: the plugin's required_gates is
+// grow-only (src/gate-evidence.ts); a pull request that rewrites the merge
+// base's [reviewer, test_engineer] to [docs] (adversarial) is still held to
+// reviewer and test_engineer, and the finding says the list shrank.
+func TestEvidenceRequiredGatesGrowOnly(t *testing.T) {
+	plan := `{"schema_version":"1.0.0","title":"t","swarm":"s","current_phase":1,"phases":[{"id":1,"name":"p","status":"in_progress","tasks":[
+		{"id":"1.1","phase":1,"status":"completed","description":"d"}]}]}`
+	base := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)},
+		".swarm/evidence/1.1.json": {Data: []byte(`{"taskId":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{}}}`)}}
+	head := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)},
+		".swarm/evidence/1.1.json": {Data: []byte(`{"taskId":"1.1","required_gates":["docs"],"gates":{"docs":{}}}`)}}
+	r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)})
+	if r.Outcome != Failed || !hasRule(r, RuleEvidenceGatesShrank) || !strings.Contains(findingsText(r), "test_engineer") {
+		t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	// A list that grew, or stayed, is the plugin's own.
+	head[".swarm/evidence/1.1.json"] = &fstest.MapFile{Data: []byte(`{"taskId":"1.1","required_gates":["docs","reviewer","test_engineer"],"gates":{"docs":{},"reviewer":{},"test_engineer":{}}}`)}
+	if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Passed {
+		t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}

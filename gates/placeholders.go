@@ -156,6 +156,9 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	if st.unscannedBig > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
 	}
+	if n := len(st.generated); n > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s not scanned as generated, vendored or minified)", plural(n, "file", "files"))
+	}
 	if n := len(sc.suppressed); n > 0 {
 		res.Suppressions = sc.suppressed
 		res.Title += fmt.Sprintf(" (%s suppressed with a reason)", plural(n, "line", "lines"))

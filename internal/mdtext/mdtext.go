@@ -34,6 +34,8 @@ func Printable(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case special(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case special(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -56,12 +58,19 @@ func isPlain(s string) bool {
 }
 
 // special are the non-control runes Printable escapes: C1 controls, line
-// and paragraph separators, and bidirectional formatting characters.
+// and paragraph separators, bidirectional formatting characters, and the
+// characters that show as nothing (zero width spaces and joiners, the word
+// joiner and invisible operators, the byte order mark, the soft hyphen, the
+// Mongolian vowel separator, Hangul fillers, tag characters), which would
+// make "src/api\u200b/x.go" read as "src/api/x.go".
 func special(r rune) bool {
 	switch {
 	case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
 		return true
 	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0xfeff, r == 0x00ad, r == 0x180e,
+		r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0, r >= 0xe0000 && r <= 0xe007f:
 		return true
 	}
 	return false
@@ -124,8 +133,9 @@ func CodeBlock(s string) string {
 // characters that start Markdown or HTML structure backslash-escaped
 // (\ ` * _ [ ] < > | ~ # &, the last so that "&amp;" is not read as an
 // entity), so repository text renders as the text it is; and with a zero
-// width space after each '@' that follows neither a letter nor a digit, so
-// that "@octocat" or "@org/team" in a plan does not notify anyone.
+// width space after each '@' that does not follow an ASCII letter or digit,
+// so that "@octocat" or "@org/team" in a plan does not notify anyone
+// (GitHub links a mention after any other character, "é@octocat" too).
 func Inline(s string) string {
 	s = Printable(s)
 	var b strings.Builder
@@ -147,5 +157,5 @@ func Inline(s string) string {
 }
 
 func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

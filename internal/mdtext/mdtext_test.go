@@ -1,6 +1,9 @@
 package mdtext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPrintable(t *testing.T) {
 	cases := map[string]string{
@@ -13,6 +16,11 @@ func TestPrintable(t *testing.T) {
 		"x\u2028y\u0085z":            `x\u2028y\u0085z`,
 		"keep \ufffd replacement":    "keep \ufffd replacement",
 		"\u2066isolate\u2069 \u200f": `\u2066isolate\u2069 \u200f`,
+		// Invisible characters: "src/api\u200b/x.go" must not read as "src/api/x.go".
+		"src/api\u200b/x.go":       `src/api\u200b/x.go`,
+		"a\u200cb\u200dc\u2060d\ufeffe": `a\u200cb\u200dc\u2060d\ufeffe`,
+		"1\u00ad.2\u180e\u3164":      `1\u00ad.2\u180e\u3164`,
+		"tag\U000e0041":             `tag\U000e0041`,
 	}
 	for in, want := range cases {
 		if got := Printable(in); got != want {
@@ -52,6 +60,13 @@ func TestInline(t *testing.T) {
 	}
 	if got, want := Inline("ping @octocat and @org/team, mail a@b.c"), "ping @\u200boctocat and @\u200borg/team, mail a@b.c"; got != want {
 		t.Errorf("Inline = %q, want %q (mentions must not notify)", got, want)
+	}
+	// GitHub links a mention after any non-word character, and a
+	// non-ASCII letter or an invisible character is one.
+	for _, in := range []string{"caf\u00e9@octocat", "\u00a0@octocat", "\u4f60@org/team"} {
+		if got := Inline(in); !strings.Contains(got, "@\u200b") {
+			t.Errorf("Inline(%q) = %q: the mention would notify", in, got)
+		}
 	}
 	if got, want := Inline("a &amp; b"), `a \&amp; b`; got != want {
 		t.Errorf("Inline = %q, want %q (an entity would render as &)", got, want)
