@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ const (
 	// RuleEvidenceGatesShrank is a gate file whose required_gates lost a
 	// gate the merge base's version lists: the plugin only ever adds to it.
 	RuleEvidenceGatesShrank         = "evidence/required-gates-shrank"
+	RuleEvidenceGatesNarrow         = "evidence/required-gates-without-review"
 	RuleEvidenceGateMissing         = "evidence/gate-missing"
 	RuleEvidenceRejected            = "evidence/rejected"
 	RuleEvidenceUnrecognizedVerdict = "evidence/unrecognized-verdict"
@@ -356,6 +358,26 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 				}
 			}
 		}
+		// The plugin derives required_gates from the first agent
+		// dispatched; every list for code work (coder, designer, an
+		// unknown agent) holds reviewer. A list without it for a task
+		// whose files are code ([docs], [explorer]) lets code through
+		// unreviewed and untested: the QA profile's gates still apply.
+		if !slices.Contains(required, "reviewer") {
+			if code := taskCodeFiles(in, t); len(code) > 0 {
+				var added []string
+				for _, g := range defaultRequiredGates(in.config().QAGates) {
+					if !slices.Contains(required, g) {
+						added = append(added, g)
+					}
+				}
+				if len(added) > 0 {
+					required = append(required, added...)
+					onPlan(RuleEvidenceGatesNarrow, fmt.Sprintf("task %s: %s requires only %s, which the plugin writes when the first agent dispatched was not a coder, but the task's files are code (%s): %s still required, as the QA gate profile says",
+						t.ID, gateFile, strings.Join(tg.RequiredGates, ", "), listSome(codeAll(code), 3), strings.Join(added, " and ")), added...)
+				}
+			}
+		}
 	default:
 		required = defaultRequiredGates(in.config().QAGates)
 	}
@@ -471,6 +493,34 @@ func uniqueInOrder(s []string) []string {
 	for _, x := range s {
 		if !slices.Contains(out, x) {
 			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// taskCodeFiles are the code files (by the SAST rules' extensions) among
+// t's files_touched and the changed files under them.
+func taskCodeFiles(in *Input, t swarm.Task) []string {
+	var out []string
+	isCode := func(p string) bool { _, ok := sast.LanguageOf(p); return ok }
+	for _, e := range t.FilesTouched {
+		if isCode(e) && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if in.Changes == nil {
+		return out
+	}
+	for _, f := range in.Changes.Files {
+		p := f.NewPath
+		if p == "" || !isCode(p) || slices.Contains(out, p) {
+			continue
+		}
+		for _, e := range t.FilesTouched {
+			if e = strings.TrimSuffix(e, "/"); e != "" && (p == e || strings.HasPrefix(p, e+"/")) {
+				out = append(out, p)
+				break
+			}
 		}
 	}
 	return out

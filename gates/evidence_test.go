@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -318,5 +319,43 @@ func TestEvidenceRequiredGatesGrowOnly(t *testing.T) {
 	head[".swarm/evidence/1.1.json"] = &fstest.MapFile{Data: []byte(`{"taskId":"1.1","required_gates":["docs","reviewer","test_engineer"],"gates":{"docs":{},"reviewer":{},"test_engineer":{}}}`)}
 	if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Passed {
 		t.Fatalf("%s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}
+
+// A gate file the pull request writes with required_gates [docs] for a
+// code task passed with no review and no test (adversarial pass): a list
+// without reviewer is believed only for a task whose files are not code.
+func TestEvidenceRequiredGatesWithoutReview(t *testing.T) {
+	plan := func(files string) string {
+		return `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"1.1","phase":1,"status":"completed","description":"d","files_touched":` + files + `}]}]}`
+	}
+	docsOnly := `{"taskId":"1.1","required_gates":["docs"],"gates":{"docs":{"timestamp":"2026-11-02T10:20:00.000Z"}}}`
+	for _, c := range []struct {
+		name, files, gateFile string
+		changed               []string
+		want                  Outcome
+		mention               string
+	}{
+		{"docs task writing docs", `["docs/guide.md"]`, docsOnly, []string{"docs/guide.md"}, Passed, ""},
+		{"[docs] for a code file", `["cmd/export/main.go"]`, docsOnly, []string{"cmd/export/main.go"}, Failed,
+			"task 1.1: .swarm/evidence/1.1.json requires only docs, which the plugin writes when the first agent dispatched was not a coder, but the task's files are code (`cmd/export/main.go`): reviewer and test_engineer still required"},
+		{"[docs] for a folder of code the pull request changes", `["cmd/export/"]`, docsOnly, []string{"cmd/export/run.go", "README.md"}, Failed, "(`cmd/export/run.go`)"},
+		{"[reviewer] is the plugin's own list for a reviewer-first task", `["src/a.go"]`, `{"taskId":"1.1","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-11-02T10:20:00.000Z"}}}`, []string{"src/a.go"}, Passed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := fstest.MapFS{".swarm/plan.json": {Data: []byte(plan(c.files))}, ".swarm/evidence/1.1.json": {Data: []byte(c.gateFile)}}
+			cs := &changeset.ChangeSet{}
+			for _, p := range c.changed {
+				cs.Files = append(cs.Files, changeset.File{NewPath: p, Status: changeset.Modified})
+			}
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(m), Changes: cs})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if c.want == Failed && (!hasRule(r, RuleEvidenceGatesNarrow) || !strings.Contains(findingsText(r), c.mention)) {
+				t.Errorf("rules %v, want %s mentioning %q:\n%s", rules(r), RuleEvidenceGatesNarrow, c.mention, findingsText(r))
+			}
+		})
 	}
 }

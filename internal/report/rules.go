@@ -171,6 +171,8 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleEvidenceMissing:             {"A completed task lacks evidence for one of its required gates.", ""},
 	gates.RuleEvidenceGateMissing:         {"A completed task's evidence has no record of one of its required gates.", ""},
 	gates.RuleEvidenceNoGates:             {"A completed task's evidence lists no required gates.", "write the task's evidence with its required_gates, as the plugin does"},
+	gates.RuleEvidenceGatesShrank:         {"A task's gate file lists fewer required_gates than the merge base's version; the plugin only adds to the list.", "restore the gates the merge base requires and record their evidence through the plugin"},
+	gates.RuleEvidenceGatesNarrow:         {"A task whose files are code has a gate file whose required_gates lacks reviewer (such as [docs]); the QA gate profile's gates are still required.", "have the reviewer and test_engineer run on the task through the plugin"},
 	gates.RuleEvidenceRejected:            {"The newest evidence record of a gate does not approve (rejected, fail, NEEDS_REVISION).", "address the reviewer's or tester's findings and run that gate again"},
 	gates.RuleEvidenceUnrecognizedVerdict: {"An evidence record's verdict cannot be read.", "have the gate write its evidence again with a verdict the plugin's schema allows"},
 	gates.RuleEvidenceStale:               {"The newest review or test record is older than the task's current definition.", "run the task's review and test gates again on the current definition"},
