@@ -17,10 +17,10 @@ func TestPrintable(t *testing.T) {
 		"keep \ufffd replacement":    "keep \ufffd replacement",
 		"\u2066isolate\u2069 \u200f": `\u2066isolate\u2069 \u200f`,
 		// Invisible characters: "src/api\u200b/x.go" must not read as "src/api/x.go".
-		"src/api\u200b/x.go":       `src/api\u200b/x.go`,
+		"src/api\u200b/x.go":            `src/api\u200b/x.go`,
 		"a\u200cb\u200dc\u2060d\ufeffe": `a\u200cb\u200dc\u2060d\ufeffe`,
-		"1\u00ad.2\u180e\u3164":      `1\u00ad.2\u180e\u3164`,
-		"tag\U000e0041":             `tag\U000e0041`,
+		"1\u00ad.2\u180e\u3164":         `1\u00ad.2\u180e\u3164`,
+		"tag\U000e0041":                 `tag\U000e0041`,
 	}
 	for in, want := range cases {
 		if got := Printable(in); got != want {
