@@ -103,3 +103,8 @@ func upperFirst(s string) string {
 	}
 	return s
 }
+
+// isWordByte is JavaScript's \w: ASCII letters, digits and '_'.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}

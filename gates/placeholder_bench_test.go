@@ -11,7 +11,7 @@ import (
 )
 
 // benchLines are typical source lines per file kind; about one line in a
-// hundred carries a marker.
+// hundred carries a marker (as in internal/placeholder's benchmark).
 var benchLines = map[string][]string{
 	"go": {
 		"func (s *Server) handle(w http.ResponseWriter, r *http.Request) {",
@@ -91,25 +91,6 @@ func addedBytes(files []changeset.File) int64 {
 		}
 	}
 	return n
-}
-
-// BenchmarkPlaceholderScanner is the scanner alone (lexing and rules),
-// in MB/s of added text.
-func BenchmarkPlaceholderScanner(b *testing.B) {
-	files := benchFiles(100_000)
-	b.SetBytes(addedBytes(files))
-	sc := &lineScanner{opt: newScanOptions(PlaceholdersConfig{})}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		sc.out = sc.out[:0]
-		for i := range files {
-			sc.file(files[i].NewPath, false)
-			for _, l := range files[i].Added {
-				sc.line(l.Line, l.Text)
-			}
-		}
-	}
 }
 
 // BenchmarkPlaceholdersGate is the whole gate on 1,000,000 added lines.

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
-	"github.com/swarm-gate/swarm-gate/internal/sast"
 )
 
 // TestPlaceholderLexerSyntax has a row per construct the plugin's line
@@ -229,7 +228,8 @@ func TestPlaceholderHeadFileUse(t *testing.T) {
 
 // TestPlaceholderColumns: columns count UTF-16 code units, as swarm/sast
 // and GitHub annotations do; a BOM is one (the repro inputs of
-// /tmp/pt/p1 and /tmp/pt/p2).
+// /tmp/pt/p1 and /tmp/pt/p2). internal/placeholder's TestColumnsAsSAST
+// compares the count with swarm/sast's.
 func TestPlaceholderColumns(t *testing.T) {
 	for _, c := range []struct {
 		name, path, line string
@@ -250,16 +250,6 @@ func TestPlaceholderColumns(t *testing.T) {
 				t.Errorf("%q: findings %v, want first %s", c.line, got, c.want)
 			}
 		})
-	}
-
-	// The same column as swarm/sast gives for the same line.
-	line := "\ufeff/* é😀\xff */ eval(input); // TODO"
-	fs, _ := sast.ScanFile("a.js", []byte(line+"\n"))
-	if len(fs) != 1 {
-		t.Fatalf("sast findings %+v", fs)
-	}
-	if got, want := utf16Col(line, strings.Index(line, "eval"))+1, fs[0].Column; got != want {
-		t.Errorf("utf16Col gives column %d for eval, sast %d", got, want)
 	}
 }
 

@@ -1,6 +1,9 @@
 package gates
 
-import "github.com/swarm-gate/swarm-gate/internal/changeset"
+import (
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/placeholder"
+)
 
 // This file is the moved-lines check of swarm/placeholders: a TODO the pull
 // request only moves (deleted and added again, within a file or from the
@@ -22,7 +25,7 @@ const noMergeBase = "no merge-base contents"
 // (ignored when complete: every line of the file is added). It returns
 // why the file could not be compared, "" when it was or had nothing to
 // compare; then every finding counts as introduced.
-func movedLines(in *Input, f *changeset.File, out []Finding, head string, headKnown, complete bool, scratch *lineScanner) string {
+func movedLines(in *Input, f *changeset.File, out []Finding, head string, headKnown, complete bool, scratch *placeholder.Scanner) string {
 	var added map[string]int
 	for i := range out {
 		if out[i].Severity == SeverityError {
@@ -79,13 +82,12 @@ func movedLines(in *Input, f *changeset.File, out []Finding, head string, headKn
 
 // keyCounts scans every line of content as path and counts the keys of
 // its failing findings.
-func keyCounts(sc *lineScanner, path string, plan bool, content string) map[string]int {
-	sc.out = sc.out[:0]
-	sc.file(path, plan)
-	sc.all(content)
+func keyCounts(sc *placeholder.Scanner, path string, plan bool, content string) map[string]int {
+	sc.File(path, plan)
+	sc.All(content)
 	n := map[string]int{}
-	for _, fd := range sc.out {
-		if fd.Severity == SeverityError {
+	for _, fd := range sc.Findings() {
+		if !fd.Warning {
 			n[fd.Key]++
 		}
 	}

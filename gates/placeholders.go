@@ -13,6 +13,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/placeholder"
 	"github.com/swarm-gate/swarm-gate/internal/sast"
 )
 
@@ -30,12 +31,13 @@ import (
 //     (B08), panic, raise or throw whose message says the code is not
 //     written (B10), todo!(), and the template brackets of .swarm/plan.md.
 //   - Comments and strings are told apart by a small lexer per language
-//     family (placeholder_lex.go), so "TODO" in a string or a URL is not a
-//     comment, and a multi-line /* ... */ or docstring is one. A file is
-//     lexed from its first line at head (Input.HeadFile) down to its last
-//     added line, so a comment or string opened on an unchanged line above
-//     is known; without the head content, each run of consecutive added
-//     lines is lexed on its own, from the code state.
+//     family (internal/placeholder, the rule engine), so "TODO" in a
+//     string or a URL is not a comment, and a multi-line /* ... */ or
+//     docstring is one. A file is lexed from its first line at head
+//     (Input.HeadFile) down to its last added line, so a comment or string
+//     opened on an unchanged line above is known; without the head
+//     content, each run of consecutive added lines is lexed on its own,
+//     from the code state.
 //   - Documents (Markdown, plain text) are prose: only a TODO: or FIXME:
 //     starting a line is reported, as a warning; fenced code is a sample.
 //   - Only added lines are looked at, so a TODO already on the base side
@@ -58,6 +60,45 @@ type Placeholders struct{}
 
 // Name implements Gate.
 func (Placeholders) Name() string { return "swarm/placeholders" }
+
+// The placeholders gate's rule ids: the rule engine's
+// (internal/placeholder), then the gate's own.
+const (
+	RuleCommentTodo         = placeholder.RuleCommentTodo
+	RuleCommentFixme        = placeholder.RuleCommentFixme
+	RuleCommentOther        = placeholder.RuleCommentOther // TBD, XXX, HACK
+	RuleTextPlaceholder     = placeholder.RuleTextPlaceholder
+	RuleCodeThrowTodo       = placeholder.RuleCodeThrowTodo
+	RuleCodeStubReturn      = placeholder.RuleCodeStubReturn
+	RulePlanBracketTask     = placeholder.RulePlanBracketTask
+	RulePlanBracketProject  = placeholder.RulePlanBracketProject
+	RulePlanBracketDate     = placeholder.RulePlanBracketDate
+	RulePlanBracketReason   = placeholder.RulePlanBracketReason
+	RulePlanBracketDesc     = placeholder.RulePlanBracketDesc
+	RuleCodeStubBody        = placeholder.RuleCodeStubBody        // extension: panic("not implemented"), todo!(), ...
+	RuleSuppressionNoReason = placeholder.RuleSuppressionNoReason // extension: swarm-gate:allow placeholder without a reason
+
+	// RulePlaceholderNotScanned is a changed source file the scan could not
+	// read as text: NUL bytes (an error: a source file has none, and the
+	// plugin's scan skips such files, so they hide a placeholder), or over
+	// 1 MiB (a warning, an error when no other file was scanned).
+	RulePlaceholderNotScanned = "placeholder/not-scanned"
+)
+
+// PlaceholderRules lists the rule ids the placeholders gate reports, the
+// plugin's first; the policy's placeholders.disable takes any of them but
+// placeholder/suppression-without-reason.
+func PlaceholderRules() []string { return placeholder.Rules() }
+
+// Suppression is one added line whose placeholder findings an inline
+// `swarm-gate:allow placeholder <reason>` dropped: its rules and the
+// reason as written (comment closers trimmed).
+type Suppression struct {
+	Path   string   `json:"path"`
+	Line   int      `json:"line"`
+	Rules  []string `json:"rules"`
+	Reason string   `json:"reason"`
+}
 
 // MaxPlaceholderScanSize is the plugin's limit: bigger files are not scanned.
 const MaxPlaceholderScanSize = 1 << 20
@@ -86,14 +127,41 @@ type placeholderStats struct {
 	noBase                    bool // a file with findings had a merge-base version, but no merge-base contents were given
 }
 
+// phScan is what placeholderFile scans with and adds to.
+type phScan struct {
+	sc      *placeholder.Scanner // the changed files' added lines
+	scratch *placeholder.Scanner // the other contents of a file with findings
+	prefix  []byte               // scratch space
+	// out and suppressed are the findings and suppressed lines so far.
+	out        []Finding
+	suppressed []Suppression
+}
+
+func newPhScan(c PlaceholdersConfig) *phScan {
+	opt := placeholder.Options{Sentinels: c.Sentinels, IgnoreMarkdownHeadings: c.IgnoreMarkdownHeadings, FailProse: c.FailProse, Disable: c.Disable}
+	return &phScan{sc: placeholder.NewScanner(opt), scratch: placeholder.NewScanner(opt)}
+}
+
+// add adds the findings and suppressions of the scanner's current file,
+// at path p, to ps.out and ps.suppressed.
+func (ps *phScan) add(p string) {
+	for _, fd := range ps.sc.Findings() {
+		sev := SeverityError
+		if fd.Warning {
+			sev = SeverityWarning
+		}
+		ps.out = append(ps.out, Finding{Path: p, Line: fd.Line, EndLine: fd.Line, Column: fd.Column, Rule: fd.Rule, Severity: sev, Message: fd.Message, Key: fd.Key})
+	}
+	for _, s := range ps.sc.Suppressions() {
+		ps.suppressed = append(ps.suppressed, Suppression{Path: p, Line: s.Line, Rules: s.Rules, Reason: s.Reason})
+	}
+}
+
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	cfg := in.config().Placeholders
-	opt := newScanOptions(cfg)
-	sc := &lineScanner{opt: opt}
-	scratch := &lineScanner{opt: opt} // scans the other contents of a file with findings
+	ps := newPhScan(cfg)
 	var st placeholderStats
-	var prefix []byte
 	for i := range in.Changes.Files {
 		if err := ctx.Err(); err != nil {
 			return CouldNotEvaluate(g.Name(), err)
@@ -101,17 +169,17 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		f := &in.Changes.Files[i]
 		if r := in.Prescan.placeholders(f); r != nil {
 			st.add(&r.st)
-			sc.out = append(sc.out, r.out...)
-			sc.suppressed = append(sc.suppressed, r.suppressed...)
+			ps.out = append(ps.out, r.out...)
+			ps.suppressed = append(ps.suppressed, r.suppressed...)
 			continue
 		}
-		if err := placeholderFile(ctx, in, cfg, f, sc, scratch, &st, &prefix); err != nil {
+		if err := placeholderFile(ctx, in, cfg, f, ps, &st); err != nil {
 			return CouldNotEvaluate(g.Name(), err)
 		}
 	}
-	sc.out = append(sc.out, st.notScanned(in.config())...)
+	ps.out = append(ps.out, st.notScanned(in.config())...)
 	failing := 0
-	for _, fd := range sc.out {
+	for _, fd := range ps.out {
 		switch {
 		case fd.Delta == DeltaPreExisting:
 			st.preExisting++
@@ -126,7 +194,7 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		}
 	}
 	st.introduced = failing
-	res := Result{Outcome: Passed, Summary: placeholderSummary(&st, cfg) + linguistNote(in.Linguist), Findings: sc.out}
+	res := Result{Outcome: Passed, Summary: placeholderSummary(&st, cfg) + linguistNote(in.Linguist), Findings: ps.out}
 	if failing+st.preExisting > 0 {
 		res.Delta = &DeltaSummary{Introduced: failing, PreExisting: st.preExisting}
 		if st.noBase {
@@ -135,8 +203,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 		res.Summary += "\n\n**Against the merge base**: " + deltaText(res.Delta)
 	}
 	switch {
-	case failing > 0 && failing == notScannedErrors(sc.out):
-		res.Outcome, res.Title = Failed, fmt.Sprintf("%s could not be scanned (%s)", plural(failing, "changed source file", "changed source files"), notScannedWhy(sc.out))
+	case failing > 0 && failing == notScannedErrors(ps.out):
+		res.Outcome, res.Title = Failed, fmt.Sprintf("%s could not be scanned (%s)", plural(failing, "changed source file", "changed source files"), notScannedWhy(ps.out))
 	case failing > 0:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing, "placeholder", "placeholders"))
 		if st.preExisting > 0 {
@@ -159,10 +227,10 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 	if n := len(st.generated); n > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s not scanned as generated, vendored or minified)", plural(n, "file", "files"))
 	}
-	if n := len(sc.suppressed); n > 0 {
-		res.Suppressions = sc.suppressed
+	if n := len(ps.suppressed); n > 0 {
+		res.Suppressions = ps.suppressed
 		res.Title += fmt.Sprintf(" (%s suppressed with a reason)", plural(n, "line", "lines"))
-		res.Summary += "\n\n" + suppressionList(sc.suppressed)
+		res.Summary += "\n\n" + suppressionList(ps.suppressed)
 	}
 	if res.Findings == nil {
 		res.Findings = []Finding{}
@@ -171,9 +239,8 @@ func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
 }
 
 // placeholderFile scans one changed file for Evaluate: its findings go to
-// sc.out and sc.suppressed, its counts to st; prefix is scratch space. The
-// error is ctx's.
-func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *changeset.File, sc, scratch *lineScanner, st *placeholderStats, prefix *[]byte) error {
+// ps.out and ps.suppressed, its counts to st. The error is ctx's.
+func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *changeset.File, ps *phScan, st *placeholderStats) error {
 	plan := false
 	switch {
 	case f.Status == changeset.Deleted || f.NewPath == "":
@@ -229,7 +296,7 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 	// such lines have no findings run by run and whole).
 	complete := f.Added[0].Line == 1 && f.Added[len(f.Added)-1].Line == len(f.Added) &&
 		(f.Status == changeset.Added || f.Status == changeset.Copied)
-	quiet := !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return mayHit(l.Text) })
+	quiet := !plan && !slices.ContainsFunc(f.Added, func(l changeset.AddedLine) bool { return placeholder.MayHit(l.Text) })
 	var content []byte
 	haveHead := false
 	if !complete && !quiet && in.HeadFile != nil {
@@ -244,29 +311,30 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 		}
 	}
 	if complete {
-		*prefix = addedPrefix((*prefix)[:0], f.Added)
-		content = *prefix
+		ps.prefix = addedPrefix(ps.prefix[:0], f.Added)
+		content = ps.prefix
 	}
 	if !plan && (complete || haveHead) && st.skipGeneratedIn(in, f, content) {
 		return nil
 	}
 	st.files++
-	switch fam := familyOf(f.NewPath); {
+	switch {
 	case plan:
 		st.plan++
-	case fam.markdown:
+	case placeholder.IsDocument(f.NewPath):
 		st.docs++
 	}
 	st.lines += len(f.Added)
 	if quiet {
 		return nil
 	}
-	sc.file(f.NewPath, plan)
+	sc := ps.sc
+	sc.File(f.NewPath, plan)
 	head := ""
 	if haveHead {
 		head = string(content)
 	}
-	if !haveHead || !sc.whole(head, f.Added) {
+	if !haveHead || !sc.Whole(head, f.Added) {
 		haveHead = false
 		if !complete {
 			st.runs++
@@ -277,11 +345,13 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 					return err
 				}
 			}
-			sc.line(al.Line, al.Text)
+			sc.Line(al.Line, al.Text)
 		}
-		sc.finish(complete)
+		sc.Finish(complete)
 	}
-	switch why := movedLines(in, f, sc.out[sc.start:], head, haveHead, complete, scratch); why {
+	start := len(ps.out)
+	ps.add(f.NewPath)
+	switch why := movedLines(in, f, ps.out[start:], head, haveHead, complete, ps.scratch); why {
 	case "":
 	case noMergeBase:
 		st.noBase = true

@@ -46,19 +46,17 @@ func StartPrescan(ctx context.Context, in *Input) *Prescan {
 func (p *Prescan) run() {
 	defer close(p.done)
 	cfg := p.in.config().Placeholders
-	opt := newScanOptions(cfg)
-	scratch := &lineScanner{opt: opt}
-	var prefix []byte
+	ps := newPhScan(cfg)
 	for f := range p.files {
 		if f.NewPath == "" || p.ctx.Err() != nil {
 			continue // deleted (nothing to scan), or cancelled: Evaluate reports it
 		}
-		sc := &lineScanner{opt: opt}
+		ps.out, ps.suppressed = nil, nil // each file's own
 		r := &placeholderResult{file: f}
-		if err := placeholderFile(p.ctx, p.in, cfg, f, sc, scratch, &r.st, &prefix); err != nil {
+		if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
 			continue
 		}
-		r.out, r.suppressed = sc.out, sc.suppressed
+		r.out, r.suppressed = ps.out, ps.suppressed
 		if _, dup := p.byPath[f.NewPath]; dup {
 			// Two entries with one head path: Evaluate scans both itself.
 			p.byPath[f.NewPath] = nil

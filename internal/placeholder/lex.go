@@ -1,4 +1,4 @@
-package gates
+package placeholder
 
 import (
 	"path"
@@ -15,10 +15,10 @@ import (
 // extensions and from line regexes for everything else.
 //
 // A file is lexed from its first line at head down to its last added line
-// whenever the head content is available (Input.HeadFile), so a comment or
+// whenever the head content is available (Scanner.Whole), so a comment or
 // string opened on an unchanged line above an added one is known. Without
 // it, each run of consecutive added lines is lexed on its own, from the
-// code state (see lineScanner.line and lexer.guessBlock).
+// code state (see Scanner.Line and lexer.guessBlock).
 
 // segKind is what a segment of a line is.
 type segKind uint8

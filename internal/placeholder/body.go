@@ -1,4 +1,4 @@
-package gates
+package placeholder
 
 import "strings"
 
@@ -69,7 +69,7 @@ func lastCodeBefore(s string, segs []segment, p int) int {
 // opensFunction reports whether the code right before the statement at
 // s[p] (on its line, else on the code lines above) is the '{' that opens a
 // function's body.
-func (sc *lineScanner) opensFunction(s string, segs []segment, p int) bool {
+func (sc *Scanner) opensFunction(s string, segs []segment, p int) bool {
 	k, header := 0, ""
 	if q := lastCodeBefore(s, segs, p); q >= 0 {
 		if s[q] != '{' {
@@ -110,7 +110,7 @@ var controlWords = map[string]bool{
 // fun), or a name, its parameters and maybe a return type (foo(x): T {,
 // String get() throws E {, a signature over several lines), the name no
 // control word (if, for, catch, ...) and not after new (an anonymous class).
-func (sc *lineScanner) funcHeader(h string, k int) bool {
+func (sc *Scanner) funcHeader(h string, k int) bool {
 	h = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(h), "}"))
 	switch {
 	case h == "":
@@ -232,7 +232,7 @@ func indentOf(s string) int {
 // return None) or the code line above (a docstring aside; a signature may
 // span lines). It returns the def's indent and its line's place in the
 // lookback (0: the current line).
-func (sc *lineScanner) opensDef(s string, segs []segment, p int) (indent, k int, ok bool) {
+func (sc *Scanner) opensDef(s string, segs []segment, p int) (indent, k int, ok bool) {
 	if q := lastCodeBefore(s, segs, p); q >= 0 {
 		if s[q] == ':' && isDefStart(strings.TrimSpace(s[:q])) {
 			return indentOf(s), 0, true
@@ -260,7 +260,7 @@ func (sc *lineScanner) opensDef(s string, segs []segment, p int) (indent, k int,
 // decoratedAbstract reports whether the def on the k-th line above (0: the
 // current line) is decorated with @abstractmethod (or @abc.abstractmethod),
 // whose body is meant to raise NotImplementedError.
-func (sc *lineScanner) decoratedAbstract(k int) bool {
+func (sc *Scanner) decoratedAbstract(k int) bool {
 	for j := k + 1; j <= sc.back.n; j++ {
 		t := strings.TrimSpace(sc.back.at(j))
 		if !strings.HasPrefix(t, "@") {
@@ -338,7 +338,7 @@ func (pb *pendingBody) follow(s string, segs []segment, from int) (decided, stub
 // the line itself shows the candidate to be a stub; a candidate not decided
 // on its line becomes the scanner's pending body (held, until the
 // suppression check of its line commits it).
-func (sc *lineScanner) wholeBody(n int, text string, off int, segs []segment, h hit, p, end int, abstractExempt bool) bool {
+func (sc *Scanner) wholeBody(n int, text string, off int, segs []segment, h hit, p, end int, abstractExempt bool) bool {
 	body := text[off:]
 	pb := pendingBody{n: n, off: off, text: text, h: h}
 	switch {

@@ -1,4 +1,4 @@
-package gates
+package placeholder
 
 import (
 	"regexp"
@@ -12,8 +12,8 @@ import (
 // do not allocate; most lines are rejected by a byte scan before any
 // regular expression runs.
 
-// The placeholders gate's rule ids: the plugin's (its findings' rule_id),
-// then swarm-gate's extensions.
+// The rule ids (Finding.Rule): the plugin's (its findings' rule_id), then
+// swarm-gate's extensions.
 const (
 	RuleCommentTodo        = "placeholder/comment-todo"
 	RuleCommentFixme       = "placeholder/comment-fixme"
@@ -25,12 +25,7 @@ const (
 	RulePlanBracketProject = "placeholder/plan-bracket-project"
 	RulePlanBracketDate    = "placeholder/plan-bracket-date"
 	RulePlanBracketReason  = "placeholder/plan-bracket-reason"
-	// RulePlaceholderNotScanned is a changed source file the scan could not
-	// read as text: NUL bytes (an error: a source file has none, and the
-	// plugin's scan skips such files, so they hide a placeholder), or over
-	// 1 MiB (a warning, an error when no other file was scanned).
-	RulePlaceholderNotScanned = "placeholder/not-scanned"
-	RulePlanBracketDesc       = "placeholder/plan-bracket-description"
+	RulePlanBracketDesc    = "placeholder/plan-bracket-description"
 
 	RuleCodeStubBody        = "placeholder/code-stub-body"             // extension: panic("not implemented"), todo!(), ...
 	RuleSuppressionNoReason = "placeholder/suppression-without-reason" // extension: swarm-gate:allow placeholder without a reason
@@ -67,10 +62,10 @@ var phRuleIDs = [numPhRules]string{
 	RulePlanBracketDesc, RuleSuppressionNoReason,
 }
 
-// PlaceholderRules lists the rule ids the placeholders gate reports, the
-// plugin's first; the policy's placeholders.disable takes any of them but
-// placeholder/suppression-without-reason.
-func PlaceholderRules() []string { return append([]string(nil), phRuleIDs[:]...) }
+// Rules lists the ids of the rules a Scanner applies, the plugin's first,
+// as a new slice; Options.Disable takes any of them but
+// RuleSuppressionNoReason.
+func Rules() []string { return append([]string(nil), phRuleIDs[:]...) }
 
 // hit is a rule match on a line: the rule, the byte offset and the matched
 // text (a substring of the line).
@@ -476,7 +471,7 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// mayHit reports whether any rule could match line s however it is
+// MayHit reports whether any rule could match line s however it is
 // lexed: it holds, ASCII case-insensitively, a word every rule but the
 // stub return needs (todo, fixme, tbd, xxx, hack, placeholder, stub, wip
 // as whole words, as the rules match them: a segment never starts or ends
@@ -491,7 +486,7 @@ func skipSpace(s string, i int) int {
 // fold): hitPairs skips every other position with one table lookup, and no
 // check can start at the last byte (every word is 3 bytes or more).
 // mayHitRef in the tests is the loop without the skip.
-func mayHit(s string) bool {
+func MayHit(s string) bool {
 	returns := false // stubReturnAt has looked at every return
 	for i := 0; i+1 < len(s); i++ {
 		c := s[i] | 0x20
@@ -590,7 +585,7 @@ var stubValues = [...]string{"null", "undefined", "0", "nil", `""`, "[]", "{}"}
 // nil; (the return keyword in code, not in a comment or string), or
 // return None ending the line (a comment aside). It returns the keyword's
 // offset and where the statement ends. Whether it is a stub depends on the
-// lines around it: see lineScanner.stubReturn.
+// lines around it: see Scanner.stubReturn.
 func stubReturnAt(s string, segs []segment, from int) (p, end int, ok bool) {
 	for from < len(s) {
 		k := strings.Index(s[from:], "return")

@@ -1,4 +1,4 @@
-package gates
+package placeholder
 
 import (
 	"fmt"
@@ -69,7 +69,23 @@ func (b *lookback) opening(k, need int) (int, string, int) {
 
 func (b *lookback) clear() { b.n, b.next = 0, 0 }
 
-// scanOptions are a scan's settings, from the policy.
+// Options are a scan's settings, from the policy's placeholders section.
+type Options struct {
+	// Sentinels drop a finding when its excerpt (the line's first 100
+	// UTF-16 code units) holds one, ignoring case; SC-PLACEHOLDER always
+	// does.
+	Sentinels []string
+	// IgnoreMarkdownHeadings: a Markdown "# TODO:" heading is not a prose
+	// marker.
+	IgnoreMarkdownHeadings bool
+	// FailProse makes a prose marker a failure (Finding.Warning false).
+	FailProse bool
+	// Disable lists rule ids (see Rules) that are not applied; unknown ids
+	// and RuleSuppressionNoReason are ignored.
+	Disable []string
+}
+
+// scanOptions are a scan's settings, from Options.
 type scanOptions struct {
 	sentinels []string // lowercased; SC-PLACEHOLDER first
 	headings  bool     // Markdown '#' headings are comments (plugin parity)
@@ -77,7 +93,7 @@ type scanOptions struct {
 	off       [numPhRules]bool
 }
 
-func newScanOptions(c PlaceholdersConfig) *scanOptions {
+func newScanOptions(c Options) *scanOptions {
 	o := &scanOptions{headings: !c.IgnoreMarkdownHeadings, failProse: c.FailProse, sentinels: []string{strings.ToLower(placeholderDefaultSentinel)}}
 	for _, s := range c.Sentinels {
 		o.sentinels = append(o.sentinels, strings.ToLower(s))
@@ -92,63 +108,97 @@ func newScanOptions(c PlaceholdersConfig) *scanOptions {
 	return o
 }
 
-// lineScanner applies the rules to the added lines of one file at a time,
+// Finding is a rule's match on a line of the current file.
+type Finding struct {
+	Line   int // 1-based
+	Column int // 1-based, in UTF-16 code units (a BOM is one)
+	Rule   string
+	// Warning: a note in a document's prose (unless Options.FailProse),
+	// not a failure.
+	Warning bool
+	// Message says what matched and quotes the line's excerpt, with what
+	// looks like a credential masked (sast.MaskLine).
+	Message string
+	// Key is the rule and the trimmed line, joined by a NUL byte: the same
+	// line holds the same finding wherever it moves.
+	Key string
+}
+
+// Suppression is one line whose findings an inline
+// `swarm-gate:allow placeholder <reason>` dropped: the ids of the rules
+// it dropped and the reason as written (comment closers trimmed).
+type Suppression struct {
+	Line   int
+	Rules  []string
+	Reason string
+}
+
+// Scanner applies the rules to the added lines of one file at a time,
 // streaming: it holds the lexer state and the last lines, never a whole
-// file. A file is scanned either whole (whole: every line from the top of
-// the head content down to the last added line is lexed, and the rules run
-// on the added lines) or run by run (line: each run of consecutive added
-// lines is lexed on its own, from the code state); finish ends it.
-type lineScanner struct {
-	opt   *scanOptions
-	path  string
-	fam   *family
-	plan  bool // .swarm/plan.md: the template-bracket rules only
-	lx    lexer
-	last  int // the previous line's number (0: none yet)
-	back  lookback
-	hits  []hit
-	pend  pendingBody // a stub candidate waiting for the code after it
-	held  pendingBody // the current line's candidate, until its suppression check
-	call  int         // brackets left open by a raise, throw or panic whose message may go on below
-	start int         // where the current file's findings start in out
-	out   []Finding
+// file. File starts a file; it is then scanned either whole (Whole: every
+// line from the top of the head content down to the last added line is
+// lexed, and the rules run on the added lines) or run by run (Line: each
+// run of consecutive added lines is lexed on its own, from the code state,
+// and Finish ends it); All scans every line of a content. Findings and
+// Suppressions are the current file's. A Scanner is not safe for
+// concurrent use.
+type Scanner struct {
+	opt  *scanOptions
+	fam  *family
+	plan bool // .swarm/plan.md: the template-bracket rules only
+	lx   lexer
+	last int // the previous line's number (0: none yet)
+	back lookback
+	hits []hit
+	pend pendingBody // a stub candidate waiting for the code after it
+	held pendingBody // the current line's candidate, until its suppression check
+	call int         // brackets left open by a raise, throw or panic whose message may go on below
+	out  []Finding
 	// suppressed are the lines whose findings a marker with a reason
 	// dropped.
 	suppressed []Suppression
 }
 
-// Suppression is one added line whose placeholder findings an inline
-// `swarm-gate:allow placeholder <reason>` dropped: its rules and the
-// reason as written (comment closers trimmed).
-type Suppression struct {
-	Path   string   `json:"path"`
-	Line   int      `json:"line"`
-	Rules  []string `json:"rules"`
-	Reason string   `json:"reason"`
+// NewScanner returns a scanner with the settings of opt.
+func NewScanner(opt Options) *Scanner {
+	return &Scanner{opt: newScanOptions(opt)}
 }
+
+// Findings are the current file's findings, in line order (a line's by
+// column). The slice is the scanner's: valid until the next call to File.
+func (sc *Scanner) Findings() []Finding { return sc.out }
+
+// Suppressions are the current file's suppressed lines, in the order
+// scanned; as Findings, valid until the next call to File.
+func (sc *Scanner) Suppressions() []Suppression { return sc.suppressed }
 
 // utf8BOM is a byte order mark, which only the first line of a file may
 // start with: it is no part of the line's syntax, and counts as one UTF-16
 // code unit in columns (as in swarm/sast).
 const utf8BOM = "\ufeff"
 
-// file starts the next file; plan selects the plan.md rules.
-func (sc *lineScanner) file(path string, plan bool) {
-	sc.path, sc.plan, sc.last = path, plan, 0
+// File starts the next file, at path (its family is by its name: see
+// IsDocument), dropping the previous file's findings and suppressions;
+// plan selects the template-bracket rules of .swarm/plan.md (and only
+// those).
+func (sc *Scanner) File(path string, plan bool) {
+	sc.plan, sc.last = plan, 0
 	sc.fam = familyOf(path)
 	if plan {
 		sc.fam = famMD
 	}
-	sc.pend, sc.held, sc.call, sc.start = pendingBody{}, pendingBody{}, 0, len(sc.out)
+	sc.pend, sc.held, sc.call = pendingBody{}, pendingBody{}, 0
+	sc.out, sc.suppressed = sc.out[:0], sc.suppressed[:0]
 }
 
-// line scans added line n of the current file, lexed run by run: lines
-// must come in ascending order, and a gap in the numbers starts a new run,
-// lexed from the code state (a run that does not start the file may be
-// taken as inside a block comment: see lexer.guessBlock).
-func (sc *lineScanner) line(n int, text string) {
+// Line scans added line n (1-based; text without its line end) of the
+// current file, lexed run by run: lines must come in ascending order, and
+// a gap in the numbers starts a new run, lexed from the code state (a run
+// that does not start the file may be taken as inside a block comment:
+// see lexer.guessBlock).
+func (sc *Scanner) Line(n int, text string) {
 	if sc.last == 0 || n != sc.last+1 {
-		sc.finish(false)
+		sc.Finish(false)
 		sc.lx.reset(sc.fam, sc.opt.headings)
 		sc.back.clear()
 		if n > 1 {
@@ -159,25 +209,26 @@ func (sc *lineScanner) line(n int, text string) {
 	sc.scan(n, text)
 }
 
-// finish ends the current run or file: a candidate still waiting for the
+// Finish ends the current run or file: a candidate still waiting for the
 // code after it is a stub when the file ends there (eof) and it is
 // Python's (a def's body ends with its file); otherwise what follows it is
 // not known, and it is dropped.
-func (sc *lineScanner) finish(eof bool) {
+func (sc *Scanner) Finish(eof bool) {
 	if sc.pend.on && eof && sc.pend.py && sc.pend.depth == 0 {
 		sc.emitPending()
 	}
 	sc.pend.on, sc.call = false, 0
 }
 
-// whole scans the added lines of the current file with its head content:
+// Whole scans the added lines of the current file with its head content:
 // every line from the first down to the last added one is lexed, and the
 // rules run on the added lines only; lines below are lexed while a stub
 // candidate waits for the code after it. Lines are split as the change
 // set's are: on "\n", without one "\r" before it. It returns false, with no
 // findings for the file, when the content does not hold the added lines as
-// given (the caller then scans run by run).
-func (sc *lineScanner) whole(content string, added []changeset.AddedLine) bool {
+// given (the caller then scans run by run, Line and Finish); suppressions
+// of the lines scanned before the mismatch are kept.
+func (sc *Scanner) Whole(content string, added []changeset.AddedLine) bool {
 	mark := len(sc.out)
 	sc.lx.reset(sc.fam, sc.opt.headings)
 	sc.back.clear()
@@ -213,14 +264,14 @@ func (sc *lineScanner) whole(content string, added []changeset.AddedLine) bool {
 		text := next()
 		sc.context(n, text)
 	}
-	sc.finish(pos >= len(content))
+	sc.Finish(pos >= len(content))
 	sc.last = n
 	return true
 }
 
-// all scans every line of content as if added (the merge-base side of a
-// file, for the moved-lines check).
-func (sc *lineScanner) all(content string) {
+// All scans every line of content as if added (the merge-base side of a
+// file, for the moved-lines check), and finishes the file.
+func (sc *Scanner) All(content string) {
 	sc.lx.reset(sc.fam, sc.opt.headings)
 	sc.back.clear()
 	n := 0
@@ -234,14 +285,14 @@ func (sc *lineScanner) all(content string) {
 		n++
 		sc.scan(n, strings.TrimSuffix(text, "\r"))
 	}
-	sc.finish(true)
+	sc.Finish(true)
 	sc.last = n
 }
 
 // context lexes line n, which the pull request does not add, for the
 // state it leaves (an open comment or string, a stub candidate above
 // decided) and for the rules that look at the lines above.
-func (sc *lineScanner) context(n int, text string) {
+func (sc *Scanner) context(n int, text string) {
 	if n == 1 {
 		text = strings.TrimPrefix(text, utf8BOM)
 	}
@@ -257,7 +308,7 @@ func (sc *lineScanner) context(n int, text string) {
 }
 
 // follow lets the code of a lexed line decide the pending candidate.
-func (sc *lineScanner) follow(body string, segs []segment) {
+func (sc *Scanner) follow(body string, segs []segment) {
 	if decided, stub := sc.pend.follow(body, segs, 0); decided {
 		sc.pend.on = false
 		if stub {
@@ -268,16 +319,16 @@ func (sc *lineScanner) follow(body string, segs []segment) {
 
 // emitPending reports the pending candidate, a stub, in line order among
 // the file's findings.
-func (sc *lineScanner) emitPending() {
+func (sc *Scanner) emitPending() {
 	pb := &sc.pend
 	sc.emit(pb.n, pb.text, pb.off, []hit{pb.h})
-	for i := len(sc.out) - 1; i > sc.start && sc.out[i-1].Line > sc.out[i].Line; i-- {
+	for i := len(sc.out) - 1; i > 0 && sc.out[i-1].Line > sc.out[i].Line; i-- {
 		sc.out[i-1], sc.out[i] = sc.out[i], sc.out[i-1]
 	}
 }
 
 // scan lexes added line n and applies the rules to it.
-func (sc *lineScanner) scan(n int, text string) {
+func (sc *Scanner) scan(n int, text string) {
 	off := 0
 	if n == 1 && strings.HasPrefix(text, utf8BOM) {
 		off = len(utf8BOM)
@@ -305,9 +356,9 @@ func (sc *lineScanner) scan(n int, text string) {
 	if sup := findSuppression(body, segs); sup.found {
 		switch {
 		case sup.written != placeholderAllowMarker+" placeholder":
-			sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason, Severity: SeverityError,
+			sc.out = append(sc.out, Finding{Line: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason,
 				Message: fmt.Sprintf("`%s` is not a suppression marker and suppresses nothing: the marker is exactly `swarm-gate:allow placeholder <reason>` (lowercase, singular)", sup.written),
-				Key:     fkey(RuleSuppressionNoReason, strings.TrimSpace(body))})
+				Key:     key(RuleSuppressionNoReason, strings.TrimSpace(body))})
 		case sup.reason:
 			if len(sc.hits) > 0 || sc.held.on {
 				rules := make([]string, 0, len(sc.hits)+1)
@@ -320,14 +371,14 @@ func (sc *lineScanner) scan(n int, text string) {
 					rules = append(rules, RuleCodeStubBody)
 				}
 				if len(rules) > 0 {
-					sc.suppressed = append(sc.suppressed, Suppression{Path: sc.path, Line: n, Rules: rules, Reason: sup.why})
+					sc.suppressed = append(sc.suppressed, Suppression{Line: n, Rules: rules, Reason: sup.why})
 				}
 			}
 			sc.hits, sc.held.on = sc.hits[:0], false
 		default:
-			sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason, Severity: SeverityError,
+			sc.out = append(sc.out, Finding{Line: n, Column: utf16Col(text, off+sup.col) + 1, Rule: RuleSuppressionNoReason,
 				Message: "`swarm-gate:allow placeholder` without a reason suppresses nothing; say why after it, e.g. `swarm-gate:allow placeholder sample data for the docs`",
-				Key:     fkey(RuleSuppressionNoReason, strings.TrimSpace(body))})
+				Key:     key(RuleSuppressionNoReason, strings.TrimSpace(body))})
 		}
 	}
 	if len(sc.hits) > 0 {
@@ -341,7 +392,7 @@ func (sc *lineScanner) scan(n int, text string) {
 
 // codeLine collects the comment, string and code rules' hits of added line
 // n (text; text[off:] lexed as segs).
-func (sc *lineScanner) codeLine(n int, text string, off int, segs []segment, code bool) {
+func (sc *Scanner) codeLine(n int, text string, off int, segs []segment, code bool) {
 	body := text[off:]
 	commented := false
 	for _, sg := range segs {
@@ -398,7 +449,7 @@ func (sc *lineScanner) codeLine(n int, text string, off int, segs []segment, cod
 // stubReturn is the code-stub-return rule: a candidate (stubReturnAt) that
 // is the whole body of its function (B08), the plugin's validation-pattern
 // exemption of return undefined; aside.
-func (sc *lineScanner) stubReturn(n int, text string, off int, segs []segment) {
+func (sc *Scanner) stubReturn(n int, text string, off int, segs []segment) {
 	body := text[off:]
 	for from := 0; from < len(body); {
 		p, end, ok := stubReturnAt(body, segs, from)
@@ -423,7 +474,7 @@ func (sc *lineScanner) stubReturn(n int, text string, off int, segs []segment) {
 // callLine reads a line inside the arguments of a raise, throw or panic
 // whose message goes on below its line: a string there saying the code is
 // not written is a stub-body hit (when the line is added).
-func (sc *lineScanner) callLine(body string, segs []segment, added bool) {
+func (sc *Scanner) callLine(body string, segs []segment, added bool) {
 	k := 0
 	for i := 0; i < len(body) && sc.call > 0; i++ {
 		for k < len(segs) && segs[k].end <= i {
@@ -454,7 +505,7 @@ func (sc *lineScanner) callLine(body string, segs []segment, added bool) {
 // message quotes the line with what looks like a credential masked; the
 // key is the rule and the trimmed line, as the moved-lines check matches
 // findings.
-func (sc *lineScanner) emit(n int, text string, off int, hits []hit) {
+func (sc *Scanner) emit(n int, text string, off int, hits []hit) {
 	for i := 1; i < len(hits); i++ { // insertion sort: a handful of hits
 		for j := i; j > 0 && hits[j].col < hits[j-1].col; j-- {
 			hits[j], hits[j-1] = hits[j-1], hits[j]
@@ -476,13 +527,22 @@ func (sc *lineScanner) emit(n int, text string, off int, hits []hit) {
 			}
 			shown = shownExcerpt(text[off:])
 		}
-		sev := SeverityError
-		if h.warn && !sc.opt.failProse {
-			sev = SeverityWarning
-		}
-		sc.out = append(sc.out, Finding{Path: sc.path, Line: n, EndLine: n, Column: utf16Col(text, off+h.col) + 1, Rule: phRuleIDs[h.rule],
-			Severity: sev, Message: hitMessage(h, shown), Key: fkey(phRuleIDs[h.rule], strings.TrimSpace(text[off:]))})
+		sc.out = append(sc.out, Finding{Line: n, Column: utf16Col(text, off+h.col) + 1, Rule: phRuleIDs[h.rule],
+			Warning: h.warn && !sc.opt.failProse, Message: hitMessage(h, shown), Key: key(phRuleIDs[h.rule], strings.TrimSpace(text[off:]))})
 	}
+}
+
+// key is a finding's Key: the rule and what it is about (the trimmed
+// line), as the gates key their findings.
+func key(rule, about string) string { return rule + "\x00" + about }
+
+// clipN cuts s to n runes, the last three an ellipsis.
+func clipN(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
 }
 
 func seenRule(hits []hit, r phRule) bool {
