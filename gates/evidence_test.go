@@ -2,10 +2,11 @@ package gates
 
 import (
 	"context"
-	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
 func TestEvidenceCorpus(t *testing.T) {

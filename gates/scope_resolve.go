@@ -2,13 +2,13 @@ package gates
 
 import (
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/editdist"
-	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/swarm-gate/swarm-gate/internal/editdist"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 

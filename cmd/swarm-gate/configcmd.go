@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/gates"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/config"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/planhash"
-	"github.com/swarm-gate/swarm-gate/internal/swarm"
 	"strings"
 	"time"
 
@@ -14,6 +12,8 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
+	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // commandAPI is what the comment commands need of GitHub: part of API.
