@@ -3,12 +3,11 @@ package gates
 import (
 	"context"
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/mdtext"
-	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -310,20 +309,21 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 		onPlan(RuleEvidenceMissing, fmt.Sprintf("task %s is completed but has no evidence: neither %s nor %s exists", t.ID, gateFile, bundlePath))
 		return te
 	}
-	// The plugin writes evidence with JSON.stringify, which never repeats a
-	// key: a repeated "verdict" shows a reader one value while the plugin
-	// reads the other.
+	// A repeated "verdict" shows a reader one value while the plugin reads
+	// the other.
 	dupFailed := false
-	for _, f := range []struct {
-		path string
-		dups []swarm.DuplicateKey
-	}{{gateFile, gateDups(tg)}, {bundlePath, bundleDups(tb)}} {
-		for _, d := range f.dups {
+	dupKeys := func(path string, dups []swarm.DuplicateKey) {
+		for _, d := range dups {
 			dupFailed = true
-			te.findings = append(te.findings, Finding{Path: f.path, Line: d.Line, EndLine: d.Line, Rule: RuleEvidenceDuplicateKey, Severity: SeverityError,
-				Key:     fkey(RuleEvidenceDuplicateKey, t.ID, f.path, d.Where()),
-				Message: fmt.Sprintf("task %s: %s appears twice in one object of %s (lines %d and %d): the plugin keeps the value at line %d, a reader may take the first; the plugin never writes a key twice, so the file was edited by hand", t.ID, mdtext.Code(d.Where()), f.path, d.FirstLine, d.Line, d.Line)})
+			te.findings = append(te.findings, duplicateKeyFinding(RuleEvidenceDuplicateKey, path, d, "task "+t.ID+": ", "in one object of "+path,
+				"record the evidence through the plugin", t.ID, path))
 		}
+	}
+	if tg != nil {
+		dupKeys(gateFile, tg.DuplicateKeys)
+	}
+	if tb != nil {
+		dupKeys(bundlePath, tb.DuplicateKeys)
 	}
 	var recs []evidenceRecord
 	add := func(gate, verdict, invalid, file string, line int, ts, agent string, bundle bool) {
@@ -471,20 +471,6 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 	}
 	te.ok = !failed && !dupFailed
 	return te
-}
-
-func gateDups(tg *swarm.TaskGates) []swarm.DuplicateKey {
-	if tg == nil {
-		return nil
-	}
-	return tg.DuplicateKeys
-}
-
-func bundleDups(tb *swarm.EvidenceBundle) []swarm.DuplicateKey {
-	if tb == nil {
-		return nil
-	}
-	return tb.DuplicateKeys
 }
 
 // uniqueInOrder drops repeated items, keeping the first of each.

@@ -664,17 +664,29 @@ func headline(failing []Finding) Finding {
 	return failing[0]
 }
 
-// duplicateKeys are plan.json's repeated keys. The plugin writes the file
-// with JSON.stringify, which never repeats one, so a repetition was typed
-// in; a reviewer reading the diff may take the first value ("status":
-// "completed") while the plugin and every hash use the last.
+// duplicateKeys are plan.json's repeated keys: a reviewer reading the diff
+// may take the first value ("status": "completed") while the plugin and
+// every hash use the last.
 func duplicateKeys(plan *swarm.Plan) []Finding {
 	var out []Finding
 	for _, d := range plan.DuplicateKeys {
-		out = append(out, Finding{Path: swarm.PlanPath, Line: d.Line, EndLine: d.Line, Rule: RuleDuplicateKey, Severity: SeverityError,
-			Key: fkey(RuleDuplicateKey, swarm.PlanPath, d.Where()),
-			Message: fmt.Sprintf("%s appears twice in one object (lines %d and %d): the plugin's JSON.parse keeps the value at line %d, a reader of the file may take the first; the plugin never writes a key twice: delete the repetition you do not mean",
-				mdtext.Code(d.Where()), d.FirstLine, d.Line, d.Line)})
+		out = append(out, duplicateKeyFinding(RuleDuplicateKey, swarm.PlanPath, d, "", "in one object", "delete the repetition you do not mean", swarm.PlanPath))
 	}
 	return out
+}
+
+// duplicateKeyFinding is the error finding of a key repeated in one JSON
+// object of path (d's lines: the repetition's is the one read). The plugin
+// writes its files with JSON.stringify, which never repeats a key, so a
+// repetition was typed in. lead starts the message ("task 1.2: "), place
+// says where the key is ("in one object"), fix what to do; the key is
+// rule, about and the key's place in the JSON.
+func duplicateKeyFinding(rule, path string, d swarm.DuplicateKey, lead, place, fix string, about ...string) Finding {
+	if d.FirstLine != d.Line {
+		place += fmt.Sprintf(" (lines %d and %d)", d.FirstLine, d.Line)
+	}
+	return Finding{Path: path, Line: d.Line, EndLine: d.Line, Rule: rule, Severity: SeverityError,
+		Key: fkey(rule, append(about, d.Where())...),
+		Message: fmt.Sprintf("%s%s appears twice %s: the plugin's JSON.parse keeps the last value (line %d), a reader of the file may take the first; the plugin never writes a key twice, so it was edited by hand: %s",
+			lead, mdtext.Code(d.Where()), place, d.Line, fix)}
 }

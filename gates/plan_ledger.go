@@ -3,7 +3,6 @@ package gates
 import (
 	"bytes"
 	"fmt"
-	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"sort"
 	"strings"
 
@@ -52,11 +51,9 @@ func ledgerIntegrity(l *swarm.Ledger, plan *swarm.Plan) []Finding {
 	for i := range l.Events {
 		ev := &l.Events[i]
 		for _, d := range ev.DuplicateKeys {
-			// The event's own bytes key it: the same line on the merge base
-			// is pre-existing.
-			out = append(out, Finding{Path: swarm.LedgerPath, Line: ev.Line, EndLine: ev.Line, Rule: RuleDuplicateKey, Severity: SeverityError,
-				Key:     fkey(RuleDuplicateKey, swarm.LedgerPath, fmt.Sprint(ev.Seq), ev.EventType, d.Where()),
-				Message: fmt.Sprintf("seq %d (%s): %s appears twice in the event's line: the plugin's JSON.parse keeps the last value, a reader may take the first; the plugin never writes a key twice, so the line was edited by hand: restore the event as the plugin wrote it", ev.Seq, ev.EventType, mdtext.Code(d.Where()))})
+			// Keyed by seq: the same line on the merge base is pre-existing.
+			out = append(out, duplicateKeyFinding(RuleDuplicateKey, swarm.LedgerPath, d, fmt.Sprintf("seq %d (%s): ", ev.Seq, ev.EventType), "in the event's line",
+				"restore the event as the plugin wrote it", swarm.LedgerPath, fmt.Sprint(ev.Seq), ev.EventType))
 		}
 	}
 	return out
