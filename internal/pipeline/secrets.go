@@ -51,13 +51,14 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 			continue
 		}
 		r := &results[i]
-		if w, ok := whole[i]; ok {
+		w, isWhole := whole[i]
+		if isWhole {
 			r = &w
 		}
 		if !r.scanned {
 			continue // no added lines, or on gitleaks' global allowlist
 		}
-		if _, ok := whole[i]; ok {
+		if isWhole {
 			s.SecretWhole = append(s.SecretWhole, f.NewPath)
 		}
 		s.SecretFiles++
