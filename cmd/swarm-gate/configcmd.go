@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +57,12 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	var problems []string
 	if filepath.Base(path) == "swarm-gate.yaml" {
-		problems = append(problems, fmt.Sprintf("%s: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed", path, config.Path))
+		// Fails closed only when alone: beside a .yml it is merely ignored.
+		if fileExists(filepath.Join(filepath.Dir(path), "swarm-gate.yml")) {
+			problems = append(problems, fmt.Sprintf("%s: swarm-gate reads %s (with .yml), which is beside this file: this one is never read; delete it", path, config.Path))
+		} else {
+			problems = append(problems, fmt.Sprintf("%s: swarm-gate reads %s (with .yml): rename the file; as it is, every check fails closed", path, config.Path))
+		}
 	}
 	c, err := config.Parse(path, data)
 	if err != nil {
@@ -77,6 +83,9 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "%s: valid\n", path)
+		if onlyComments(data) {
+			fmt.Fprintf(stdout, "%s: is empty, so the check uses the built-in defaults\n", path)
+		}
 		if broad := gates.BroadExtras(c.Scope.Extras); len(broad) > 0 {
 			fmt.Fprintf(stdout, "%s: warning: scope.extras %q allows every path, so swarm/scope can never find a file outside a task's scope; narrow it (e.g. dist/**)\n", path, broad)
 		}
@@ -94,6 +103,18 @@ func runConfigValidate(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "%s: %d %s\n", path, len(problems), noun)
 	return 1
+}
+
+// onlyComments reports whether a YAML file sets nothing (blank, or only
+// comments and document markers), which Parse reads as the defaults.
+func onlyComments(data []byte) bool {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && line[0] != '#' && string(line) != "---" {
+			return false
+		}
+	}
+	return true
 }
 
 // readPolicyArg reads the named policy file, or prints why it cannot and

@@ -97,6 +97,13 @@ func TestConfigValidate(t *testing.T) {
 		if code := run(context.Background(), []string{"config", "validate"}, &out, &errb); code != 0 || !strings.Contains(out.String(), ".github/swarm-gate.yaml: warning: swarm-gate reads .github/swarm-gate.yml only") {
 			t.Errorf("exit %d, stdout %q", code, out.String())
 		}
+		// Named explicitly, it is the ignored one, not a policy that fails
+		// every check.
+		out.Reset()
+		if code := run(context.Background(), []string{"config", "validate", ".github/swarm-gate.yaml"}, &out, &errb); code != 1 ||
+			!strings.Contains(out.String(), "which is beside this file: this one is never read; delete it") || strings.Contains(out.String(), "fails closed") {
+			t.Errorf("explicit .yaml: exit %d, stdout %q", code, out.String())
+		}
 	})
 	t.Run("version takes no arguments", func(t *testing.T) {
 		var out, errb bytes.Buffer
@@ -119,6 +126,8 @@ func TestConfigValidate(t *testing.T) {
 			want string
 		}{
 			{"version: 1\n", 0, "(stdin): valid\n"},
+			{"", 0, "(stdin): valid\n(stdin): is empty, so the check uses the built-in defaults\n"},
+			{"# only a comment\n", 0, "(stdin): is empty"},
 			{"scope:\n  extras: [\"docs/**\", \"**\"]\n", 0, "(stdin): warning: scope.extras [\"**\"] allows every path"},
 			{"drift: []\n", 1, "(stdin):1:8: drift must be a mapping"},
 			{strings.Repeat("#", 1<<20+1), 1, "(stdin): is over the 1048576-byte limit"},

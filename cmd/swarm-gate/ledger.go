@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,10 +41,15 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		dir = filepath.Dir(filepath.Clean(dir))
 	}
 	// Paths in messages are the ones given (errors name .swarm/... relative
-	// to dir, so dir goes in front).
-	in := ""
-	if dir != "." {
-		in = dir + ": "
+	// to dir, so dir goes in front of the path).
+	under := func(err error) error {
+		var ae *swarm.ArtifactError
+		if dir == "." || !errors.As(err, &ae) {
+			return err
+		}
+		c := *ae
+		c.Path = filepath.Join(dir, filepath.FromSlash(ae.Path))
+		return &c
 	}
 	ledgerPath := filepath.Join(dir, swarm.LedgerPath)
 	a := swarm.Load(os.DirFS(dir))
@@ -52,13 +58,13 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "swarm-gate: %s has no .swarm/ folder\n", dir)
 		return exitError
 	case a.LedgerErr != nil:
-		fmt.Fprintf(stderr, "swarm-gate: %s%v\n", in, a.LedgerErr)
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", under(a.LedgerErr))
 		return exitError
 	case a.Ledger == nil:
 		fmt.Fprintf(stderr, "swarm-gate: %s is missing\n", ledgerPath)
 		return exitError
 	case a.PlanErr != nil:
-		fmt.Fprintf(stderr, "swarm-gate: %s%v\n", in, a.PlanErr)
+		fmt.Fprintf(stderr, "swarm-gate: %v\n", under(a.PlanErr))
 		return exitError
 	case len(a.Ledger.Events) == 0:
 		fmt.Fprintf(stdout, "%s is empty: no events, so nothing is verified (the plugin writes the first event when it saves the plan)\n", ledgerPath)
@@ -80,6 +86,7 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "MISMATCH %s\n", p)
 	}
+	dups := printDuplicateKeys(stdout, ledgerPath, l, a.Plan)
 	var final *jsjson.Value
 	if a.Plan != nil {
 		final = a.Plan.Value
@@ -94,12 +101,16 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if a.Plan == nil {
 		fmt.Fprintf(stdout, "%s is missing: only the ledger itself was checked\n", swarm.PlanPath)
-	} else if len(problems) == 0 {
+	} else if len(problems) == 0 && dups == 0 {
 		fmt.Fprintf(stdout, "OK: every embedded plan re-hashes to its plan_hash_after, and %s matches the last one (seq %d)\n", swarm.PlanPath, last)
 	}
 	if a.Plan != nil {
 		printApproval(stdout, l, a.Plan)
 		printPlanMarkdown(stdout, dir, a.Plan)
+	}
+	if dups > 0 && len(problems) == 0 {
+		fmt.Fprintf(stdout, "%d repeated keys: the plugin never writes a key twice, so these were edited by hand\n", dups)
+		return 1
 	}
 	if n := len(rep.Unexplained) + len(rep.ProfileViolations); n > 0 && len(problems) == 0 {
 		fmt.Fprintf(stdout, "%d unexplained or forbidden events\n", n)
@@ -114,6 +125,37 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printDuplicateKeys lists the keys repeated in one object of a ledger line
+// or of plan.json (the plugin's JSON.parse keeps the last, a reader may take
+// the first; check fails them as plan-freeze/duplicate-key) and returns how
+// many there are.
+func printDuplicateKeys(w io.Writer, ledgerPath string, l *swarm.Ledger, plan *swarm.Plan) int {
+	n := 0
+	for _, ev := range l.Events {
+		for _, d := range ev.DuplicateKeys {
+			fmt.Fprintf(w, "DUPLICATE KEY %s:%d: seq %d (%s): %s appears twice in the event's line; the plugin reads the last value\n",
+				ledgerPath, d.Line, ev.Seq, mdtext.Printable(ev.EventType), mdtext.Printable(d.Where()))
+			n++
+		}
+	}
+	if plan != nil {
+		for _, d := range plan.DuplicateKeys {
+			fmt.Fprintf(w, "DUPLICATE KEY %s: %s appears twice (%s); the plugin reads the last value\n",
+				swarm.PlanPath, mdtext.Printable(d.Where()), duplicateLines(d))
+			n++
+		}
+	}
+	return n
+}
+
+// duplicateLines says where a repeated key is: "line 5" or "lines 3 and 9".
+func duplicateLines(d swarm.DuplicateKey) string {
+	if d.FirstLine == d.Line {
+		return fmt.Sprintf("line %d", d.Line)
+	}
+	return fmt.Sprintf("lines %d and %d", d.FirstLine, d.Line)
 }
 
 // printApproval says whether plan.json still matches its newest plan-critic

@@ -257,6 +257,33 @@ func TestLedgerVerifyCommand(t *testing.T) {
 	copyFile("../../internal/demo/_example/head/.swarm/plan.json", "plan.json", func(s string) string {
 		return strings.Replace(s, "Document the export command", "Document every command", 1)
 	})
+	// A repeated key in a ledger line and in plan.json: check fails both
+	// (plan-freeze/duplicate-key), so verify may not say OK.
+	copyFile("../../internal/demo/_example/head/.swarm/plan-ledger.jsonl", "plan-ledger.jsonl", func(s string) string {
+		return strings.Replace(s, `{"seq":1,`, `{"seq":1,"seq":1,`, 1)
+	})
+	copyFile("../../internal/demo/_example/head/.swarm/plan.json", "plan.json", func(s string) string {
+		return strings.Replace(s, `"title":`, `"title": "x", "title":`, 1)
+	})
+	code, out, stderr = runCLI(t, "ledger", "verify", dir)
+	for _, want := range []string{"DUPLICATE KEY " + filepath.Join(dir, ".swarm", "plan-ledger.jsonl") + ":1: seq 1 (plan_created): seq appears twice",
+		"DUPLICATE KEY .swarm/plan.json: title appears twice", "2 repeated keys"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("duplicate keys: output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 || strings.Contains(out, "OK:") {
+		t.Errorf("duplicate keys: exit %d, want 1 and no OK\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "plan", "hash", filepath.Join(swarmDir, "plan.json")); code != 0 || !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "title appears twice") {
+		t.Errorf("plan hash on a repeated key: exit %d, stderr %q", code, stderr)
+	}
+	copyFile("../../internal/demo/_example/head/.swarm/plan-ledger.jsonl", "plan-ledger.jsonl", func(s string) string {
+		return strings.Replace(s, "Add an RFC 4180 CSV writer", "Add a CSV writer", 1)
+	})
+	copyFile("../../internal/demo/_example/head/.swarm/plan.json", "plan.json", func(s string) string {
+		return strings.Replace(s, "Document the export command", "Document every command", 1)
+	})
 	code, out, _ = runCLI(t, "ledger", "verify", swarmDir)
 	for _, want := range []string{"MISMATCH seq 1 (line 1)", "plan.json was changed outside the ledger", "task 1.3: description changed"} {
 		if !strings.Contains(out, want) {
@@ -413,6 +440,12 @@ func TestPlanHashReadsStdin(t *testing.T) {
 	if code != 0 || !strings.Contains(out.String(), "(stdin)\n") || !strings.Contains(out.String(), "4aa37af1f761e6b9bded0f6a11eccd8809e74dc52f399107ead33f52a147c257") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
+	out.Reset()
+	errb.Reset()
+	if code := runPlanHash([]string{"-"}, strings.NewReader(" \n"), &out, &errb); code != exitError || !strings.Contains(errb.String(), "standard input is empty") {
+		t.Errorf("empty stdin: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
 	code = runPlanHash([]string{"a", "b"}, strings.NewReader(""), &out, &errb)
 	if code != exitUsage || !strings.Contains(errb.String(), `one FILE at most, got ["a" "b"]`) {
 		t.Errorf("two files: exit %d, stderr %q", code, errb.String())

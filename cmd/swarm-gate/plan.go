@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,8 +45,12 @@ func runPlanHash(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if file == "-" {
 		file = "(stdin)"
 		data, err = io.ReadAll(io.LimitReader(stdin, swarm.MaxFileSize+1))
-		if err == nil && len(data) > swarm.MaxFileSize {
+		switch {
+		case err != nil:
+		case len(data) > swarm.MaxFileSize:
 			err = fmt.Errorf("standard input is over the %d-byte limit", swarm.MaxFileSize)
+		case len(bytes.TrimSpace(data)) == 0:
+			err = errors.New("standard input is empty: pipe a plan.json into it, or give its path")
 		}
 	} else {
 		data, err = readLimited(file)
@@ -58,6 +63,12 @@ func runPlanHash(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
 		return exitError
+	}
+	for _, d := range plan.DuplicateKeys {
+		// The digests are the plugin's (last value wins), but the file is not
+		// what the plugin wrote.
+		fmt.Fprintf(stderr, "swarm-gate: warning: %s: %s appears twice (%s); the hashes use the last value, as the plugin's JSON.parse does, and the plugin never writes a key twice\n",
+			file, d.Where(), duplicateLines(d))
 	}
 	if *format == "json" {
 		out := map[string]string{"file": file, "plan_id": plan.ID(), "ledger_hash": plan.Digests.Ledger, "structure_hash": plan.Digests.Structure,
