@@ -1,13 +1,17 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -29,7 +33,10 @@ const MaxSASTFiles = 5000
 // sast-baseline.json on both sides. Generated, vendored and minified code
 // files are not scanned, and listed (gates.GeneratedReason). Then the
 // secret scan of the added lines of every changed text file (scanSecrets).
-func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
+//
+// reads, when not nil, hands out the files in the loop's order (see
+// planSASTReads); any other file is read from headFS or mergeBaseFS.
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, reads *prefetched, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	secretScans := startSecretScans(changes)
 	nulTexts := map[int]secretScan{} // by index in changes.Files: binaryTextScan's scans
@@ -59,7 +66,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.NotScanned = append(s.NotScanned, f.NewPath)
 			continue
 		}
-		content, skip, err := readForScan(headFS, f.NewPath)
+		content, skip, err := reads.read(headFS, sideHead, f.NewPath)
 		if err != nil {
 			s.Unreadable = append(s.Unreadable, gates.SkippedFile{Path: f.NewPath, Reason: err.Error()})
 			continue
@@ -83,7 +90,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		// A copy's source keeps its lines, so what the copy holds is new
 		// code: it is not compared with the source's merge-base version.
 		if f.Status != changeset.Added && f.Status != changeset.Copied && f.OldPath != "" {
-			old, skip, _ = readForScan(mergeBaseFS, f.OldPath)
+			old, skip, _ = reads.read(mergeBaseFS, sideMergeBase, f.OldPath)
 			hasOld = skip == ""
 		}
 		if reason := gates.GeneratedReasonIn(linguist, f.NewPath, content, f.OldPath, old, hasOld); code && reason != "" {
@@ -181,6 +188,109 @@ func readForScan(fsys fs.FS, p string) ([]byte, string, error) {
 		return nil, "unreadable", unwrapPathErr(err)
 	}
 	return data, "", nil
+}
+
+const (
+	sideHead = iota
+	sideMergeBase
+)
+
+// prefetched is the files scanSAST reads, read ahead in its order through
+// one git cat-file (source.Prefetch) while it scans the files before.
+type prefetched struct {
+	pf      *source.Prefetch
+	commits [2]plumbing.Hash // by side
+	planned map[source.FileRef]bool
+	log     *slog.Logger
+}
+
+// planSASTReads lists, in scanSAST's order, the files its loop reads: each
+// changed regular file it does not skip by path (head side), and the
+// merge-base side of a modified or renamed one. A file it skips after all
+// is read past; one not listed is read from the snapshot.
+func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist) []source.FileRef {
+	var refs []source.FileRef
+	regular := func(mode uint32) bool { return mode&0o170000 == 0o100000 }
+	for i := range changes.Files {
+		f := &changes.Files[i]
+		if f.Status == changeset.Deleted || f.NewPath == "" || isSwarm(f.NewPath) || f.TooLarge {
+			continue
+		}
+		if _, code := sast.LanguageOf(f.NewPath); code && gates.GeneratedReasonFor(linguist, f.NewPath, nil) != "" {
+			continue
+		}
+		if !regular(f.NewMode) || !source.PrefetchSafe(f.NewPath) {
+			continue
+		}
+		refs = append(refs, source.FileRef{Commit: head, Path: f.NewPath})
+		if f.Status != changeset.Added && f.Status != changeset.Copied && f.OldPath != "" && regular(f.OldMode) && source.PrefetchSafe(f.OldPath) {
+			refs = append(refs, source.FileRef{Commit: mergeBase, Path: f.OldPath})
+		}
+	}
+	return refs
+}
+
+// startSASTReads starts reading planSASTReads' files, or returns nil (the
+// files are then read from the snapshots) when git cannot be run.
+func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, log *slog.Logger) *prefetched {
+	if !repo.CanPrefetch() {
+		return nil
+	}
+	refs := planSASTReads(changes, head, mergeBase, linguist)
+	if len(refs) == 0 {
+		return nil
+	}
+	pf, err := repo.Prefetch(ctx, refs, sast.MaxScanSize)
+	if err != nil {
+		log.Debug("reading the changed files with go-git: git cat-file could not start", "error", err.Error())
+		return nil
+	}
+	p := &prefetched{pf: pf, commits: [2]plumbing.Hash{head, mergeBase}, planned: make(map[source.FileRef]bool, len(refs)), log: log}
+	for _, r := range refs {
+		p.planned[r] = true
+	}
+	return p
+}
+
+// read is readForScan, taking the file from the prefetch when it was
+// planned and git gave a blob; anything else (a path the commit lacks, a
+// git failure) is read from fsys, so the messages are the snapshot's.
+func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, error) {
+	if p == nil || p.pf == nil {
+		return readForScan(fsys, path)
+	}
+	ref := source.FileRef{Commit: p.commits[side], Path: path}
+	if !p.planned[ref] {
+		return readForScan(fsys, path)
+	}
+	for {
+		f, ok, err := p.pf.Next()
+		if !ok {
+			// Done or failed: the rest comes from the snapshots.
+			if err != nil {
+				p.log.Debug("reading the rest of the changed files with go-git", "error", err.Error())
+			}
+			p.close()
+			return readForScan(fsys, path)
+		}
+		if f.Ref != ref {
+			continue // planned, but the loop skipped it
+		}
+		switch {
+		case f.Type != "blob":
+			return readForScan(fsys, path)
+		case f.Size > sast.MaxScanSize:
+			return nil, sast.SkipTooLarge, nil
+		}
+		return f.Data, "", nil
+	}
+}
+
+func (p *prefetched) close() {
+	if p != nil && p.pf != nil {
+		_ = p.pf.Close()
+		p.pf = nil
+	}
 }
 
 func readAll(fsys fs.FS, p string) ([]byte, bool) {

@@ -90,16 +90,23 @@ type rule struct {
 	// NFA). A line it does not match is not given to the rule's own
 	// expression. Nil when loosening changes nothing.
 	pre *regexp.Regexp
+	// lead, when not nil, is pre's leading literals: on an ASCII line
+	// pre is tried only where one of them occurs.
+	lead *lead
 }
 
 // Scanner holds the prepared rules. It is safe for concurrent use.
 type Scanner struct {
-	rules      []*rule
-	global     []*config.Allowlist
-	trie       *ahocorasick.Trie
-	byKeyword  [][]int // keyword index -> rule indexes
-	noKeywords []int   // rules run on every line
-	pathOnly   []int   // rules that match a file's path alone
+	rules  []*rule
+	global []*config.Allowlist
+	// globalPaths is each global allowlist's Paths, tried one by one with
+	// a substring prefilter (gitleaks joins them into one expression, which
+	// Go's NFA runs slowly on every path).
+	globalPaths []pathFilter
+	trie        *ahocorasick.Trie
+	byKeyword   [][]int // keyword index -> rule indexes
+	noKeywords  []int   // rules run on every line
+	pathOnly    []int   // rules that match a file's path alone
 
 	// pathMu guards pathVerdict, PathAllowed's answers by path: the
 	// global allowlist is one large expression, and the pipeline asks
@@ -153,6 +160,9 @@ func DefaultConfig() (config.Config, error) {
 // gitleaks' proximity logic, which this package does not have.
 func New(cfg config.Config) (*Scanner, error) {
 	s := &Scanner{global: cfg.Allowlists}
+	for _, a := range cfg.Allowlists {
+		s.globalPaths = append(s.globalPaths, newPathFilter(a.Paths))
+	}
 	kwIndex := map[string]int{}
 	var keywords []string
 	for _, id := range cfg.OrderedRules {
@@ -176,6 +186,7 @@ func New(cfg config.Config) (*Scanner, error) {
 				if pr.pre, err = regexp.Compile(re.String()); err != nil {
 					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, re, err)
 				}
+				pr.lead = newLead(re)
 			}
 		}
 		i := len(s.rules)
@@ -340,8 +351,8 @@ func (s *Scanner) PathAllowed(path string) bool {
 	if ok {
 		return v
 	}
-	for _, a := range s.global {
-		if len(a.Paths) > 0 && a.MatchCondition == config.AllowlistMatchOr && a.PathAllowed(path) {
+	for i, a := range s.global {
+		if len(a.Paths) > 0 && a.MatchCondition == config.AllowlistMatchOr && s.globalPaths[i].match(path) {
 			v = true
 			break
 		}
@@ -412,6 +423,7 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 	multiLines := map[int][]int{} // multi-line rule -> indexes into lines with a keyword
 	for li, ln := range lines {
 		buf = lowerASCII(buf[:0], ln.Text)
+		ascii := -1 // not yet known
 		hitList = hitList[:0]
 		s.trie.Walk(buf, func(_, _, pattern int64) bool {
 			for _, ri := range s.byKeyword[pattern] {
@@ -430,8 +442,24 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 				multiLines[ri] = append(multiLines[ri], li)
 				continue
 			}
-			if skip[ri] || len(ln.Text) < r.minLen || r.pre != nil && !r.pre.MatchString(ln.Text) {
+			if skip[ri] || len(ln.Text) < r.minLen {
 				continue
+			}
+			if r.lead != nil && ascii < 0 {
+				ascii = 0
+				if !hasNonASCII(ln.Text) {
+					ascii = 1
+				}
+			}
+			switch {
+			case r.lead != nil && ascii == 1:
+				if !r.lead.match(ln.Text, buf) {
+					continue
+				}
+			case r.pre != nil:
+				if !r.pre.MatchString(ln.Text) {
+					continue
+				}
 			}
 			all = s.matchText(r, path, ln.Text, []int{ln.N}, []int{0}, all)
 		}
