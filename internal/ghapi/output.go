@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 
@@ -88,7 +87,7 @@ func Output(res gates.Result, fullReport string) CheckOutput {
 		out.Annotations = append(out.Annotations, annotation(f))
 	}
 	var b strings.Builder
-	if line := oneLine(fullTitle(res), math.MaxInt); out.Title != line {
+	if line := mdtext.OneLine(fullTitle(res), math.MaxInt); out.Title != line {
 		// The title was cut: its end (often what to do next) goes first
 		// in the summary.
 		fmt.Fprintf(&b, "**%s**\n\n", mdtext.Inline(line))
@@ -116,7 +115,7 @@ func Output(res gates.Result, fullReport string) CheckOutput {
 	if b.Len() == 0 {
 		b.WriteString(out.Title)
 	}
-	out.Summary = truncateSummary(b.String(), MaxSummaryBytes, fullReport)
+	out.Summary = mdtext.Truncate(b.String(), MaxSummaryBytes, fullReport)
 	return out
 }
 
@@ -130,7 +129,7 @@ func plural(n int, one, many string) string {
 // title is the check run's title for a result (see Complete): fullTitle
 // cut to one line of at most MaxTitleRunes characters.
 func title(res gates.Result) string {
-	return oneLine(fullTitle(res), MaxTitleRunes)
+	return mdtext.OneLine(fullTitle(res), MaxTitleRunes)
 }
 
 // fullTitle is the title for a result before it is cut.
@@ -161,8 +160,8 @@ func failOutput(reason string) CheckOutput {
 		t = "could not evaluate: " + t
 	}
 	summary := "swarm-gate could not report this check, so it fails closed.\n\n" + mdtext.CodeBlock(reason)
-	return CheckOutput{Conclusion: ConclusionFailure, Title: oneLine(t, MaxTitleRunes),
-		Summary: truncateSummary(summary, MaxSummaryBytes, "the logs of this run")}
+	return CheckOutput{Conclusion: ConclusionFailure, Title: mdtext.OneLine(t, MaxTitleRunes),
+		Summary: mdtext.Truncate(summary, MaxSummaryBytes, "the logs of this run")}
 }
 
 // cancelOutput is the output of a run completed as cancelled.
@@ -171,38 +170,8 @@ func cancelOutput(reason string) CheckOutput {
 		reason = "the job was cancelled before swarm-gate reported this check"
 	}
 	summary := "The job was cancelled before swarm-gate reported this check, so it carries no verdict (a required check that was cancelled blocks merging, as a failure does); re-run the job to evaluate it.\n\n" + mdtext.CodeBlock(reason)
-	return CheckOutput{Conclusion: ConclusionCancelled, Title: oneLine("cancelled: "+reason, MaxTitleRunes),
-		Summary: truncateSummary(summary, MaxSummaryBytes, "the logs of this run")}
-}
-
-// oneLine keeps the first line of s, printable, at most n characters.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return clipRunes(mdtext.Printable(s), n)
-}
-
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// clipBytes cuts s to at most n bytes at a character boundary, ending with
-// "…" when cut.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n < len("…") {
-		return ""
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return CheckOutput{Conclusion: ConclusionCancelled, Title: mdtext.OneLine("cancelled: "+reason, MaxTitleRunes),
+		Summary: mdtext.Truncate(summary, MaxSummaryBytes, "the logs of this run")}
 }
 
 func annotation(f gates.Finding) *github.CheckRunAnnotation {
@@ -213,13 +182,13 @@ func annotation(f gates.Finding) *github.CheckRunAnnotation {
 		StartLine:       github.Int(start),
 		EndLine:         github.Int(end),
 		AnnotationLevel: github.String(level(f.Severity)),
-		Message:         github.String(clipBytes(f.Message, MaxAnnotationMessageBytes)),
+		Message:         github.String(mdtext.ClipBytes(f.Message, MaxAnnotationMessageBytes)),
 	}
 	if f.Message == "" {
 		a.Message = github.String(f.Rule)
 	}
 	if f.Rule != "" {
-		a.Title = github.String(clipRunes(f.Rule, MaxAnnotationTitleRunes))
+		a.Title = github.String(mdtext.ClipRunes(f.Rule, MaxAnnotationTitleRunes))
 	}
 	if f.Line > 0 && f.Column > 0 && start == end {
 		a.StartColumn, a.EndColumn = github.Int(f.Column), github.Int(f.Column)
@@ -235,83 +204,4 @@ func level(s gates.Severity) string {
 		return "notice"
 	}
 	return "failure"
-}
-
-// truncateSummary cuts s to at most limit bytes at a line boundary, closes
-// a code fence left open, and ends it with the "… N more items dropped"
-// line (see Output).
-func truncateSummary(s string, limit int, fullReport string) string {
-	if len(s) <= limit {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	build := func(keep int) string {
-		var b strings.Builder
-		for _, l := range lines[:keep] {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-		fence, details := openBlocks(lines[:keep])
-		if fence != "" {
-			b.WriteString(fence)
-			b.WriteByte('\n')
-		}
-		for range details {
-			b.WriteString("\n</details>\n")
-		}
-		dropped := 0
-		for _, l := range lines[keep:] {
-			if t := strings.TrimSpace(l); t != "" && t != "</details>" {
-				dropped++
-			}
-		}
-		fmt.Fprintf(&b, "\n… %d more %s dropped; the full report is in %s", dropped, plural(dropped, "item", "items"), fullReport)
-		return b.String()
-	}
-	// The longest prefix of whole lines that fits, found by size, then
-	// checked with the fence and footer.
-	keep, size := 0, 0
-	for keep < len(lines) && size+len(lines[keep])+1 <= limit {
-		size += len(lines[keep]) + 1
-		keep++
-	}
-	for ; keep > 0; keep-- {
-		if out := build(keep); len(out) <= limit {
-			return out
-		}
-	}
-	// Not even the first line fits: cut it.
-	footer := build(0)
-	return clipBytes(lines[0], limit-len(footer)-1) + "\n" + footer
-}
-
-// openBlocks returns the fence that closes a fenced code block left open
-// at the end of lines ("" when none is open), and the number of <details>
-// elements opened outside code and not closed.
-func openBlocks(lines []string) (fence string, details int) {
-	open := ""
-	for _, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		isFence := false
-		if len(l)-len(t) <= 3 {
-			for _, c := range []string{"`", "~"} {
-				n := len(t) - len(strings.TrimLeft(t, c))
-				if n < 3 {
-					continue
-				}
-				switch {
-				case open == "":
-					open, isFence = t[:n], true
-				case strings.HasPrefix(open, c) && n >= len(open) && strings.TrimSpace(t[n:]) == "":
-					open, isFence = "", true
-				}
-			}
-		}
-		if open != "" || isFence {
-			continue
-		}
-		lower := strings.ToLower(l)
-		details = max(0, details+strings.Count(lower, "<details")-strings.Count(lower, "</details>"))
-	}
-	return open, details
 }
