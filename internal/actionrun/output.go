@@ -259,7 +259,7 @@ func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files r
 // conclusionOf is the check-run conclusion of a result (success, failure
 // or neutral).
 func conclusionOf(res gates.Result) string {
-	return ghapi.Output(gates.Result{Outcome: res.Outcome}, "").Conclusion
+	return report.Conclusion(res.Outcome)
 }
 
 // writeSummary appends the report, as Markdown, to the step summary.
