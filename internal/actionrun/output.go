@@ -98,7 +98,7 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		if k := len(g.Findings); k > 0 {
 			findings = " · " + count(k, "finding")
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
+		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
 	}
 	for _, name := range unreported {
 		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.failed[name].Error())))
@@ -131,20 +131,6 @@ func agentAttested(results []gates.Result) *gates.Finding {
 		}
 	}
 	return attested
-}
-
-func badge(o gates.Outcome) string {
-	switch o {
-	case gates.Passed:
-		return "✅"
-	case gates.Failed:
-		return "❌"
-	case gates.Error:
-		return "⚠️"
-	case gates.Overridden:
-		return "☑️"
-	}
-	return "➖"
 }
 
 func count(n int, what string) string {
