@@ -151,6 +151,9 @@ type session struct {
 	// api is nil when there is no token; apiErr says why.
 	api    API
 	apiErr error
+	// checkReport names where the untruncated report is, for the last
+	// line of a cut check-run summary ("": report.DefaultFullReport).
+	checkReport string
 	// runURL is this workflow run's page; workflowKey identifies the
 	// workflow and job in external ids.
 	runURL      string
@@ -349,7 +352,8 @@ func (ses *session) client(token, apiURL string) (API, error) {
 		}
 		opts = append(opts, ghapi.WithDetailsURL(details))
 	}
-	opts = append(append(opts, ghapi.WithLogger(ses.logger), ghapi.WithFullReport(full)), ses.r.ClientOptions...)
+	ses.checkReport = full
+	opts = append(append(opts, ghapi.WithLogger(ses.logger)), ses.r.ClientOptions...)
 	c, err := ghapi.NewClient(apiURL, token, ses.r.HTTPClient, opts...)
 	if err != nil {
 		// Never a nil *Client in the interface: callers test api == nil.

@@ -141,11 +141,11 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 	b.WriteString(summaryMarker + "\n")
 	switch overall {
 	case gates.Passed:
-		fmt.Fprintf(&b, "### swarm-gate: %s all checks pass\n\n", badge(gates.Passed))
+		fmt.Fprintf(&b, "### swarm-gate: %s all checks pass\n\n", report.Badge(gates.Passed))
 	case gates.Failed:
-		fmt.Fprintf(&b, "### swarm-gate: %s failed\n\n", badge(gates.Failed))
+		fmt.Fprintf(&b, "### swarm-gate: %s failed\n\n", report.Badge(gates.Failed))
 	default:
-		fmt.Fprintf(&b, "### swarm-gate: %s could not evaluate\n\n", badge(gates.Error))
+		fmt.Fprintf(&b, "### swarm-gate: %s could not evaluate\n\n", report.Badge(gates.Error))
 	}
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.sha), mdtext.Inline(firstLine(rep.Error)))
@@ -158,7 +158,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		if u := cs.url(g.Name); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
-		line := fmt.Sprintf("- %s %s %s: %s", badge(g.Outcome), name, g.Outcome, mdtext.Inline(firstLine(g.Title)))
+		line := fmt.Sprintf("- %s %s %s: %s", report.Badge(g.Outcome), name, g.Outcome, mdtext.Inline(firstLine(g.Title)))
 		for _, f := range g.Findings {
 			if f.Delta == gates.DeltaPreExisting {
 				pre = append(pre, fmt.Sprintf("- %s %s", mdtext.Code(g.Name), findingText(f)))

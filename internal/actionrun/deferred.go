@@ -111,7 +111,7 @@ func (cs *checkSet) postLeftOver(ctx context.Context) {
 				wg.Done()
 			}()
 			cs.ses.logger.Warn("posting a check run that was never reported as failure", "check", name, "reason", why)
-			runs[i], errs[i] = d.api.PostCheck(pctx, cs.ses.repo, cs.sha, d.extID, d.earlier[name], couldNotEvaluate(name, why))
+			runs[i], errs[i] = d.api.PostCheck(pctx, cs.ses.repo, cs.sha, d.extID, d.earlier[name], name, cs.ses.checkOutput(couldNotEvaluate(name, why)))
 		}()
 	}
 	wg.Wait()

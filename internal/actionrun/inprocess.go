@@ -32,6 +32,9 @@ type InProcess struct {
 	// WorkflowKey is the key of the check runs' external ids
 	// (evaluate.WorkflowKey).
 	WorkflowKey string
+	// FullReport names where the untruncated report is, for the last line
+	// of a cut check-run summary ("": report.DefaultFullReport).
+	FullReport string
 	// Logger receives progress, API diagnostics and what a step would
 	// have annotated (nil: slog.Default()).
 	Logger *slog.Logger
@@ -73,7 +76,7 @@ func Evaluate(ctx context.Context, in InProcess) (code int, lastError string) {
 		MergeBase:          in.MergeBase,
 	}
 	rec := &recordLog{log: logger}
-	ses := &session{r: r, log: rec, logger: logger, repo: in.Repo, workspace: in.Workspace, workflowKey: in.WorkflowKey}
+	ses := &session{r: r, log: rec, logger: logger, repo: in.Repo, workspace: in.Workspace, workflowKey: in.WorkflowKey, checkReport: in.FullReport}
 	if in.API != nil {
 		ses.api = in.API
 	} else {

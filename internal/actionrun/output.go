@@ -98,7 +98,7 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		if k := len(g.Findings); k > 0 {
 			findings = " · " + count(k, "finding")
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
+		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
 	}
 	for _, name := range unreported {
 		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.failed[name].Error())))
@@ -131,20 +131,6 @@ func agentAttested(results []gates.Result) *gates.Finding {
 		}
 	}
 	return attested
-}
-
-func badge(o gates.Outcome) string {
-	switch o {
-	case gates.Passed:
-		return "✅"
-	case gates.Failed:
-		return "❌"
-	case gates.Error:
-		return "⚠️"
-	case gates.Overridden:
-		return "☑️"
-	}
-	return "➖"
 }
 
 func count(n int, what string) string {
@@ -259,7 +245,7 @@ func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files r
 // conclusionOf is the check-run conclusion of a result (success, failure
 // or neutral).
 func conclusionOf(res gates.Result) string {
-	return ghapi.Output(gates.Result{Outcome: res.Outcome}, "").Conclusion
+	return report.Conclusion(res.Outcome)
 }
 
 // writeSummary appends the report, as Markdown, to the step summary.

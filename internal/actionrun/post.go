@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
 // postStatus says how posting check runs went.
@@ -100,13 +101,13 @@ func (cs *checkSet) send(ctx context.Context, res gates.Result) sent {
 	run := cs.runs[res.Name]
 	if cs.status == posted && run == nil && cs.deferred != nil && cs.deferred.names[res.Name] && ctx.Err() == nil {
 		d := cs.deferred
-		run, err := d.api.PostCheck(ctx, cs.ses.repo, cs.sha, d.extID, d.earlier[res.Name], res)
+		run, err := d.api.PostCheck(ctx, cs.ses.repo, cs.sha, d.extID, d.earlier[res.Name], res.Name, cs.ses.checkOutput(res))
 		return sent{run: run, err: err}
 	}
 	if cs.status != posted || run == nil || ctx.Err() != nil {
 		return sent{}
 	}
-	return sent{err: cs.ses.api.Complete(ctx, run, res)}
+	return sent{err: cs.ses.api.Complete(ctx, run, cs.ses.checkOutput(res))}
 }
 
 // record applies what send did to the set: a deferred check's new run, a
@@ -315,4 +316,9 @@ func (ses *session) saveState() {
 	if err := ses.r.Env.SaveState(stateName, value); err != nil {
 		ses.logger.Warn("saving the check runs for the post step", "error", err)
 	}
+}
+
+// checkOutput renders res for its check run.
+func (ses *session) checkOutput(res gates.Result) ghapi.CheckOutput {
+	return report.CheckOutput(res, ses.checkReport)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
@@ -65,7 +66,7 @@ func (a *App) Abandon(ctx context.Context, job webhook.Job, reason string) {
 		Summary: fmt.Sprintf("swarm-gate accepted delivery `%s` (%s %s) for this commit but did not evaluate it: %s. This check fails rather than wait forever.\n\n"+
 			"To have the commit evaluated: push a new commit, re-run this check from the Checks tab (**Re-run**), or comment `/swarm recheck` on the pull request.",
 			job.Delivery, job.Event, job.Action, reason)}
-	run, err := c.ReportCheck(ctx, repo, job.HeadSHA, evaluate.ExternalID(kind, externalKey()), res)
+	run, err := c.ReportCheck(ctx, repo, job.HeadSHA, evaluate.ExternalID(kind, externalKey()), res.Name, report.CheckOutput(res, ""))
 	if err != nil {
 		log.Error("job dropped at shutdown: could not mark its check failed; redeliver it from the App's settings (Advanced > Recent deliveries)", "error", err.Error())
 		return

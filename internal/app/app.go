@@ -256,8 +256,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		return err
 	}
 	hc := &http.Client{Transport: newGetCache(&counting{next: &installationAuth{tokens: a.auth.installation(job.Installation), next: a.base}, m: a.m, limit: strconv.FormatInt(job.Installation, 10)}, a.m)}
-	clientOpts := []ghapi.Option{ghapi.WithLogger(runnerLog),
-		ghapi.WithFullReport("the report of `swarm-gate check` run on the pull request's commits (the App keeps none)")}
+	clientOpts := []ghapi.Option{ghapi.WithLogger(runnerLog)}
 	if a.cfg.Sleep != nil {
 		clientOpts = append(clientOpts, ghapi.WithSleep(a.cfg.Sleep))
 	}
@@ -299,6 +298,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		Git:             fetched.Repo,
 		Event:           ev,
 		WorkflowKey:     externalKey(),
+		FullReport:      "the report of `swarm-gate check` run on the pull request's commits (the App keeps none)",
 		Logger:          runnerLog,
 		Version:         a.cfg.Version,
 		BotLogin:        a.botLogin(ctx),

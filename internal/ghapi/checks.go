@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
@@ -225,29 +224,22 @@ func (c *Client) findRuns(ctx context.Context, repo Repo, sha, name, externalID 
 	}
 }
 
-// Complete reports a gate's result on its run and completes it.
+// Complete completes run with out: its conclusion, title, summary and
+// annotations (report.CheckOutput renders a gate result as one).
 //
-// The conclusion follows DESIGN.md section 5: passed is success; failed is
-// failure; error is failure with a title starting "could not evaluate: ";
-// overridden is success with the gate's title, which names who overrode it;
-// not_applicable is neutral with the reason as title. Any other outcome is
-// failure (fail closed).
-//
-// Every finding with a path becomes an annotation (see Output for the
-// mapping and limits), posted at most 50 per request: all batches but the
-// last in in_progress updates, the last with the conclusion in the final
-// request, so that the run completes only once everything is posted, and
-// 120 findings take exactly 3 requests (one when there are none). On a
-// reused run, annotations GitHub already holds from an earlier attempt are
-// not posted again.
+// The annotations are posted at most MaxAnnotationsPerRequest per request:
+// all batches but the last in in_progress updates, the last with the
+// conclusion in the final request, so that the run completes only once
+// everything is posted, and 120 annotations take exactly 3 requests (one
+// when there are none). On a reused run, annotations GitHub already holds
+// from an earlier attempt are not posted again.
 //
 // An update carrying annotations appends them, so it is not resent blindly:
 // after a failure that leaves open whether it was applied (a 5xx, a broken
 // connection), Complete reads the run back and resends only if its
 // annotation count did not move, at most twice. On error the run stays in
 // progress; a Finaliser then completes it as a failure.
-func (c *Client) Complete(ctx context.Context, run *CheckRun, res gates.Result) error {
-	out := Output(res, c.fullReport)
+func (c *Client) Complete(ctx context.Context, run *CheckRun, out CheckOutput) error {
 	anns := out.Annotations
 	if run.Reused && run.Annotations > 0 {
 		var err error
@@ -437,16 +429,4 @@ func chunk(anns []*github.CheckRunAnnotation, size int) [][]*github.CheckRunAnno
 		anns = anns[n:]
 	}
 	return out
-}
-
-// conclusion maps an outcome to a check-run conclusion (DESIGN.md
-// section 5).
-func conclusion(o gates.Outcome) string {
-	switch o {
-	case gates.Passed, gates.Overridden:
-		return ConclusionSuccess
-	case gates.NotApplicable:
-		return ConclusionNeutral
-	}
-	return ConclusionFailure
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
 const headSHA = "3dca65fa3e8d4b3da3f3d056c59aee1c50f41390"
@@ -94,7 +95,7 @@ func TestLifecycleFiveGates(t *testing.T) {
 		{gates.Result{Outcome: gates.NotApplicable, Title: "no code files among the changed files"}, "neutral", "no code files among the changed files", 0},
 	}
 	for i, tc := range cases {
-		if err := c.Complete(ctx, runs[i], tc.res); err != nil {
+		if err := c.Complete(ctx, runs[i], report.CheckOutput(tc.res, "")); err != nil {
 			t.Fatalf("%s: %v", runs[i].Name, err)
 		}
 		if runs[i].InProgress() || runs[i].Conclusion != tc.wantConclusion {
@@ -135,7 +136,7 @@ func TestAnnotationBatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Complete(ctx, runs[0], gates.Result{Outcome: gates.Failed, Title: "placeholders", Findings: findings(tc.findings)}); err != nil {
+			if err := c.Complete(ctx, runs[0], report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "placeholders", Findings: findings(tc.findings)}, "")); err != nil {
 				t.Fatal(err)
 			}
 			patches := s.CallsTo("checks/update")
@@ -183,7 +184,7 @@ func TestFindingPlacement(t *testing.T) {
 		{Path: "a.go", Line: 5, EndLine: 2, Rule: "r", Severity: "bogus", Message: strings.Repeat("é", 40000)},
 		{Rule: "plan/no-phase", Severity: gates.SeverityError, Message: "phase 3 is not in the plan"},
 	}}
-	if err := c.Complete(ctx, runs[0], res); err != nil {
+	if err := c.Complete(ctx, runs[0], report.CheckOutput(res, "")); err != nil {
 		t.Fatal(err)
 	}
 	st := s.CheckRuns("octo/demo")[0]
@@ -242,7 +243,7 @@ func TestRerunUpdatesInsteadOfDuplicating(t *testing.T) {
 					}
 				}
 				for _, r := range runs {
-					if err := c.Complete(ctx, r, res); err != nil {
+					if err := c.Complete(ctx, r, report.CheckOutput(res, "")); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -283,7 +284,7 @@ func TestRerunPicksUpAnEarlierAttempt(t *testing.T) {
 // boundary and ends with the "dropped" line.
 func TestSummaryTruncation(t *testing.T) {
 	s := ghfake.New(t)
-	c, _ := newClient(t, s, ghapi.WithFullReport("the swarm-gate-report artifact"))
+	c, _ := newClient(t, s)
 	ctx := context.Background()
 	runs, err := c.StartChecks(ctx, repo, headSHA, []string{"swarm/sast"}, "x")
 	if err != nil {
@@ -293,7 +294,7 @@ func TestSummaryTruncation(t *testing.T) {
 	for i := range fs {
 		fs[i].Message = strings.Repeat("long message ", 10)
 	}
-	if err := c.Complete(ctx, runs[0], gates.Result{Outcome: gates.Failed, Title: "1000 new findings", Summary: "New SAST findings:", Findings: fs}); err != nil {
+	if err := c.Complete(ctx, runs[0], report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "1000 new findings", Summary: "New SAST findings:", Findings: fs}, "the swarm-gate-report artifact")); err != nil {
 		t.Fatal(err)
 	}
 	st := s.CheckRuns("octo/demo")[0]
@@ -377,7 +378,7 @@ func run(ctx context.Context, c ghapi.Checks, names []string, res gates.Result) 
 		return err
 	}
 	for _, r := range runs {
-		if err := c.Complete(ctx, r, res); err != nil {
+		if err := c.Complete(ctx, r, report.CheckOutput(res, "")); err != nil {
 			return err
 		}
 	}
@@ -573,11 +574,11 @@ func TestContextCancellation(t *testing.T) {
 		}
 		fin := ghapi.NewFinaliser(c, quiet)
 		fin.Track(runs...)
-		if err := c.Complete(ctx, runs[0], gates.Result{Outcome: gates.Passed, Title: "ok"}); err != nil {
+		if err := c.Complete(ctx, runs[0], report.CheckOutput(gates.Result{Outcome: gates.Passed, Title: "ok"}, "")); err != nil {
 			t.Fatal(err)
 		}
 		cancel()
-		if err := c.Complete(ctx, runs[1], gates.Result{Outcome: gates.Passed}); !errors.Is(err, context.Canceled) {
+		if err := c.Complete(ctx, runs[1], report.CheckOutput(gates.Result{Outcome: gates.Passed}, "")); !errors.Is(err, context.Canceled) {
 			t.Errorf("complete after cancel: %v", err)
 		}
 		if err := fin.Close(ctx, ctx.Err()); err != nil {

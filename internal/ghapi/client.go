@@ -1,8 +1,8 @@
 // Package ghapi is swarm-gate's narrow client of the GitHub REST API, over
-// go-github: check runs (one per gate, annotations 50 at a time, summaries
-// cut to GitHub's limits, never left in progress), comments, reactions,
-// permissions and pull requests, through a transport that honours rate
-// limits and retries only what is safe to retry.
+// go-github: check runs (posted as rendered elsewhere, annotations 50 at a
+// time, never left in progress), comments, reactions, permissions and pull
+// requests, through a transport that honours rate limits and retries only
+// what is safe to retry. It knows nothing of gates.
 package ghapi
 
 import (
@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
-
-	"github.com/swarm-gate/swarm-gate/gates"
 )
 
 // API is what the Action and the App need from GitHub; Client implements
@@ -35,7 +33,7 @@ type API interface {
 // Checks is the check-run part of API, all a Finaliser needs.
 type Checks interface {
 	StartChecks(ctx context.Context, repo Repo, headSHA string, names []string, externalID string) ([]*CheckRun, error)
-	Complete(ctx context.Context, run *CheckRun, res gates.Result) error
+	Complete(ctx context.Context, run *CheckRun, out CheckOutput) error
 	Fail(ctx context.Context, run *CheckRun, reason string) error
 }
 
@@ -60,11 +58,10 @@ func (r Repo) String() string { return r.Owner + "/" + r.Name }
 // Client is the GitHub client. Its methods are safe for concurrent use on
 // different check runs.
 type Client struct {
-	gh         *github.Client
-	transport  *Transport
-	log        *slog.Logger
-	now        func() time.Time
-	fullReport string
+	gh        *github.Client
+	transport *Transport
+	log       *slog.Logger
+	now       func() time.Time
 	// detailsURL is the check runs' details_url ("" omits it).
 	detailsURL atomic.Pointer[string]
 	resends    int
@@ -103,12 +100,6 @@ func WithMaxAttempts(n int) Option {
 // cut, and resent when that is safe (Transport).
 func WithAttemptTimeout(d time.Duration) Option {
 	return func(c *Client) { c.transport.AttemptTimeout = d }
-}
-
-// WithFullReport names where the untruncated report is (a URL, or "the
-// swarm-gate-report artifact"), for the last line of a cut summary.
-func WithFullReport(where string) Option {
-	return func(c *Client) { c.fullReport = where }
 }
 
 // WithDetailsURL sets the details_url of every check run the client
@@ -159,7 +150,7 @@ func NewClient(baseURL, token string, httpClient *http.Client, opts ...Option) (
 	}
 	t := &Transport{Base: hc.Transport}
 	hc.Transport = t
-	c := &Client{transport: t, log: slog.Default(), now: time.Now, fullReport: "the full swarm-gate report of this run", resends: 2}
+	c := &Client{transport: t, log: slog.Default(), now: time.Now, resends: 2}
 	t.Logger = c.log
 	for _, o := range opts {
 		o(c)

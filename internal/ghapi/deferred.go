@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 )
 
@@ -21,7 +20,7 @@ import (
 // budget; Client implements it.
 type DeferredChecks interface {
 	BeginChecks(ctx context.Context, repo Repo, headSHA string, start, later []string, externalID string) (started []*CheckRun, earlier map[string]*CheckRun, err error)
-	PostCheck(ctx context.Context, repo Repo, headSHA, externalID string, earlier *CheckRun, res gates.Result) (*CheckRun, error)
+	PostCheck(ctx context.Context, repo Repo, headSHA, externalID string, earlier *CheckRun, name string, out CheckOutput) (*CheckRun, error)
 }
 
 var _ DeferredChecks = (*Client)(nil)
@@ -83,20 +82,19 @@ func (c *Client) BeginChecks(ctx context.Context, repo Repo, headSHA string, sta
 	return runs, earlier, nil
 }
 
-// PostCheck reports a gate's result as a completed run on headSHA with the
-// external id, with Complete's output, conclusion and annotations:
+// PostCheck posts out as the completed run name on headSHA with the
+// external id, as Complete would:
 //
 //   - earlier, a run of an earlier attempt from BeginChecks (nil: none), is
-//     completed again with the result (its annotations are not posted
-//     twice);
+//     completed again with out (its annotations are not posted twice);
 //   - else, after BeginChecks on this Client for headSHA and externalID,
 //     the commit's runs are listed again, once for all the later checks
 //     (the first PostCheck does it): a run with the name and external id
 //     that another evaluation of the same commit created meanwhile (a
-//     second App replica) is completed with the result instead of creating
+//     second App replica) is completed with out instead of creating
 //     another (see deferredLookup.relist, which also waits for such an
 //     evaluation to post its runs first);
-//   - else, when the result has at most MaxAnnotationsPerRequest
+//   - else, when out has at most MaxAnnotationsPerRequest
 //     annotations, the run is created completed in one request;
 //   - else it is created in progress and completed by Complete (the
 //     annotations 50 per request, the conclusion with the last batch).
@@ -106,30 +104,29 @@ func (c *Client) BeginChecks(ctx context.Context, repo Repo, headSHA string, sta
 // external id found there is completed instead of creating another. On
 // error the returned run, when not nil, is in progress: complete it with
 // Fail (a Finaliser does).
-func (c *Client) PostCheck(ctx context.Context, repo Repo, headSHA, externalID string, earlier *CheckRun, res gates.Result) (*CheckRun, error) {
+func (c *Client) PostCheck(ctx context.Context, repo Repo, headSHA, externalID string, earlier *CheckRun, name string, out CheckOutput) (*CheckRun, error) {
 	if lk := c.conc.lookup(headSHA, externalID); lk != nil && (earlier == nil || lk.created) {
 		// lk.created: the aggregate was created, not found, so another
 		// evaluation may have created one too; the list finds it (twins).
-		if gh := lk.relist(ctx, c)[res.Name]; gh != nil && earlier == nil {
+		if gh := lk.relist(ctx, c)[name]; gh != nil && earlier == nil {
 			earlier = fromGitHub(repo, gh)
 			earlier.Reused = true
-			c.log.InfoContext(ctx, "check run found on the commit, made by another evaluation of it: updating it", "check", res.Name, "id", earlier.ID)
+			c.log.InfoContext(ctx, "check run found on the commit, made by another evaluation of it: updating it", "check", name, "id", earlier.ID)
 		}
 	}
 	if earlier != nil {
-		return earlier, c.Complete(ctx, earlier, res)
+		return earlier, c.Complete(ctx, earlier, out)
 	}
-	out := Output(res, c.fullReport)
 	if len(out.Annotations) > MaxAnnotationsPerRequest {
-		run, err := c.startOne(ctx, repo, headSHA, res.Name, externalID, nil)
+		run, err := c.startOne(ctx, repo, headSHA, name, externalID, nil)
 		if err != nil {
-			return nil, apiError(fmt.Sprintf("starting check %s on %s@%s", res.Name, repo, headSHA[:12]), err)
+			return nil, apiError(fmt.Sprintf("starting check %s on %s@%s", name, repo, headSHA[:12]), err)
 		}
-		return run, c.Complete(ctx, run, res)
+		return run, c.Complete(ctx, run, out)
 	}
 	now := &github.Timestamp{Time: c.now()}
 	opts := github.CreateCheckRunOptions{
-		Name: res.Name, HeadSHA: headSHA, ExternalID: github.String(externalID),
+		Name: name, HeadSHA: headSHA, ExternalID: github.String(externalID),
 		Status: github.String(StatusCompleted), Conclusion: github.String(out.Conclusion), StartedAt: now, CompletedAt: now,
 		Output:     &github.CheckRunOutput{Title: github.String(out.Title), Summary: github.String(out.Summary), Annotations: out.Annotations},
 		DetailsURL: c.details(),
@@ -139,53 +136,53 @@ func (c *Client) PostCheck(ctx context.Context, repo Repo, headSHA, externalID s
 		if err == nil {
 			run, err := runFrom(repo, gh)
 			if err != nil {
-				return nil, apiError(fmt.Sprintf("posting check %s on %s@%s", res.Name, repo, headSHA[:12]), err)
+				return nil, apiError(fmt.Sprintf("posting check %s on %s@%s", name, repo, headSHA[:12]), err)
 			}
-			run.fill(res.Name, headSHA, externalID, StatusCompleted)
+			run.fill(name, headSHA, externalID, StatusCompleted)
 			if o := gh.GetOutput(); o == nil || o.AnnotationsCount == nil {
 				run.Annotations = len(out.Annotations)
 			}
 			return run, nil
 		}
-		what := fmt.Sprintf("posting check %s on %s@%s", res.Name, repo, headSHA[:12])
+		what := fmt.Sprintf("posting check %s on %s@%s", name, repo, headSHA[:12])
 		if !ambiguous(err) || try >= c.resends {
 			return nil, apiError(what, err)
 		}
-		found, ferr := c.findRuns(ctx, repo, headSHA, res.Name, externalID)
+		found, ferr := c.findRuns(ctx, repo, headSHA, name, externalID)
 		if ferr != nil {
 			return nil, apiError(what, fmt.Errorf("%w (and listing check runs to see whether it was created: %v)", err, ferr))
 		}
-		if f := found[res.Name]; f != nil {
-			c.log.InfoContext(ctx, "check run was created despite the error", "check", res.Name, "id", f.GetID(), "error", err)
+		if f := found[name]; f != nil {
+			c.log.InfoContext(ctx, "check run was created despite the error", "check", name, "id", f.GetID(), "error", err)
 			run := fromGitHub(repo, f)
 			run.Reused = true
-			return run, c.Complete(ctx, run, res)
+			return run, c.Complete(ctx, run, out)
 		}
-		if perr := c.transport.pause(ctx, "posting check "+res.Name, try+1); perr != nil {
+		if perr := c.transport.pause(ctx, "posting check "+name, try+1); perr != nil {
 			return nil, apiError(what, fmt.Errorf("%w (%v)", err, perr))
 		}
 	}
 }
 
-// ReportCheck reports a result as the run with its name and the external id
-// on headSHA: the commit's runs are listed (one request), and a run found
-// there is completed with the result (PostCheck with earlier), else one is
+// ReportCheck posts out as the run name with the external id on headSHA:
+// the commit's runs are listed (one request), and a run found there is
+// completed with out (PostCheck with earlier), else one is
 // created completed. For a verdict given outside an evaluation (the App's
 // Abandon). Errors name the call.
-func (c *Client) ReportCheck(ctx context.Context, repo Repo, headSHA, externalID string, res gates.Result) (*CheckRun, error) {
+func (c *Client) ReportCheck(ctx context.Context, repo Repo, headSHA, externalID, name string, out CheckOutput) (*CheckRun, error) {
 	if !gitsha.Full(headSHA) {
-		return nil, fmt.Errorf("reporting check %s: head SHA %q is not a full 40-hex commit SHA", res.Name, headSHA)
+		return nil, fmt.Errorf("reporting check %s: head SHA %q is not a full 40-hex commit SHA", name, headSHA)
 	}
-	found, err := c.findRuns(ctx, repo, headSHA, res.Name, externalID)
+	found, err := c.findRuns(ctx, repo, headSHA, name, externalID)
 	if err != nil {
-		return nil, apiError(fmt.Sprintf("reporting check %s on %s@%s: listing the commit's check runs", res.Name, repo, headSHA[:12]), err)
+		return nil, apiError(fmt.Sprintf("reporting check %s on %s@%s: listing the commit's check runs", name, repo, headSHA[:12]), err)
 	}
 	var earlier *CheckRun
-	if gh := found[res.Name]; gh != nil {
+	if gh := found[name]; gh != nil {
 		earlier = fromGitHub(repo, gh)
 		earlier.Reused = true
 	}
-	return c.PostCheck(ctx, repo, headSHA, externalID, earlier, res)
+	return c.PostCheck(ctx, repo, headSHA, externalID, earlier, name, out)
 }
 
 // Concurrent evaluations of one commit. Two App replicas may evaluate the

@@ -12,6 +12,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
 // deferredNames are an aggregate started at once and two gates posted later.
@@ -45,11 +46,11 @@ func (e *evaluation) finish(t *testing.T, outcome gates.Outcome) {
 	ctx := context.Background()
 	for _, name := range laterGates {
 		res := gates.Result{Name: name, Outcome: outcome, Title: name + " " + string(outcome), Findings: findings(1)}
-		if _, err := e.c.PostCheck(ctx, repo, headSHA, deferredExt, e.earlier[name], res); err != nil {
+		if _, err := e.c.PostCheck(ctx, repo, headSHA, deferredExt, e.earlier[name], res.Name, report.CheckOutput(res, "")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.c.Complete(ctx, e.started[0], gates.Result{Name: aggregate, Outcome: outcome, Title: "verdict " + string(outcome)}); err != nil {
+	if err := e.c.Complete(ctx, e.started[0], report.CheckOutput(gates.Result{Name: aggregate, Outcome: outcome, Title: "verdict " + string(outcome)}, "")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -208,11 +209,11 @@ func TestReportCheck(t *testing.T) {
 	c, _ := newClient(t, s)
 	ctx := context.Background()
 	res := gates.Result{Name: aggregate, Outcome: gates.Error, Title: "not evaluated", Summary: "the server shut down"}
-	first, err := c.ReportCheck(ctx, repo, headSHA, deferredExt, res)
+	first, err := c.ReportCheck(ctx, repo, headSHA, deferredExt, res.Name, report.CheckOutput(res, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := c.ReportCheck(ctx, repo, headSHA, deferredExt, res)
+	second, err := c.ReportCheck(ctx, repo, headSHA, deferredExt, res.Name, report.CheckOutput(res, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestReportCheck(t *testing.T) {
 	if n := len(s.Calls()); n != 4 {
 		t.Errorf("%d calls, want 4 (a list and a write, twice)", n)
 	}
-	if _, err := c.ReportCheck(ctx, repo, "abc", deferredExt, res); err == nil || !strings.Contains(err.Error(), "not a full 40-hex commit SHA") {
+	if _, err := c.ReportCheck(ctx, repo, "abc", deferredExt, res.Name, report.CheckOutput(res, "")); err == nil || !strings.Contains(err.Error(), "not a full 40-hex commit SHA") {
 		t.Errorf("short SHA: %v", err)
 	}
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
 // attemptTimeout is the transport's AttemptTimeout in the timeout cases:
@@ -216,7 +217,7 @@ var callSites = []callSite{
 		}, check: oneRun("in_progress", "", 0)},
 	{name: "StartChecks on a re-run: back in progress", op: "checks/update", class: write,
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
-			if err := c.Complete(context.Background(), start(t, c), passed); err != nil {
+			if err := c.Complete(context.Background(), start(t, c), report.CheckOutput(passed, "")); err != nil {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context, c *ghapi.Client) error {
@@ -227,20 +228,22 @@ var callSites = []callSite{
 	{name: "PostCheck: create completed", op: "checks/create", class: create,
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			return func(ctx context.Context, c *ghapi.Client) error {
-				_, err := c.PostCheck(ctx, repo, headSHA, "x", nil, passed)
+				_, err := c.PostCheck(ctx, repo, headSHA, "x", nil, passed.Name, report.CheckOutput(passed, ""))
 				return err
 			}
 		}, check: oneRun("completed", "success", 0)},
 	{name: "Complete: the final update", op: "checks/update", class: write,
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			run := start(t, c)
-			return func(ctx context.Context, c *ghapi.Client) error { return c.Complete(ctx, run, passed) }
+			return func(ctx context.Context, c *ghapi.Client) error {
+				return c.Complete(ctx, run, report.CheckOutput(passed, ""))
+			}
 		}, check: oneRun("completed", "success", 0)},
 	{name: "Complete: an update with annotations", op: "checks/update", class: appending,
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			run := start(t, c)
 			return func(ctx context.Context, c *ghapi.Client) error {
-				return c.Complete(ctx, run, gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)})
+				return c.Complete(ctx, run, report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)}, ""))
 			}
 		}, check: oneRun("completed", "failure", 3)},
 	{name: "Complete: reading the run back after an ambiguous update", op: "checks/get", class: read,
@@ -248,18 +251,18 @@ var callSites = []callSite{
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			run := start(t, c)
 			return func(ctx context.Context, c *ghapi.Client) error {
-				return c.Complete(ctx, run, gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)})
+				return c.Complete(ctx, run, report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)}, ""))
 			}
 		}, check: oneRun("completed", "failure", 3)},
 	{name: "Complete on a reused run: its annotations", op: "checks/list-annotations", class: read,
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			ctx := context.Background()
-			if err := c.Complete(ctx, start(t, c), gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(2)}); err != nil {
+			if err := c.Complete(ctx, start(t, c), report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(2)}, "")); err != nil {
 				t.Fatal(err)
 			}
 			again := start(t, c)
 			return func(ctx context.Context, c *ghapi.Client) error {
-				return c.Complete(ctx, again, gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)})
+				return c.Complete(ctx, again, report.CheckOutput(gates.Result{Outcome: gates.Failed, Title: "t", Findings: findings(3)}, ""))
 			}
 		}, check: oneRun("completed", "failure", 3)},
 	{name: "Fail: the Finaliser's update", op: "checks/update", class: write,

@@ -17,6 +17,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
 // gitRepo builds a repository with branch main (one commit) and branch
@@ -196,7 +197,7 @@ func TestCheckRunsOnRef(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Complete(ctx, runs[1], gates.Result{Name: "swarm/plan-freeze", Outcome: gates.Failed, Title: "t", Summary: "s"}); err != nil {
+	if err := c.Complete(ctx, runs[1], report.CheckOutput(gates.Result{Name: "swarm/plan-freeze", Outcome: gates.Failed, Title: "t", Summary: "s"}, "")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.CheckRunsOnRef(ctx, repo, sha)

@@ -3,7 +3,6 @@ package ghapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,71 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/swarm-gate/swarm-gate/gates"
 )
 
-func TestTruncateSummary(t *testing.T) {
-	items := func(prefix string, n int) string {
-		var l []string
-		for i := range n {
-			l = append(l, fmt.Sprintf("%s%d", prefix, i))
-		}
-		return strings.Join(l, "\n")
-	}
-	cases := []struct {
-		name, in, want string
-	}{
-		{"cut at a line", items("line", 30), "line0\nline1\n\n… 28 more items dropped; the full report is in R"},
-		{"blank lines are not items", "l1\n\n\n" + items("l", 30), "l1\n\n\n\n… 30 more items dropped; the full report is in R"},
-		{"one item", "l1\n" + strings.Repeat("x", 100), "l1\n\n… 1 more item dropped; the full report is in R"},
-		{"open fence closed", "intro\n````\n" + items("code", 20) + "\n````", "intro\n````\ncode0\n````\n\n… 20 more items dropped; the full report is in R"},
-		{"closed fence left alone", "```\nx\n```\n" + items("after", 20), "```\nx\n```\n\n… 20 more items dropped; the full report is in R"},
-		{"open details closed", "intro\n<details><summary>all</summary>\n\n" + items("- f", 20) + "\n\n</details>", "intro\n<details><summary>all</summary>\n\n- f0\n\n</details>\n\n… 19 more items dropped; the full report is in R"},
-		{"details inside code are not blocks", "```\n<details>\n```\n" + items("after", 20), "```\n<details>\n```\n\n… 20 more items dropped; the full report is in R"},
-		{"first line too long", strings.Repeat("é", 100), strings.Repeat("é", 3) + "…\n\n… 1 more item dropped; the full report is in R"},
-	}
-	for _, tc := range cases {
-		limit := len(tc.want)
-		if len(tc.in) <= limit {
-			t.Fatalf("%s: the input fits", tc.name)
-		}
-		got := truncateSummary(tc.in, limit, "R")
-		if got != tc.want {
-			t.Errorf("%s:\ngot  %q (%d bytes)\nwant %q", tc.name, got, len(got), tc.want)
-		}
-		if got := truncateSummary(tc.in, limit+1, "R"); len(got) > limit+1 {
-			t.Errorf("%s: %d bytes over a limit of %d", tc.name, len(got), limit+1)
-		}
-	}
-	if got := truncateSummary("short", 10, "R"); got != "short" {
-		t.Errorf("a summary that fits was changed: %q", got)
-	}
-}
-
-func TestTitles(t *testing.T) {
-	cases := []struct {
-		res  gates.Result
-		want string
-	}{
-		{gates.Result{Outcome: gates.Passed}, "passed"},
-		{gates.Result{Outcome: gates.NotApplicable}, "not applicable"},
-		{gates.Result{Outcome: gates.Error, Title: "could not evaluate: x"}, "could not evaluate: x"},
-		{gates.Result{Outcome: gates.Error, Title: "x"}, "could not evaluate: x"},
-		{gates.Result{Outcome: gates.Error}, "could not evaluate"},
-		{gates.Result{Outcome: "bogus", Title: "fine"}, `could not evaluate: unknown outcome "bogus"`},
-		{gates.Result{Outcome: gates.Failed, Title: "first\nsecond\x1b[2J"}, "first"},
-		{gates.Result{Outcome: gates.Failed, Title: strings.Repeat("ab", 200)}, strings.Repeat("ab", 127) + "…"},
-	}
-	for _, tc := range cases {
-		out := Output(tc.res, "R")
-		if out.Title != tc.want {
-			t.Errorf("%+v: title %q, want %q", tc.res, out.Title, tc.want)
-		}
-		if tc.res.Outcome == "bogus" && out.Conclusion != ConclusionFailure {
-			t.Errorf("unknown outcome concludes %s", out.Conclusion)
-		}
-	}
+func TestFailTitle(t *testing.T) {
 	if got := failOutput("").Title; got != "could not evaluate: swarm-gate stopped before reporting this check" {
 		t.Errorf("fail title %q", got)
 	}

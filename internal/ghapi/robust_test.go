@@ -197,18 +197,3 @@ func TestCheckBaseURL(t *testing.T) {
 		}
 	}
 }
-
-// TestCutTitleIsInTheSummary: a title over MaxTitleRunes is cut in the
-// title, and the whole line leads the summary, so that its end (what to
-// do next) is not lost; a title that fits is not repeated.
-func TestCutTitleIsInTheSummary(t *testing.T) {
-	long := "could not evaluate: " + strings.Repeat("x", ghapi.MaxTitleRunes) + "; fix the scanner step"
-	out := ghapi.Output(gates.Result{Name: "swarm/sast", Outcome: gates.Error, Title: long, Summary: "s"}, "")
-	if !strings.HasSuffix(out.Title, "…") || !strings.HasPrefix(out.Summary, "**could not evaluate: xxx") || !strings.Contains(out.Summary, "; fix the scanner step**\n\ns") {
-		t.Errorf("title %q\nsummary %q", out.Title, out.Summary)
-	}
-	out = ghapi.Output(gates.Result{Name: "swarm/sast", Outcome: gates.Error, Title: "could not evaluate: short", Summary: "s"}, "")
-	if out.Summary != "s" {
-		t.Errorf("summary %q", out.Summary)
-	}
-}

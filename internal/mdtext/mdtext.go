@@ -1,7 +1,8 @@
 // Package mdtext makes text that comes from a repository (file names, plan
 // descriptions, scope entries, quoted lines) safe to show on a terminal line
 // or inside Markdown, so that it cannot forge output lines, terminal
-// escapes, workflow commands or Markdown structure.
+// escapes, workflow commands or Markdown structure, and cuts text and
+// Markdown to a length limit without breaking either.
 package mdtext
 
 import (

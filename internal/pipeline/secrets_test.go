@@ -12,7 +12,6 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
-	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
@@ -185,7 +184,7 @@ func assertMasked(t *testing.T, rep *report.Report, logs string) {
 		t.Fatal(err)
 	}
 	outputs["text"] = b.String()
-	out := ghapi.Output(rep.Gates[0], outputs["markdown"])
+	out := report.CheckOutput(rep.Gates[0], outputs["markdown"])
 	j, _ := json.Marshal(out)
 	outputs["check run output and annotations"] = string(j)
 	b.Reset()

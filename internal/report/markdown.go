@@ -11,7 +11,9 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
-func emoji(o gates.Outcome) string {
+// Badge is the emoji shown beside an outcome in Markdown: the step
+// summary, the aggregate check and the summary comment.
+func Badge(o gates.Outcome) string {
 	switch o {
 	case gates.Passed:
 		return "✅"
@@ -32,7 +34,7 @@ func emoji(o gates.Outcome) string {
 // gates already escape.
 func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## swarm-gate: %s %s\n\n", emoji(r.Outcome), r.Outcome)
+	fmt.Fprintf(bw, "## swarm-gate: %s %s\n\n", Badge(r.Outcome), r.Outcome)
 	if r.Error != "" {
 		fmt.Fprintf(bw, "Could not evaluate: %s\n", mdtext.Inline(r.Error))
 		return bw.Flush()
@@ -45,10 +47,10 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 	WritePolicyChangeMarkdown(bw, r.PolicyChange)
 	fmt.Fprintf(bw, "| check | outcome | |\n|---|---|---|\n")
 	for _, g := range r.Gates {
-		fmt.Fprintf(bw, "| `%s` | %s %s | %s |\n", g.Name, emoji(g.Outcome), g.Outcome, cell(g.Title))
+		fmt.Fprintf(bw, "| `%s` | %s %s | %s |\n", g.Name, Badge(g.Outcome), g.Outcome, cell(g.Title))
 	}
 	for _, g := range r.Gates {
-		fmt.Fprintf(bw, "\n### %s %s\n\n", emoji(g.Outcome), g.Name)
+		fmt.Fprintf(bw, "\n### %s %s\n\n", Badge(g.Outcome), g.Name)
 		if g.Summary != "" {
 			fmt.Fprintf(bw, "%s\n\n", g.Summary)
 		}

@@ -1,6 +1,6 @@
 // Package report turns gate results into what people and machines read: the
-// versioned JSON report, plain text for terminals, and Markdown for step
-// summaries and check-run bodies.
+// versioned JSON report, plain text for terminals, SARIF, Markdown for step
+// summaries, and check runs' conclusions, titles, summaries and annotations.
 package report
 
 import (

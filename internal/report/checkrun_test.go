@@ -1,4 +1,4 @@
-package ghapi
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
 // paddedResult is a failed gate whose one error comes after 60 notices, in
@@ -20,15 +21,15 @@ func paddedResult() gates.Result {
 }
 
 // 60 notices then 1 failure: the failure is the first annotation, so it is
-// in the first batch of MaxAnnotationsPerRequest, and the first item of
+// in the first batch of ghapi.MaxAnnotationsPerRequest, and the first item of
 // the summary's list, so a cut summary keeps it.
 func TestOutputFailingFirst(t *testing.T) {
-	out := Output(paddedResult(), "R")
+	out := CheckOutput(paddedResult(), "R")
 	if len(out.Annotations) != 61 {
 		t.Fatalf("%d annotations, want 61", len(out.Annotations))
 	}
 	found := false
-	for _, a := range out.Annotations[:MaxAnnotationsPerRequest] {
+	for _, a := range out.Annotations[:ghapi.MaxAnnotationsPerRequest] {
 		if a.GetAnnotationLevel() == "failure" {
 			found = true
 		}
@@ -62,5 +63,45 @@ func TestFailingFirstOrder(t *testing.T) {
 	}
 	if in[0].Message != "n1" {
 		t.Error("FailingFirst changed its argument")
+	}
+}
+
+func TestTitles(t *testing.T) {
+	cases := []struct {
+		res  gates.Result
+		want string
+	}{
+		{gates.Result{Outcome: gates.Passed}, "passed"},
+		{gates.Result{Outcome: gates.NotApplicable}, "not applicable"},
+		{gates.Result{Outcome: gates.Error, Title: "could not evaluate: x"}, "could not evaluate: x"},
+		{gates.Result{Outcome: gates.Error, Title: "x"}, "could not evaluate: x"},
+		{gates.Result{Outcome: gates.Error}, "could not evaluate"},
+		{gates.Result{Outcome: "bogus", Title: "fine"}, `could not evaluate: unknown outcome "bogus"`},
+		{gates.Result{Outcome: gates.Failed, Title: "first\nsecond\x1b[2J"}, "first"},
+		{gates.Result{Outcome: gates.Failed, Title: strings.Repeat("ab", 200)}, strings.Repeat("ab", 127) + "…"},
+	}
+	for _, tc := range cases {
+		out := CheckOutput(tc.res, "R")
+		if out.Title != tc.want {
+			t.Errorf("%+v: title %q, want %q", tc.res, out.Title, tc.want)
+		}
+		if tc.res.Outcome == "bogus" && out.Conclusion != ghapi.ConclusionFailure {
+			t.Errorf("unknown outcome concludes %s", out.Conclusion)
+		}
+	}
+}
+
+// TestCutTitleIsInTheSummary: a title over MaxTitleRunes is cut in the
+// title, and the whole line leads the summary, so that its end (what to
+// do next) is not lost; a title that fits is not repeated.
+func TestCutTitleIsInTheSummary(t *testing.T) {
+	long := "could not evaluate: " + strings.Repeat("x", ghapi.MaxTitleRunes) + "; fix the scanner step"
+	out := CheckOutput(gates.Result{Name: "swarm/sast", Outcome: gates.Error, Title: long, Summary: "s"}, "")
+	if !strings.HasSuffix(out.Title, "…") || !strings.HasPrefix(out.Summary, "**could not evaluate: xxx") || !strings.Contains(out.Summary, "; fix the scanner step**\n\ns") {
+		t.Errorf("title %q\nsummary %q", out.Title, out.Summary)
+	}
+	out = CheckOutput(gates.Result{Name: "swarm/sast", Outcome: gates.Error, Title: "could not evaluate: short", Summary: "s"}, "")
+	if out.Summary != "s" {
+		t.Errorf("summary %q", out.Summary)
 	}
 }
