@@ -279,11 +279,14 @@ func (p *parser) hunks(h *entryHeader, minus []byte) (fileNames, error) {
 			}
 			names.hasHunks = true
 			prev = &hr
-		case len(line) > 0 && line[0] == '\\', isBlank(line):
-			// A "\ No newline at end of file" after a hunk's last line,
-			// or a blank separator.
-		case names.hasHunks && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && !bytes.HasPrefix(line, []byte("--- ")):
+		case len(line) > 0 && line[0] == '\\':
+			// A "\ No newline at end of file" after a hunk's last line.
+		case names.hasHunks && len(line) > 0 && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && !bytes.HasPrefix(line, []byte("--- ")):
+			// A lone " " too: it is the context line of an empty line, which
+			// git writes only within a hunk's counts.
 			return names, fmt.Errorf("file %q: hunk %q has more lines than its header says, starting with %q", path, prev.String(), line)
+		case isBlank(line):
+			// A blank separator.
 		default:
 			// The next entry (or text that is not a diff, which run
 			// reports).
