@@ -65,6 +65,10 @@ type Git struct {
 	// st is the storage this Git owns and Close closes; nil for a handle
 	// (Handle) and for a repository not on disk.
 	st *cachedStorage
+	// trees are the decoded trees every snapshot of this Git (and of its
+	// handles) shares: the head, the merge base and the base tip mostly
+	// hold the same directories.
+	trees *treeMemo
 }
 
 // OpenOptions change how OpenGitWith opens a repository.
@@ -98,7 +102,7 @@ func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 	}
-	g := &Git{dir: dir, repo: repo}
+	g := &Git{dir: dir, repo: repo, trees: newTreeMemo()}
 	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
 		// Absolute: the git CLI runs in another directory.
 		if g.gitDir, err = filepath.Abs(fs.Filesystem().Root()); err != nil {
@@ -158,7 +162,7 @@ func (g *Git) Close() error {
 // must not be used after g is closed. g and its handles together may be
 // used by one goroutine at a time.
 func (g *Git) Handle() *Git {
-	return &Git{Engine: g.Engine, Logger: g.Logger, MaxFileBytes: g.MaxFileBytes, dir: g.dir, gitDir: g.gitDir, repo: g.repo}
+	return &Git{Engine: g.Engine, Logger: g.Logger, MaxFileBytes: g.MaxFileBytes, dir: g.dir, gitDir: g.gitDir, repo: g.repo, trees: g.trees}
 }
 
 // cachedStorage is go-git's filesystem storage answering object reads

@@ -63,8 +63,25 @@ func (g *Git) Snapshot(commit plumbing.Hash) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening snapshot: %w", err)
 	}
-	return &snapshot{objects: g.repo.Storer, root: tree, commit: commit, mtime: c.Committer.When, trees: map[plumbing.Hash]*object.Tree{}}, nil
+	trees := g.trees
+	if trees == nil {
+		trees = newTreeMemo()
+	}
+	return &snapshot{objects: g.repo.Storer, root: tree, commit: commit, mtime: c.Committer.When, trees: trees}, nil
 }
+
+// treeMemo holds decoded trees by hash (a tree's hash names its content),
+// at most maxMemoTrees of them. It is safe for concurrent use: the
+// placeholder prescan reads one snapshot while the pipeline reads another.
+type treeMemo struct {
+	mu    sync.Mutex
+	trees map[plumbing.Hash]*object.Tree
+}
+
+// maxMemoTrees bounds a treeMemo: past it, trees are decoded again.
+const maxMemoTrees = 1 << 16
+
+func newTreeMemo() *treeMemo { return &treeMemo{trees: map[plumbing.Hash]*object.Tree{}} }
 
 // snapshot is the fs.FS of one commit's tree.
 type snapshot struct {
@@ -74,11 +91,8 @@ type snapshot struct {
 	mtime   time.Time
 	// trees are the directories' trees decoded so far, by hash: every
 	// lookup walks the path from the root, and the same directories (the
-	// .swarm folder, say) are on the path of many files. Guarded by
-	// treesMu, so that a caller breaking the one-goroutine rule gets no
-	// crash from it.
-	treesMu sync.Mutex
-	trees   map[plumbing.Hash]*object.Tree
+	// .swarm folder, say) are on the path of many files.
+	trees *treeMemo
 }
 
 var (
@@ -148,9 +162,10 @@ func (s *snapshot) lookup(op, name string, refuseLeaf bool) (node, error) {
 
 // tree returns the decoded tree h, decoding it once per snapshot.
 func (s *snapshot) tree(h plumbing.Hash) (*object.Tree, error) {
-	s.treesMu.Lock()
-	t, ok := s.trees[h]
-	s.treesMu.Unlock()
+	m := s.trees
+	m.mu.Lock()
+	t, ok := m.trees[h]
+	m.mu.Unlock()
 	if ok {
 		return t, nil
 	}
@@ -158,9 +173,14 @@ func (s *snapshot) tree(h plumbing.Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.treesMu.Lock()
-	s.trees[h] = t
-	s.treesMu.Unlock()
+	// FindEntry makes its path cache on first use: made here, before other
+	// goroutines see the tree, later lookups of one name only read it.
+	_, _ = t.FindEntry("x")
+	m.mu.Lock()
+	if len(m.trees) < maxMemoTrees {
+		m.trees[h] = t
+	}
+	m.mu.Unlock()
 	return t, nil
 }
 

@@ -2,12 +2,14 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -355,5 +357,54 @@ func TestSnapshotNonUTF8Name(t *testing.T) {
 		if _, err := fsys.Open(bad); !errors.Is(err, fs.ErrInvalid) {
 			t.Errorf("Open(%q) = %v, want fs.ErrInvalid", bad, err)
 		}
+	}
+}
+
+// TestSnapshotsShareTrees: snapshots of one Git share the trees they
+// decode (the base tip and the merge base mostly hold the same
+// directories), and reading two of them from two goroutines at once is
+// safe (go test -race).
+func TestSnapshotsShareTrees(t *testing.T) {
+	r := newTestRepo(t)
+	files := tree{}
+	for i := 0; i < 40; i++ {
+		files[fmt.Sprintf("d%d/sub/f%d.txt", i%7, i)] = file{content: fmt.Sprintf("%d\n", i)}
+	}
+	c1 := r.commit(files, "one")
+	files["d0/sub/new.txt"] = file{content: "new\n"}
+	c2 := r.commit(files, "two")
+	g, err := OpenGit(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := g.Snapshot(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := g.Handle().Snapshot(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.(*snapshot).trees != s2.(*snapshot).trees {
+		t.Fatal("a handle's snapshot has a tree memo of its own")
+	}
+	var wg sync.WaitGroup
+	for _, s := range []fs.FS{s1, s2} { // each by one goroutine, as Snapshot asks
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range files {
+				if _, err := fs.Stat(s, p); err != nil && p != "d0/sub/new.txt" {
+					t.Errorf("%s: %v", p, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := fs.Stat(s1, "d0/sub/new.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the first commit's snapshot sees the second's file: %v", err)
+	}
+	if data, err := fs.ReadFile(s2, "d0/sub/new.txt"); err != nil || string(data) != "new\n" {
+		t.Errorf("the second commit's file: %q, %v", data, err)
 	}
 }
