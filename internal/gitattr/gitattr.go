@@ -26,6 +26,10 @@ const MaxFileSize = 1 << 20
 type Linguist struct {
 	fsys fs.FS
 
+	// known, when not nil, is the directories that have a .gitattributes
+	// (as NewKnown was told): the others are not looked in.
+	known map[string]bool
+
 	mu    sync.Mutex
 	dirs  map[string][]gitattributes.MatchAttribute // by directory ("" the root)
 	errs  []error
@@ -35,6 +39,23 @@ type Linguist struct {
 // New reads attributes from fsys (a commit's tree, root at ".").
 func New(fsys fs.FS) *Linguist {
 	return &Linguist{fsys: fsys, dirs: map[string][]gitattributes.MatchAttribute{}}
+}
+
+// NewKnown is New for a tree whose .gitattributes files are known to be
+// files (their slash-separated paths, as git ls-tree lists them): the
+// directories without one are not looked in, which spares reading their
+// trees.
+func NewKnown(fsys fs.FS, files []string) *Linguist {
+	l := New(fsys)
+	l.known = map[string]bool{}
+	for _, f := range files {
+		dir := path.Dir(f)
+		if dir == "." {
+			dir = ""
+		}
+		l.known[dir] = true
+	}
+	return l
 }
 
 // Reason says what the attributes make of p (slash-separated, relative to
@@ -104,6 +125,10 @@ func (l *Linguist) read(dir string, domain []string) []gitattributes.MatchAttrib
 	defer l.mu.Unlock()
 	if attrs, ok := l.dirs[dir]; ok {
 		return attrs
+	}
+	if l.known != nil && !l.known[dir] {
+		l.dirs[dir] = nil
+		return nil
 	}
 	name := path.Join(dir, ".gitattributes")
 	attrs, err := l.load(name, domain)

@@ -1,6 +1,7 @@
 package gitattr
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -11,7 +12,29 @@ func TestReason(t *testing.T) {
 		".gitattributes":     {Data: []byte("# generated code\n*.gen.ts linguist-generated\nassets/** linguist-vendored\ndist/** -linguist-generated\n*.pb.go linguist-generated=true\nlib/keep.js linguist-vendored=false\n[attr]gen linguist-generated\nproto/*.ts gen\n")},
 		"web/.gitattributes": {Data: []byte("legacy/*.js linguist-vendored\n*.gen.ts -linguist-generated\n")},
 	}
-	l := New(fsys)
+	counted := &statCounter{FS: fsys}
+	for _, l := range []*Linguist{New(fsys), NewKnown(counted, []string{".gitattributes", "web/.gitattributes"})} {
+		testReasons(t, l)
+	}
+	// NewKnown looks only in the two directories it was told of.
+	if got := strings.Join(counted.stats, ","); got != ".gitattributes,web/.gitattributes" {
+		t.Errorf("NewKnown stat'ed %s", got)
+	}
+}
+
+// statCounter records the files stat'ed.
+type statCounter struct {
+	fs.FS
+	stats []string
+}
+
+func (c *statCounter) Stat(name string) (fs.FileInfo, error) {
+	c.stats = append(c.stats, name)
+	return fs.Stat(c.FS, name)
+}
+
+func testReasons(t *testing.T, l *Linguist) {
+	t.Helper()
 	cases := []struct {
 		path, reason string
 		set          bool

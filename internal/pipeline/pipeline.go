@@ -243,7 +243,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	headFile, baseFile := headFileReader(headFS), headFileReader(baseFS)
 	// From the base branch, as the policy: a pull request cannot mark its
 	// own code generated to have it skipped.
-	linguist := gitattr.New(baseTipFS)
+	linguist := newLinguist(ctx, repo, base, baseTipFS, log)
 	// swarm/placeholders scans each file while git writes the next
 	// (gates.Prescan); the head and merge-base readers are its alone
 	// until FilesDone.
@@ -469,4 +469,18 @@ func headFileReader(head fs.FS) func(string) ([]byte, bool) {
 		}
 		return buf[:n], true
 	}
+}
+
+// newLinguist reads the base tip's .gitattributes; with the git CLI it
+// first lists where they are (one git ls-tree), so that the directories
+// without one are not read.
+func newLinguist(ctx context.Context, repo *source.Git, base plumbing.Hash, baseTipFS fs.FS, log *slog.Logger) *gitattr.Linguist {
+	if repo.CanPrefetch() {
+		files, err := repo.FilesNamed(ctx, base, ".gitattributes")
+		if err == nil {
+			return gitattr.NewKnown(baseTipFS, files)
+		}
+		log.Debug("looking for .gitattributes with go-git: git ls-tree failed", "error", err.Error())
+	}
+	return gitattr.New(baseTipFS)
 }

@@ -238,3 +238,55 @@ func (p *Prefetch) Close() error {
 	p.cleanup()
 	return nil
 }
+
+// FilesNamed lists the paths of commit's tree whose last element is name
+// (".gitattributes"), with one `git ls-tree -r` (in C, instead of decoding
+// every directory's tree in process), run as the diff is. The error says
+// why git could not list them; the caller then looks for the files itself.
+func (g *Git) FilesNamed(ctx context.Context, commit plumbing.Hash, name string) ([]string, error) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return nil, err
+	}
+	if g.gitDir == "" {
+		return nil, errors.New("the repository is not on disk")
+	}
+	emptyDir, err := os.MkdirTemp("", "swarm-gate-ls-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(emptyDir)
+	shadow, objects, err := shadowGitDir(g.gitDir, emptyDir)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--git-dir=" + shadow, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit.String()}
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = emptyDir
+	cmd.Env = gitEnv(emptyDir, objects)
+	stderr := &limitedBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &gitCLIError{args: args, err: err}
+	}
+	var out []string
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	for {
+		p, err := br.ReadString(0)
+		if err != nil {
+			break // io.EOF, or git failed (Wait says)
+		}
+		p = strings.TrimSuffix(p, "\x00")
+		if p == name || strings.HasSuffix(p, "/"+name) {
+			out = append(out, p)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
+	}
+	return out, nil
+}

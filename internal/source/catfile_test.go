@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestPrefetch: files come back in the order asked, as the snapshot reads
@@ -92,5 +94,31 @@ func TestPrefetch(t *testing.T) {
 		if _, err := g.Prefetch(context.Background(), []FileRef{{c1, bad}}, 10); err == nil {
 			t.Errorf("Prefetch of %q: no error", bad)
 		}
+	}
+}
+
+// TestFilesNamed: every path whose last element is the name, at the root
+// and below, a symlink of that name too; not a file that only ends so.
+func TestFilesNamed(t *testing.T) {
+	r := newTestRepo(t)
+	c := r.commit(tree{".gitattributes": {content: "*.gen.go linguist-generated\n"}, "web/.gitattributes": {content: "x\n"},
+		"web/x.gitattributes": {content: "no\n"}, "a/b/c/.gitattributes": {link: "../../../.gitattributes"}, "main.go": {content: "package main\n"}}, "one")
+	g, err := OpenGit(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if !g.CanPrefetch() {
+		t.Skip("git is not on PATH")
+	}
+	got, err := g.FilesNamed(context.Background(), c, ".gitattributes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ".gitattributes,a/b/c/.gitattributes,web/.gitattributes"; strings.Join(got, ",") != want {
+		t.Errorf("FilesNamed = %q, want %s", got, want)
+	}
+	if _, err := g.FilesNamed(context.Background(), plumbing.NewHash("1234567890123456789012345678901234567890"), ".gitattributes"); err == nil {
+		t.Error("a commit the repository lacks: no error")
 	}
 }
