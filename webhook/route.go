@@ -80,7 +80,9 @@ type repoName struct {
 }
 
 // route decides what to do with a delivery of event whose signature has
-// been checked. It parses only the fields it needs. Errors (the delivery
+// been checked: intake only (whether to queue it, under which key); what
+// a queued job asks for is the Evaluator's to decide again from the
+// payload. It parses only the fields it needs. Errors (the delivery
 // is answered 400 with them): invalid JSON, a routed delivery without
 // installation.id, repository.full_name, the pull request number or a
 // commit SHA where the event needs one, a pull_request.updated_at that is

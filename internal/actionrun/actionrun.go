@@ -23,6 +23,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
@@ -101,6 +102,9 @@ type Runner struct {
 	// parsed GITHUB_EVENT_PATH's payload itself (the GitHub App); nil
 	// means read it from the Env. The run does not change it.
 	Event *actions.Event
+	// Work, when not nil, is what the caller routed Event to
+	// (event.Route by the App door); nil means route Event in the mode.
+	Work *event.Work
 	// MergeBase, when its SHA is set, is the merge base of two commits
 	// as GitHub's compare API gave it, for a caller whose workspace holds
 	// the head's history down to it but not the base's (the GitHub App,
@@ -288,24 +292,29 @@ func (ses *session) dispatch(ctx context.Context) (int, error) {
 	} else if ses.ev, err = r.Env.Event(); err != nil {
 		return exitUsage, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	j := route(ses.ev, ses.s, ses.repo.String())
-	ses.logger.Info("swarm-gate action", "event", ses.ev.Name, "action", ses.ev.Action, "mode", ses.s.Mode, "job", j.kind.String())
-	switch j.kind {
-	case jobCheck:
-		return ses.check(ctx, j.target)
-	case jobPhaseWrap:
+	var w event.Work
+	if r.Work != nil {
+		w = *r.Work
+	} else {
+		w = route(ses.ev, ses.s, ses.repo.String())
+	}
+	ses.logger.Info("swarm-gate action", "event", ses.ev.Name, "action", ses.ev.Action, "mode", ses.s.Mode, "job", w.Kind.String())
+	switch w.Kind {
+	case event.Check:
+		return ses.check(ctx, w.Target)
+	case event.PhaseWrap:
 		return ses.phaseWrap(ctx)
-	case jobPublish:
+	case event.Publish:
 		return ses.publish(ctx)
-	case jobCommand:
+	case event.Command:
 		if r.Commands == nil {
 			return ses.command(ctx)
 		}
 		return r.Commands(ctx, ses.ev), nil
-	case jobUsage:
-		return exitUsage, fmt.Errorf("%w: %s", errUsage, j.notice)
+	case event.Usage:
+		return exitUsage, fmt.Errorf("%w: %s", errUsage, w.Reason)
 	}
-	ses.noticef("swarm-gate: %s", j.notice)
+	ses.noticef("swarm-gate: %s", w.Reason)
 	return exitPassed, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
@@ -79,7 +80,7 @@ func checkAcceptedReport(t *testing.T, rep *report.Report, head string) {
 	}
 	seen, findings, evaluated := map[string]bool{}, 0, 0
 	for _, g := range rep.Gates {
-		if !ownCheck(g.Name) || g.Name == aggregateName || seen[g.Name] {
+		if !evaluate.OwnCheck(g.Name) || g.Name == aggregateName || seen[g.Name] {
 			t.Fatalf("check %q (seen %v)", g.Name, seen[g.Name])
 		}
 		seen[g.Name] = true

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 )
 
 // FuzzRoute feeds event names and payloads (GitHub's examples from
@@ -50,42 +52,65 @@ func FuzzRoute(f *testing.F) {
 		}
 		ev.Name = name
 		j := route(ev, &Settings{Mode: ModeAuto}, repo)
-		switch j.kind {
-		case jobSkip:
-			if j.notice == "" {
+		switch j.Kind {
+		case event.Skip:
+			if j.Reason == "" {
 				t.Fatal("a skip without a notice")
 			}
-		case jobCheck:
-			checkTarget(t, ev, repo, j.target)
-		case jobPhaseWrap, jobCommand, jobPublish:
-		case jobUsage:
+		case event.Check:
+			checkTarget(t, ev, repo, j.Target)
+		case event.PhaseWrap, event.Command, event.Publish:
+		case event.Usage:
 			// A payload that lacks its event's object (a push without
 			// "after") is a broken event: exit 3, saying what is missing.
-			if j.notice == "" {
+			if j.Reason == "" {
 				t.Fatal("a usage error without a notice")
 			}
 		default:
-			t.Fatalf("auto mode routed %s %q to %s", name, ev.Action, j.kind)
+			t.Fatalf("auto mode routed %s %q to %s", name, ev.Action, j.Kind)
 		}
-		if name == "pull_request_target" && j.kind != jobSkip {
-			t.Fatalf("pull_request_target routed to %s", j.kind)
+		if name == "pull_request_target" && j.Kind != event.Skip {
+			t.Fatalf("pull_request_target routed to %s", j.Kind)
 		}
-		if j.kind != jobSkip && j.kind != jobUsage && j.notice != "" {
-			t.Fatalf("%s with a notice %q", j.kind, j.notice)
+		if j.Kind != event.Skip && j.Kind != event.Usage && j.Reason != "" {
+			t.Fatalf("%s with a notice %q", j.Kind, j.Reason)
+		}
+
+		// The App door does only what it can without a workflow run, and
+		// evaluates what a workflow run would (check_suite requested aside).
+		w := event.Route(ev, repo, event.App)
+		switch w.Kind {
+		case event.Skip:
+			if w.Reason == "" {
+				t.Fatal("an App skip without a reason")
+			}
+		case event.Check:
+			if a := route(ev, &Settings{Mode: ModeAuto}, repo); a.Kind == event.Check && !reflect.DeepEqual(a.Target, w.Target) {
+				t.Fatalf("App door target %+v, Action's %+v", w.Target, a.Target)
+			}
+			if w.Key == "" || !w.Coalesce {
+				t.Fatalf("App door check without a coalescing key: %+v", w)
+			}
+		case event.Command:
+			if w.Target.PR <= 0 || w.Coalesce {
+				t.Fatalf("App door command %+v", w)
+			}
+		default:
+			t.Fatalf("App door routed %s %q to %s", name, ev.Action, w.Kind)
 		}
 
 		// Check mode: with a base input it always evaluates against it;
 		// without one it asks for it when the event names no commits.
 		j = route(ev, &Settings{Mode: ModeCheck, Base: "main"}, repo)
-		if j.kind != jobCheck || j.target.Base != "main" || j.target.Head == "" {
-			t.Fatalf("check mode with a base: %s %+v", j.kind, j.target)
+		if j.Kind != event.Check || j.Target.Base != "main" || j.Target.Head == "" {
+			t.Fatalf("check mode with a base: %s %+v", j.Kind, j.Target)
 		}
 		j = route(ev, &Settings{Mode: ModeCheck}, repo)
-		if (j.kind != jobCheck && j.kind != jobUsage) || (j.kind == jobUsage && j.notice == "") {
-			t.Fatalf("check mode: %s %q", j.kind, j.notice)
+		if (j.Kind != event.Check && j.Kind != event.Usage) || (j.Kind == event.Usage && j.Reason == "") {
+			t.Fatalf("check mode: %s %q", j.Kind, j.Reason)
 		}
-		if j.kind == jobCheck && (j.target.Base == "" || j.target.Head == "") {
-			t.Fatalf("check mode target %+v", j.target)
+		if j.Kind == event.Check && (j.Target.Base == "" || j.Target.Head == "") {
+			t.Fatalf("check mode target %+v", j.Target)
 		}
 	})
 }

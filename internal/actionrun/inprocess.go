@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
@@ -27,8 +28,10 @@ type InProcess struct {
 	Repo      ghapi.Repo
 	Workspace string
 	Git       *source.Git
-	// Event is the event, with its Name, as Needs routed it.
+	// Event is the event, with its Name; Work what event.Route made of it
+	// (nil: route it as the Action does in mode auto).
 	Event *actions.Event
+	Work  *event.Work
 	// WorkflowKey is the key of the check runs' external ids
 	// (evaluate.WorkflowKey).
 	WorkflowKey string
@@ -73,6 +76,7 @@ func Evaluate(ctx context.Context, in InProcess) (code int, lastError string) {
 		NoReportFiles:      true,
 		CancelledAsFailure: true,
 		Event:              in.Event,
+		Work:               in.Work,
 		MergeBase:          in.MergeBase,
 	}
 	rec := &recordLog{log: logger}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"github.com/swarm-gate/swarm-gate/gates"
-	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/webhook"
@@ -85,19 +85,14 @@ func (a *App) abandonKind(job webhook.Job) (kind, why string) {
 		return "", "the payload does not parse: " + err.Error()
 	}
 	ev.Name = job.Event
-	if job.Event == "check_suite" && ev.Action == "requested" {
-		ev.Action = "rerequested" // as Evaluate does
-	}
-	need := actionrun.Needs(ev, job.Repo)
-	switch {
-	case need.Skip != "":
-		return "", "its evaluation would have done nothing: " + need.Skip
-	case need.Command:
+	switch w := event.Route(ev, job.Repo, event.App); w.Kind {
+	case event.Skip:
+		return "", "its evaluation would have done nothing: " + w.Reason
+	case event.Command:
 		return "", "a comment command (it runs only when commented again)"
-	case job.Event == "merge_group":
-		return "merge_group", ""
+	default:
+		return w.Target.Kind, ""
 	}
-	return "pull_request", ""
 }
 
 // externalKey is the key part of the App's external ids: the

@@ -26,6 +26,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
@@ -218,16 +219,9 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		return fmt.Errorf("delivery %s: reading the %s payload: %w", job.Delivery, job.Event, err)
 	}
 	ev.Name = job.Event
-	if job.Event == "check_suite" && ev.Action == "requested" {
-		// The Action re-evaluates on rerequested only: it has
-		// pull_request for new pushes. The App must act on requested too:
-		// the webhook queue may have let this delivery supersede the
-		// pull_request delivery of the same push (same pull request key).
-		ev.Action = "rerequested"
-	}
-	need := actionrun.Needs(ev, job.Repo)
-	if need.Skip != "" {
-		log.Info("nothing to evaluate", "why", need.Skip)
+	work := event.Route(ev, job.Repo, event.App)
+	if work.Kind == event.Skip {
+		log.Info("nothing to evaluate", "why", work.Reason)
 		return nil
 	}
 	if job.Installation <= 0 {
@@ -282,7 +276,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	if err != nil {
 		return err
 	}
-	srcErr := a.prepare(ctx, log, job, &need, repo, token, c, workspace, &fetched)
+	srcErr := a.prepare(ctx, log, job, &work, repo, token, c, workspace, &fetched)
 	defer fetched.close() // before the work directory is removed
 	if srcErr != nil {
 		// The evaluation needs a repository to open; it reports srcErr on
@@ -297,6 +291,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		Workspace:       workspace,
 		Git:             fetched.Repo,
 		Event:           ev,
+		Work:            &work,
 		WorkflowKey:     externalKey(),
 		FullReport:      "the report of `swarm-gate check` run on the pull request's commits (the App keeps none)",
 		Logger:          runnerLog,
@@ -305,7 +300,7 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 		FinaliseTimeout: a.cfg.FinaliseTimeout,
 		OrgPolicy:       &a.orgPolicy,
 		SourceError:     srcErr,
-		MergeBase:       actionrun.KnownMergeBase{Base: need.Base, Head: need.Head, SHA: fetched.MergeBase},
+		MergeBase:       actionrun.KnownMergeBase{Base: work.Target.Base, Head: work.Target.Head, SHA: fetched.MergeBase},
 	})
 	switch {
 	case srcErr != nil:
@@ -321,27 +316,28 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 	return nil
 }
 
-// prepare puts the commits the job needs into workspace and returns why
-// it could not (nil: ready).
-func (a *App) prepare(ctx context.Context, log *slog.Logger, job webhook.Job, need *actionrun.Need, repo ghapi.Repo,
+// prepare puts the commits the work needs into workspace and returns why
+// it could not (nil: ready). A command's work gets its pull request's
+// base and head, which the payload does not carry.
+func (a *App) prepare(ctx context.Context, log *slog.Logger, job webhook.Job, w *event.Work, repo ghapi.Repo,
 	token string, c *ghapi.Client, workspace string, fetched *fetchResult) error {
 	cloneURL, err := a.cloneURL(job, repo)
 	if err != nil {
 		return err
 	}
-	if need.Command {
-		pr, err := c.PullRequest(ctx, repo, need.PR)
+	if w.Kind == event.Command {
+		pr, err := c.PullRequest(ctx, repo, w.Target.PR)
 		if err != nil {
-			return fmt.Errorf("reading pull request #%d, whose commits the command needs: %w", need.PR, err)
+			return fmt.Errorf("reading pull request #%d, whose commits the command needs: %w", w.Target.PR, err)
 		}
-		need.Base, need.Head = pr.BaseSHA, pr.HeadSHA
+		w.Target.Base, w.Target.Head = pr.BaseSHA, pr.HeadSHA
 		if pr.BaseRef != "" {
-			need.Refs = append(need.Refs, "refs/heads/"+pr.BaseRef)
+			w.Refs = append(w.Refs, "refs/heads/"+pr.BaseRef)
 		}
 	}
-	base, head := need.Base, need.Head
+	base, head := w.Target.Base, w.Target.Head
 	compare := func(ctx context.Context) (*ghapi.Comparison, error) { return c.Compare(ctx, repo, base, head) }
-	res, err := fetchCommits(ctx, workspace, fetchSpec{URL: cloneURL, Token: token, Base: base, Head: head, Refs: need.Refs, Depth: a.cfg.FetchDepth, Compare: compare})
+	res, err := fetchCommits(ctx, workspace, fetchSpec{URL: cloneURL, Token: token, Base: base, Head: head, Refs: w.Refs, Depth: a.cfg.FetchDepth, Compare: compare})
 	*fetched = res
 	a.m.fetchSeconds.Observe(res.Duration.Seconds())
 	if res.CompareErr != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
@@ -414,7 +414,7 @@ func (r *Reconciler) pullRequest(ctx context.Context, gh *github.Client, install
 		return fmt.Errorf("reading the pull request as an event: %w", err)
 	}
 	ev.Name = "pull_request"
-	if need := actionrun.Needs(ev, full); need.Skip != "" {
+	if event.Route(ev, full, event.App).Kind == event.Skip {
 		return nil // its evaluation would do nothing
 	}
 	reason, err := r.checkState(ctx, gh, repo, head, now)
