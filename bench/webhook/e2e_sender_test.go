@@ -181,18 +181,30 @@ func sendFromProcess(tb testing.TB, o options, prep []prepared, ready func()) (r
 // starts later, and the processes they start, inherit the value of the
 // thread that starts them). Raising it needs no privilege.
 func reniceProcess(nice int) error {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return fmt.Errorf("listing this process's threads: %w", err)
-	}
+	// A thread the runtime starts while the list is read inherits the
+	// nice value of the thread that starts it, which may not be reniced
+	// yet: the list is read again until it has no thread not seen.
+	done := map[int]bool{}
 	var errs []error
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
+	for pass := 0; pass < 10; pass++ {
+		tasks, err := os.ReadDir("/proc/self/task")
 		if err != nil {
-			continue
+			return fmt.Errorf("listing this process's threads: %w", err)
 		}
-		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); err != nil && !errors.Is(err, syscall.ESRCH) {
-			errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
+		fresh := 0
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			done[tid] = true
+			fresh++
+			if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); err != nil && !errors.Is(err, syscall.ESRCH) {
+				errs = append(errs, fmt.Errorf("thread %d: %w", tid, err))
+			}
+		}
+		if fresh == 0 {
+			break
 		}
 	}
 	return errors.Join(errs...)

@@ -43,6 +43,10 @@ func clearServeEnv(t *testing.T) {
 	for _, k := range serveEnv {
 		t.Setenv(k, "")
 	}
+	// Not the default port: two serve tests (or a server on the machine)
+	// would collide on it.
+	t.Setenv("SWARM_GATE_METRICS_LISTEN", "127.0.0.1:0")
+	t.Setenv("SWARM_GATE_METRICS_TOKEN", "")
 }
 
 var serveKey = sync.OnceValue(func() *rsa.PrivateKey {
