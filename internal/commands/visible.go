@@ -1,12 +1,20 @@
 package commands
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/renderer"
+	ghtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+	"golang.org/x/net/html"
 )
 
 // md is a CommonMark parser, as GitHub's renderer is at its core.
@@ -22,47 +30,29 @@ var md = goldmark.New()
 // rendered comment were run), or anything inside a `<details>` element,
 // open or collapsed, up to its `</details>` (or the comment's end): GitHub
 // shows it only after a click, so the maintainer who approves the comment
-// may never have seen the command (issue 20). Tags inside HTML comments do
-// not count.
+// may never have seen the command (issue 20).
+//
+// Whether a candidate is inside a tag, a comment or a <details> element is
+// read from the rendered HTML with an HTML5 tokenizer, as a browser reads
+// it: raw HTML runs on across Markdown blocks, and a `</details>` or
+// `<!--` inside an attribute value, a bogus comment (`<?...>`, `<!X...>`,
+// `<![CDATA[...>`) or a comment is no tag.
 func visibleLineStarts(body string) map[int]bool {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	body = strings.ReplaceAll(body, "\r", "\n")
 	src := []byte(body)
 	doc := md.Parser().Parse(text.NewReader(src))
-	out := map[int]bool{}
-	details := 0 // <details> elements open at this point of the walk
+	cands := map[*ast.Text]int{} // candidate text node -> its line
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
-		switch n := n.(type) {
-		case *ast.HTMLBlock:
-			var b strings.Builder
-			for i := 0; i < n.Lines().Len(); i++ {
-				seg := n.Lines().At(i)
-				b.Write(seg.Value(src))
-			}
-			if n.HasClosure() {
-				seg := n.ClosureLine
-				b.Write(seg.Value(src))
-			}
-			details = detailsDepth(details, b.String())
-			return ast.WalkSkipChildren, nil
-		case *ast.RawHTML:
-			var b strings.Builder
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				b.Write(seg.Value(src))
-			}
-			details = detailsDepth(details, b.String())
-			return ast.WalkSkipChildren, nil
-		}
 		switch n.Kind() {
-		case ast.KindBlockquote, ast.KindCodeBlock, ast.KindFencedCodeBlock:
+		case ast.KindHTMLBlock, ast.KindRawHTML, ast.KindBlockquote, ast.KindCodeBlock, ast.KindFencedCodeBlock:
 			return ast.WalkSkipChildren, nil
 		}
 		t, ok := n.(*ast.Text)
-		if !ok || details > 0 {
+		if !ok {
 			return ast.WalkContinue, nil
 		}
 		if p := t.Parent(); p == nil || p.Kind() != ast.KindParagraph && p.Kind() != ast.KindTextBlock {
@@ -71,31 +61,106 @@ func visibleLineStarts(body string) map[int]bool {
 		start := t.Segment.Start
 		ls := strings.LastIndexByte(body[:start], '\n') + 1
 		if strings.TrimLeft(body[ls:start], " \t") == "" {
-			out[strings.Count(body[:start], "\n")+1] = true
+			cands[t] = strings.Count(body[:start], "\n") + 1
 		}
 		return ast.WalkContinue, nil
 	})
+	out := map[int]bool{}
+	if len(cands) == 0 {
+		return out
+	}
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	m := &lineMarker{prefix: "\uE000" + hex.EncodeToString(nonce[:]) + ":", cands: cands}
+	base := ghtml.NewRenderer(ghtml.WithUnsafe())
+	base.RegisterFuncs(m) // captures the text renderer
+	r := renderer.NewRenderer(renderer.WithNodeRenderers(
+		util.Prioritized(base, 1000), util.Prioritized(m, 100)))
+	var buf bytes.Buffer
+	if err := r.Render(&buf, src, doc); err != nil {
+		return out // unreadable: no command (fail closed)
+	}
+	for _, line := range visibleMarkers(tagFilter.ReplaceAll(buf.Bytes(), []byte("&lt;$1")), m.prefix) {
+		out[line] = true
+	}
 	return out
 }
 
-// detailsTag is an opening or closing <details> tag (any case, any
-// attributes), and htmlComment an HTML comment, whose tags are not tags.
-var (
-	detailsTag  = regexp.MustCompile(`(?i)<(/?)details(?:[\s/][^>]*)?>`)
-	htmlComment = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
-)
+// lineMarker renders each candidate text node with a marker before it that
+// names its line; the nonce keeps the comment from forging one.
+type lineMarker struct {
+	prefix string
+	cands  map[*ast.Text]int
+	text   renderer.NodeRendererFunc
+}
 
-// detailsDepth is depth after the <details> tags of html: one more for
-// each opening tag, one fewer for each closing one, never below 0 (a
-// stray </details> closes nothing).
-func detailsDepth(depth int, html string) int {
-	html = htmlComment.ReplaceAllString(html, "")
-	for _, m := range detailsTag.FindAllStringSubmatch(html, -1) {
-		if m[1] == "" {
-			depth++
-		} else if depth > 0 {
-			depth--
-		}
+// Register captures the base renderer's text function.
+func (m *lineMarker) Register(k ast.NodeKind, f renderer.NodeRendererFunc) {
+	if k == ast.KindText {
+		m.text = f
 	}
-	return depth
+}
+
+func (m *lineMarker) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindText, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if line, ok := m.cands[n.(*ast.Text)]; ok && entering {
+			_, _ = w.WriteString(m.prefix + strconv.Itoa(line) + "\uE001")
+		}
+		return m.text(w, src, n, entering)
+	})
+}
+
+// tagFilter is GFM's disallowed raw HTML: GitHub escapes these tags, so
+// they are text, not raw text elements that would swallow what follows.
+var tagFilter = regexp.MustCompile(`(?i)<(/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?:[\s/>]|$))`)
+
+// visibleMarkers are the lines whose markers stand in text outside any
+// <details> element and any raw text element (noscript) in page.
+func visibleMarkers(page []byte, prefix string) []int {
+	var lines []int
+	z := html.NewTokenizer(bytes.NewReader(page))
+	details, raw := 0, false
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return lines
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			raw = tt == html.StartTagToken && bytes.Equal(name, []byte("noscript"))
+			if bytes.Equal(name, []byte("details")) {
+				details++ // <details/> opens one too
+			}
+			continue
+		case html.EndTagToken:
+			if name, _ := z.TagName(); bytes.Equal(name, []byte("details")) && details > 0 {
+				details--
+			}
+		case html.TextToken:
+			if details == 0 && !raw {
+				lines = append(lines, markedLines(string(z.Raw()), prefix)...)
+			}
+		}
+		raw = false
+	}
+}
+
+// markedLines are the line numbers of the markers in s.
+func markedLines(s, prefix string) []int {
+	var out []int
+	for {
+		i := strings.Index(s, prefix)
+		if i < 0 {
+			return out
+		}
+		s = s[i+len(prefix):]
+		j := strings.IndexRune(s, '\uE001')
+		if j < 0 {
+			return out
+		}
+		if n, err := strconv.Atoi(s[:j]); err == nil {
+			out = append(out, n)
+		}
+		s = s[j:]
+	}
 }
