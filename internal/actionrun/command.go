@@ -533,7 +533,7 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 
 // headUnchanged binds an override to a plan the person could have seen
 // (issue 20 item 1). It is "" when the command names the head commit
-// (cmd.SHA, a prefix of head), or when GitHub's activity log of the head
+// in full (cmd.SHA, all of head), or when GitHub's activity log of the head
 // branch shows that every commit the branch pointed at from the comment's
 // second on (the one it was at then, and each it moved to since, away and
 // back included) holds a plan of the bound structure: the person saw that
@@ -542,12 +542,16 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 // why the override is refused.
 func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pipeline.Binding, commented time.Time) string {
 	head := b.HeadSHA
-	name := fmt.Sprintf("check the plan at head %s and comment again naming it: `/swarm %s %s <reason>`", short(head), cmd.Name, short(head))
+	name := fmt.Sprintf("check the plan at head %s and comment again naming it in full: `/swarm %s %s <reason>`", short(head), cmd.Name, head)
 	if cmd.SHA != "" {
 		if !strings.HasPrefix(head, cmd.SHA) {
 			return fmt.Sprintf("you named commit %s, but the pull request's head is %s; %s", mdtext.Code(cmd.SHA), short(head), name)
 		}
-		return ""
+		if len(cmd.SHA) == len(head) {
+			return ""
+		}
+		// A prefix may name two commits: a pusher can make a benign and a
+		// hostile commit share one, so the branch's log must show it too.
 	}
 	capi := c.ses.commandAPI()
 	if capi == nil {
