@@ -177,6 +177,9 @@ func TestParseHiddenCommands(t *testing.T) {
 		{"HTML attribute", "<img src=\"a.png\" alt=\"x\n/swarm approve-plan-critic hidden\n\">"},
 		{"span title", "text <span title=\"\n/swarm approve-plan-critic hidden\n\">t</span>"},
 		{"link text", "[\n/swarm approve-plan-critic hidden\n](https://example.com)"},
+		// GitHub strikes these through: a command struck out is withdrawn.
+		{"strikethrough text", "~~I will not\n/swarm approve-plan-critic hidden~~"},
+		{"single-tilde strikethrough", "~not\n/swarm approve-plan-critic hidden~"},
 		{"HTML block", "<details>\n<summary>x</summary>\n/swarm approve-plan-critic hidden\n</details>"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	ghtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
@@ -17,8 +18,9 @@ import (
 	"golang.org/x/net/html"
 )
 
-// md is a CommonMark parser, as GitHub's renderer is at its core.
-var md = goldmark.New()
+// md is a CommonMark parser, as GitHub's renderer is at its core, with
+// GFM's strikethrough: struck-out text is no command, as emphasis is not.
+var md = goldmark.New(goldmark.WithExtensions(extension.Strikethrough))
 
 // visibleLineStarts are the lines (1-based, CRLF and CR read as LF, as
 // commandLines counts them) where a paragraph's visible text begins: a
@@ -75,7 +77,7 @@ func visibleLineStarts(body string) map[int]bool {
 	base := ghtml.NewRenderer(ghtml.WithUnsafe())
 	base.RegisterFuncs(m) // captures the text renderer
 	r := renderer.NewRenderer(renderer.WithNodeRenderers(
-		util.Prioritized(base, 1000), util.Prioritized(m, 100)))
+		util.Prioritized(base, 1000), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500), util.Prioritized(m, 100)))
 	var buf bytes.Buffer
 	if err := r.Render(&buf, src, doc); err != nil {
 		return out // unreadable: no command (fail closed)
