@@ -159,6 +159,12 @@ func (ps *phScan) add(p string) {
 
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
+	r := g.evaluate(ctx, in)
+	maskSecretPaths(in, &r)
+	return r
+}
+
+func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	cfg := in.config().Placeholders
 	ps := newPhScan(cfg)
 	var st placeholderStats

@@ -143,7 +143,7 @@ func maskSecretPaths(in *Input, r *Result) {
 // twice changes nothing more. When the rules cannot be loaded nothing is
 // masked: swarm/sast has already failed closed on that. The one masking of
 // secret-looking paths, for every place that prints them (swarm/sast,
-// swarm/scope, the SARIF report).
+// swarm/scope, swarm/placeholders, the SARIF report).
 func MaskSecretPaths(r *Result, paths ...string) {
 	sc, err := secrets.Default()
 	if err != nil {
@@ -164,6 +164,9 @@ func MaskSecretPaths(r *Result, paths ...string) {
 	for i := range r.Findings {
 		look(r.Findings[i].Path)
 	}
+	for i := range r.Suppressions {
+		look(r.Suppressions[i].Path)
+	}
 	if len(values) == 0 {
 		return
 	}
@@ -179,6 +182,9 @@ func MaskSecretPaths(r *Result, paths ...string) {
 		f := &r.Findings[i]
 		f.Path = sast.MaskValues(f.Path, values)
 		f.Message = sast.MaskValues(f.Message, values)
+	}
+	for i := range r.Suppressions {
+		r.Suppressions[i].Path = sast.MaskValues(r.Suppressions[i].Path, values)
 	}
 }
 
