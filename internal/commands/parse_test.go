@@ -230,6 +230,11 @@ func TestParseCommandInDetails(t *testing.T) {
 		{"</details> in a processing instruction", "<details>\n\n<?x </details> ?>\n\n/swarm approve-plan-critic hidden"},
 		{"</details> in a declaration", "<details>\n\n<!X </details> >\n\n/swarm approve-plan-critic hidden"},
 		{"an attribute value running across blocks", "<details>\n<span title=\"x\n\n</details>\n\n/swarm approve-plan-critic hidden\n\n<b title=\"\">"},
+		// An end tag the browser's tree builder ignores closes nothing.
+		{"</details> in a table cell", "<details>\n<table><tr><td>\n</details>\n</td></tr></table>\n\n/swarm approve-plan-critic hidden"},
+		{"</details> in an object", "<details>\n<object>\n</details>\n</object>\n\n/swarm approve-plan-critic hidden"},
+		{"in a template", "<template>\n\n/swarm approve-plan-critic hidden\n\n</template>"},
+		{"in a noscript", "<noscript>\n\n/swarm approve-plan-critic hidden\n\n</noscript>"},
 		{"inside an attribute value opened in an earlier block", "<div>\n<span title=\"x\n\n/swarm approve-plan-critic hidden\n\n<b title=\"\">"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // md is a CommonMark parser, as GitHub's renderer is at its core, with
@@ -35,10 +36,11 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Strikethrough))
 // may never have seen the command (issue 20).
 //
 // Whether a candidate is inside a tag, a comment or a <details> element is
-// read from the rendered HTML with an HTML5 tokenizer, as a browser reads
-// it: raw HTML runs on across Markdown blocks, and a `</details>` or
-// `<!--` inside an attribute value, a bogus comment (`<?...>`, `<!X...>`,
-// `<![CDATA[...>`) or a comment is no tag.
+// read from the rendered HTML with an HTML5 parser, as a browser reads it:
+// raw HTML runs on across Markdown blocks, a `</details>` or `<!--` inside
+// an attribute value, a bogus comment (`<?...>`, `<!X...>`,
+// `<![CDATA[...>`) or a comment is no tag, and an end tag the tree builder
+// ignores closes nothing.
 func visibleLineStarts(body string) map[int]bool {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	body = strings.ReplaceAll(body, "\r", "\n")
@@ -82,8 +84,16 @@ func visibleLineStarts(body string) map[int]bool {
 	if err := r.Render(&buf, src, doc); err != nil {
 		return out // unreadable: no command (fail closed)
 	}
-	for _, line := range visibleMarkers(tagFilter.ReplaceAll(buf.Bytes(), []byte("&lt;$1")), m.prefix) {
-		out[line] = true
+	page := tagFilter.ReplaceAll(buf.Bytes(), []byte("&lt;$1"))
+	// Visible to both the tree builder and the tag count: where they
+	// differ (a <details> a parent's end tag closes), the command is not
+	// taken.
+	tree := map[int]bool{}
+	for _, line := range visibleMarkers(page, m.prefix) {
+		tree[line] = true
+	}
+	for _, line := range outsideDetails(page, m.prefix) {
+		out[line] = tree[line]
 	}
 	return out
 }
@@ -116,9 +126,41 @@ func (m *lineMarker) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 // they are text, not raw text elements that would swallow what follows.
 var tagFilter = regexp.MustCompile(`(?i)<(/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?:[\s/>]|$))`)
 
+// hiding are the elements whose text a reader does not see: <details>
+// until clicked, and what a browser does not render (<template>,
+// <noscript> with scripting on).
+var hiding = map[atom.Atom]bool{atom.Details: true, atom.Template: true, atom.Noscript: true}
+
 // visibleMarkers are the lines whose markers stand in text outside any
-// <details> element and any raw text element (noscript) in page.
+// hiding element once page is parsed as a browser builds its tree (so an
+// end tag a browser ignores, such as a </details> inside a table cell,
+// closes nothing).
 func visibleMarkers(page []byte, prefix string) []int {
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return nil
+	}
+	var lines []int
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && hiding[n.DataAtom] {
+			return
+		}
+		if n.Type == html.TextNode {
+			lines = append(lines, markedLines(n.Data, prefix)...)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return lines
+}
+
+// outsideDetails are the lines whose markers stand in text tokens after as
+// many </details> as <details> (and not in a <noscript>), counting tags as
+// an HTML5 tokenizer reads them.
+func outsideDetails(page []byte, prefix string) []int {
 	var lines []int
 	z := html.NewTokenizer(bytes.NewReader(page))
 	details, raw := 0, false
@@ -129,13 +171,13 @@ func visibleMarkers(page []byte, prefix string) []int {
 			return lines
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
-			raw = tt == html.StartTagToken && bytes.Equal(name, []byte("noscript"))
-			if bytes.Equal(name, []byte("details")) {
+			raw = tt == html.StartTagToken && string(name) == "noscript"
+			if string(name) == "details" {
 				details++ // <details/> opens one too
 			}
 			continue
 		case html.EndTagToken:
-			if name, _ := z.TagName(); bytes.Equal(name, []byte("details")) && details > 0 {
+			if name, _ := z.TagName(); string(name) == "details" && details > 0 {
 				details--
 			}
 		case html.TextToken:
