@@ -235,6 +235,7 @@ func TestParseCommandInDetails(t *testing.T) {
 		{"</details> in an object", "<details>\n<object>\n</details>\n</object>\n\n/swarm approve-plan-critic hidden"},
 		{"in a template", "<template>\n\n/swarm approve-plan-critic hidden\n\n</template>"},
 		{"in a noscript", "<noscript>\n\n/swarm approve-plan-critic hidden\n\n</noscript>"},
+		{"a video's fallback content", "<video src=\"a.mp4\">\n\n/swarm approve-plan-critic hidden\n\n</video>"},
 		{"inside an attribute value opened in an earlier block", "<div>\n<span title=\"x\n\n/swarm approve-plan-critic hidden\n\n<b title=\"\">"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -128,8 +128,9 @@ var tagFilter = regexp.MustCompile(`(?i)<(/?(?:title|textarea|style|xmp|iframe|n
 
 // hiding are the elements whose text a reader does not see: <details>
 // until clicked, and what a browser does not render (<template>,
-// <noscript> with scripting on).
-var hiding = map[atom.Atom]bool{atom.Details: true, atom.Template: true, atom.Noscript: true}
+// <noscript> with scripting on, the fallback content of media).
+var hiding = map[atom.Atom]bool{atom.Details: true, atom.Template: true, atom.Noscript: true,
+	atom.Video: true, atom.Audio: true, atom.Object: true, atom.Canvas: true}
 
 // visibleMarkers are the lines whose markers stand in text outside any
 // hiding element once page is parsed as a browser builds its tree (so an
