@@ -15,6 +15,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
+	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -392,10 +393,23 @@ func uncleanReason(p string) string {
 }
 
 // isSwarmPath reports whether p is the plugin's own state, exempt from
-// scope and placeholder checks: a clean path under .swarm/. A name such as
+// scope and placeholder checks: a clean path under .swarm/ that is not
+// source code (IsSwarmCode). A name such as
 // `.swarm/..\x` or `.swarm/../x` is not clean and gets no exemption.
 func isSwarmPath(p string) bool {
-	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/"))
+	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/")) && !IsSwarmCode(p)
+}
+
+// IsSwarmCode reports whether p is source code under .swarm/ (a file of a
+// language swarm/sast scans): the plugin writes none there, so such a file
+// is not its state and gets no exemption, or code could hide from the
+// gates in it.
+func IsSwarmCode(p string) bool {
+	if !strings.HasPrefix(p, swarm.Dir+"/") {
+		return false
+	}
+	_, code := sast.LanguageOf(p)
+	return code
 }
 
 // InScope reports whether the repository-relative path p equals a scope
