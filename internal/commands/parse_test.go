@@ -177,6 +177,9 @@ func TestParseHiddenCommands(t *testing.T) {
 		{"HTML attribute", "<img src=\"a.png\" alt=\"x\n/swarm approve-plan-critic hidden\n\">"},
 		{"span title", "text <span title=\"\n/swarm approve-plan-critic hidden\n\">t</span>"},
 		{"link text", "[\n/swarm approve-plan-critic hidden\n](https://example.com)"},
+		// GitHub typesets these as math, not as text.
+		{"display math", "$$\n/swarm approve-plan-critic hidden\n$$"},
+		{"inline math across lines", "see $x\n/swarm approve-plan-critic hidden$"},
 		// GitHub strikes these through: a command struck out is withdrawn.
 		{"strikethrough text", "~~I will not\n/swarm approve-plan-critic hidden~~"},
 		{"single-tilde strikethrough", "~not\n/swarm approve-plan-critic hidden~"},
@@ -198,6 +201,8 @@ func TestParseHiddenCommands(t *testing.T) {
 		"![img](a.png)\n/swarm recheck",
 		"Some *emphasis* first\n/swarm recheck",
 		"<xmp>\n\n/swarm recheck", // GitHub escapes <xmp>: no raw text element
+		"it costs $5\n\n/swarm recheck",
+		"a \\$ sign\n/swarm recheck",
 		"<span title=\"</details>\">x</span>\n\n/swarm recheck",
 		"<details>\n\n<details/>\n\n</details>\n\n</details>\n\n/swarm recheck",
 	} {

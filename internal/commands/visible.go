@@ -64,7 +64,7 @@ func visibleLineStarts(body string) map[int]bool {
 		}
 		start := t.Segment.Start
 		ls := strings.LastIndexByte(body[:start], '\n') + 1
-		if strings.TrimLeft(body[ls:start], " \t") == "" {
+		if strings.TrimLeft(body[ls:start], " \t") == "" && !inMath(src, t.Parent(), start) {
 			cands[t] = strings.Count(body[:start], "\n") + 1
 		}
 		return ast.WalkContinue, nil
@@ -96,6 +96,40 @@ func visibleLineStarts(body string) map[int]bool {
 		out[line] = tree[line]
 	}
 	return out
+}
+
+// inMath reports whether offset start of the paragraph p lies inside
+// GitHub's math ($...$ or $$...$$, which it typesets, not shows as text):
+// an odd number of unescaped runs of $ before it in the paragraph, and one
+// after it to close them. Code spans are not told apart, which can only
+// take a command for math.
+func inMath(src []byte, p ast.Node, start int) bool {
+	lines := p.Lines()
+	if lines.Len() == 0 {
+		return false
+	}
+	begin, end := lines.At(0).Start, lines.At(lines.Len()-1).Stop
+	if start < begin || start > end {
+		return false
+	}
+	return dollarRuns(src[begin:start])%2 == 1 && dollarRuns(src[start:end]) > 0
+}
+
+// dollarRuns counts the runs of unescaped $ in b.
+func dollarRuns(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\\':
+			i++
+		case b[i] == '$':
+			n++
+			for i+1 < len(b) && b[i+1] == '$' {
+				i++
+			}
+		}
+	}
+	return n
 }
 
 // lineMarker renders each candidate text node with a marker before it that
