@@ -2,6 +2,8 @@ package actionrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -589,6 +591,10 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 	default:
 		states = append(states, state{before.After, "when you commented"})
 	}
+	// An acknowledgment binds to the drift too: every state must hold the
+	// head's spec files and plan specHash as well.
+	ack := cmd.Name == commands.AcknowledgeSpecDrift
+	headSpec := "" // read when another state needs it
 	seen := map[string]bool{head: true}
 	for _, st := range states {
 		if seen[st.sha] {
@@ -605,6 +611,22 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 		case structure != b.StructureHash:
 			return fmt.Sprintf("branch %s was at %s %s, whose plan has another structure (hash %s, the head's is %s), so swarm-gate cannot tell that you saw the plan it would bind to; %s",
 				branch, short(st.sha), st.when, planhash.Short(structure), planhash.Short(b.StructureHash), name)
+		}
+		if ack && headSpec == "" {
+			var why string
+			if headSpec, why = c.specAt(ctx, capi, repo, head); why != "" {
+				return fmt.Sprintf("swarm-gate could not read the spec drift at head %s: %s; %s", short(head), why, name)
+			}
+		}
+		if ack {
+			spec, why := c.specAt(ctx, capi, repo, st.sha)
+			switch {
+			case why != "":
+				return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, short(st.sha), st.when, why, name)
+			case spec != headSpec:
+				return fmt.Sprintf("branch %s was at %s %s, whose spec drift differs from the head's (%s, %s or the plan's specHash), so swarm-gate cannot tell that you saw the drift it would acknowledge; %s",
+					branch, short(st.sha), st.when, mdtext.Code(swarm.SpecPath), mdtext.Code(swarm.SpecStalenessPath), name)
+			}
 		}
 	}
 	return ""
@@ -625,6 +647,32 @@ func (c *cmdRun) structureAt(ctx context.Context, capi commandAPI, repo ghapi.Re
 		return "", "its plan cannot be read: " + err.Error()
 	}
 	return plan.Digests.Structure, ""
+}
+
+// specAt is what the spec drift of commit sha of repo is made of (the
+// plan's specHash, spec.md and spec-staleness.json), or why it cannot be
+// had.
+func (c *cmdRun) specAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, sha string) (string, string) {
+	h := sha256.New()
+	for _, p := range []string{swarm.PlanPath, swarm.SpecPath, swarm.SpecStalenessPath} {
+		data, ok, err := capi.FileAt(ctx, repo, p, sha)
+		if err != nil {
+			return "", "swarm-gate could not read its " + p + ": " + ghapi.Brief(err)
+		}
+		if p == swarm.PlanPath {
+			if !ok {
+				return "", "it has no " + swarm.PlanPath
+			}
+			plan, err := swarm.ParsePlan(swarm.PlanPath, data)
+			if err != nil {
+				return "", "its plan cannot be read: " + err.Error()
+			}
+			data = []byte(plan.SpecHashKind + ":" + plan.SpecHash)
+		}
+		fmt.Fprintf(h, "%s %t %d\n", p, ok, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), ""
 }
 
 // commitApproval commits the plugin's approval record to the pull

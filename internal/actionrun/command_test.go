@@ -1122,6 +1122,28 @@ func TestCommandAcknowledgmentBindsToTheDrift(t *testing.T) {
 	})
 }
 
+// The plan structure alone is not what an acknowledgment binds to: drift
+// E pushed, drift G force-pushed over it with the same plan, acknowledged,
+// and E force-pushed back, binds to drift nobody saw.
+func TestCommandAcknowledgmentBindsToTheDriftSeen(t *testing.T) {
+	h := approvalSetup(t)
+	e := h.commitOnHead(map[string]string{".swarm/spec-staleness.json": strings.Replace(staleness, `"specHash_current":"2848`, `"specHash_current":"9999`, 1)})
+	g := h.commitOnHead(map[string]string{".swarm/spec-staleness.json": staleness})
+	h.fake.ImportGit(h.repo, h.workspace)
+	now := time.Now().UTC().Truncate(time.Second)
+	h.fake.SetBranchAt(h.repo, demo.HeadBranch, g, now)
+	commented := now.Add(time.Minute)
+	h.commentEventAt("maint", "/swarm acknowledge-spec-drift the spec typo", commented)
+	h.fake.SetBranchAt(h.repo, demo.HeadBranch, e, commented.Add(time.Minute))
+	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, User: "author", HeadRef: demo.HeadBranch, HeadSHA: e, BaseRef: "main", BaseSHA: h.base})
+	h.head = e
+	h.run(context.Background(), nil)
+	cs := h.replies()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "whose spec drift differs from the head's") || strings.Contains(cs[0].Body, "swarm-gate:override") {
+		t.Fatalf("want a refusal, got %+v\n%s", cs, h.log.String())
+	}
+}
+
 // TestCommandClosedPullRequest is review item 6.
 func TestCommandClosedPullRequest(t *testing.T) {
 	h := newHarness(t, "Codertocat/Hello-World")
