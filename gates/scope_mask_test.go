@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -74,5 +75,29 @@ func TestPlaceholdersMaskSecretLookingPaths(t *testing.T) {
 	}
 	if !strings.Contains(text, "config/AK…(20).go") {
 		t.Errorf("the masked path is not shown:\n%s", text)
+	}
+}
+
+// A credential in the plan's text (a task description) was printed by
+// swarm/plan-freeze in its summary and findings, which outlive the commit
+// that held it (check runs, the summary comment). Every gate's text is
+// masked as swarm/sast masks its excerpts.
+func TestGatesMaskSecretsInTheirText(t *testing.T) {
+	head := edit(t, testPlan, `"description": "Wire the command"`, `"description": "use key `+fakeAWSKey+`"`)
+	l := newLedger(t, testPlan).approve(testPlan)
+	in := &Input{Phase: 1, Head: load(l.snapshot(head).fs(head)), Base: load(l.fs(testPlan)), Changes: &changeset.ChangeSet{Files: []changeset.File{modified("src/a.go")}}}
+	shown := false
+	for _, r := range Run(context.Background(), in, Default()) {
+		all := r.Title + "\n" + r.Summary
+		for _, f := range r.Findings {
+			all += "\n" + f.Message
+		}
+		if strings.Contains(all, fakeAWSKey) {
+			t.Errorf("%s prints the key:\n%s", r.Name, all)
+		}
+		shown = shown || strings.Contains(all, "use key AK…(20)")
+	}
+	if !shown {
+		t.Error("no gate shows the masked description")
 	}
 }
