@@ -15,7 +15,6 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/jsjson"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
-	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -400,16 +399,15 @@ func isSwarmPath(p string) bool {
 	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/")) && !IsSwarmCode(p)
 }
 
-// IsSwarmCode reports whether p is source code under .swarm/ (a file of a
-// language swarm/sast scans): the plugin writes none there, so such a file
+// IsSwarmCode reports whether p is source code under .swarm/ (by its
+// extension, isSourceCode): the plugin writes none there, so such a file
 // is not its state and gets no exemption, or code could hide from the
 // gates in it.
 func IsSwarmCode(p string) bool {
 	if !strings.HasPrefix(p, swarm.Dir+"/") {
 		return false
 	}
-	_, code := sast.LanguageOf(p)
-	return code
+	return isSourceCode(p)
 }
 
 // InScope reports whether the repository-relative path p equals a scope
