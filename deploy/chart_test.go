@@ -509,3 +509,20 @@ func TestChartLint(t *testing.T) {
 		})
 	}
 }
+
+// Behind the chart's Ingress every delivery comes from the ingress
+// controller's address, one source: 16 slow unsigned requests through it
+// would have every GitHub delivery answered 429. The per-source limits are
+// lifted there (docs/app.md: "behind a proxy, set -1"), unless set.
+func TestChartIngressLiftsPerSourceLimits(t *testing.T) {
+	c := render(t, "", map[string]any{"ingress": map[string]any{"enabled": true}}).deployment.Spec.Template.Spec.Containers[0]
+	wantEnvValue(t, c, "SWARM_GATE_MAX_PER_SOURCE", "-1")
+	wantEnvValue(t, c, "SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", "-1")
+	c = render(t, "", map[string]any{"ingress": map[string]any{"enabled": true}, "intake": map[string]any{"maxPerSource": 8, "maxUnverifiedPerSource": 32}}).deployment.Spec.Template.Spec.Containers[0]
+	wantEnvValue(t, c, "SWARM_GATE_MAX_PER_SOURCE", "8")
+	wantEnvValue(t, c, "SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", "32")
+	c = render(t, "", nil).deployment.Spec.Template.Spec.Containers[0]
+	if env(t, c, "SWARM_GATE_MAX_PER_SOURCE") != nil || env(t, c, "SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE") != nil {
+		t.Error("per-source limits set without an Ingress; want serve's defaults")
+	}
+}

@@ -295,6 +295,7 @@ func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
+	MaskSecretText(&r)
 	return r
 }
 

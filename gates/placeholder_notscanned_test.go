@@ -37,6 +37,16 @@ func TestPlaceholdersNotScanned(t *testing.T) {
 			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
 		{"a source file over 1 MiB with limits.unscanned: warn: a warning", warn, []changeset.File{big, added("b.go", "x := 1")},
 			Passed, "no placeholders in 1 added line (1 source file over 1 MiB not scanned)"},
+		// Source the plugin's SAST list lacks is still scanned when small:
+		// over 1 MiB it must not pass unseen.
+		{"a Vue component over 1 MiB", nil, []changeset.File{sized(added("src/App.vue", "// TODO: x"), 2<<20)},
+			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
+		{"a Lua file over 1 MiB", nil, []changeset.File{sized(added("src/init.lua", "-- TODO: x"), 2<<20)},
+			Failed, "1 changed source file could not be scanned (over 1 MiB)"},
+		{"a Vue component with a NUL byte", nil, []changeset.File{added("src/App.vue", "// TODO: later", "\x00")},
+			Failed, "1 changed source file could not be scanned (NUL bytes)"},
+		{"a JSON fixture over 1 MiB: data, skipped", nil, []changeset.File{sized(added("fixtures/big.json", `{"a": "TODO: x"}`), 2<<20)},
+			Passed, "no placeholders in 0 added lines"},
 		{"a file too large to scan", nil, []changeset.File{tooLarge},
 			Failed, "1 changed source file could not be scanned (too large to scan)"},
 		{"a text file too large to scan beside one scanned", nil, []changeset.File{tooLargeText, added("b.go", "x := 1")},
@@ -78,3 +88,5 @@ func TestPlaceholdersTitleNamesGeneratedSkips(t *testing.T) {
 		t.Fatalf("%s %q: the title must count the file skipped as generated\n%s", r.Outcome, r.Title, findingsText(r))
 	}
 }
+
+func sized(f changeset.File, n int64) changeset.File { f.Size = n; return f }

@@ -159,6 +159,12 @@ func (ps *phScan) add(p string) {
 
 // Evaluate implements Gate.
 func (g Placeholders) Evaluate(ctx context.Context, in *Input) Result {
+	r := g.evaluate(ctx, in)
+	maskSecretPaths(in, &r)
+	return r
+}
+
+func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	cfg := in.config().Placeholders
 	ps := newPhScan(cfg)
 	var st placeholderStats
@@ -379,7 +385,7 @@ func suppressionList(sup []Suppression) string {
 // extension; not a test, allowed or generated file) is a finding, anything
 // else is binary and skipped.
 func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, l Linguist, p string) {
-	if _, code := sast.LanguageOf(p); code && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReasonFor(l, p, nil) == "" {
+	if isSourceCode(p) && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReasonFor(l, p, nil) == "" {
 		st.nul = append(st.nul, p)
 		return
 	}
@@ -402,7 +408,7 @@ func (st *placeholderStats) notScanned(c *Config) []Finding {
 	}
 	sev := unscannedSeverity(c)
 	for _, p := range st.big {
-		if _, code := sast.LanguageOf(p); !code {
+		if !isSourceCode(p) {
 			continue
 		}
 		msg := p + " is over 1 MiB, so it is not scanned (the plugin's limit)"
@@ -414,6 +420,27 @@ func (st *placeholderStats) notScanned(c *Config) []Finding {
 		out = append(out, Finding{Path: p, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, p, "big"), Message: msg})
 	}
 	return out
+}
+
+// moreSource are source extensions the plugin's SAST list (sast.LanguageOf)
+// lacks, which this gate scans as code when they are small.
+var moreSource = map[string]bool{
+	".vue": true, ".svelte": true, ".scala": true, ".sc": true, ".groovy": true, ".gradle": true,
+	".m": true, ".mm": true, ".ino": true, ".zig": true, ".sol": true, ".mts": true, ".cts": true,
+	".pyi": true, ".ru": true, ".pl": true, ".pm": true, ".r": true, ".ex": true, ".exs": true,
+	".coffee": true, ".cr": true, ".jl": true, ".zsh": true, ".ksh": true, ".fish": true, ".psd1": true,
+	".tf": true, ".hcl": true, ".lua": true, ".hs": true, ".ml": true, ".mli": true, ".erl": true,
+	".hrl": true, ".clj": true, ".cljs": true, ".cljc": true, ".nim": true, ".vb": true, ".fs": true,
+	".fsx": true, ".elm": true, ".f90": true, ".ada": true, ".pas": true,
+}
+
+// isSourceCode reports whether p is source code, which must not go
+// unscanned unseen (a file of another kind over 1 MiB is a skip).
+func isSourceCode(p string) bool {
+	if _, code := sast.LanguageOf(p); code {
+		return true
+	}
+	return moreSource[strings.ToLower(path.Ext(p))]
 }
 
 // notScannedErrors counts the failing not-scanned findings.

@@ -435,3 +435,13 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+// Code under .swarm/ is not the plugin's state: its placeholders count.
+func TestPlaceholdersCodeUnderSwarm(t *testing.T) {
+	_, got := placeholders(t, nil,
+		added(".swarm/lib/hook.go", "package lib", "", "func Check() error {", "\tpanic(\"not implemented\")", "}"),
+		added(".swarm/evidence/1.1.json", `{"note": "TODO: not implemented"}`))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "code-stub-body@4") {
+		t.Errorf("findings %q, want the stub in .swarm/lib/hook.go only", got)
+	}
+}

@@ -143,7 +143,7 @@ func maskSecretPaths(in *Input, r *Result) {
 // twice changes nothing more. When the rules cannot be loaded nothing is
 // masked: swarm/sast has already failed closed on that. The one masking of
 // secret-looking paths, for every place that prints them (swarm/sast,
-// swarm/scope, the SARIF report).
+// swarm/scope, swarm/placeholders, the SARIF report).
 func MaskSecretPaths(r *Result, paths ...string) {
 	sc, err := secrets.Default()
 	if err != nil {
@@ -164,6 +164,9 @@ func MaskSecretPaths(r *Result, paths ...string) {
 	for i := range r.Findings {
 		look(r.Findings[i].Path)
 	}
+	for i := range r.Suppressions {
+		look(r.Suppressions[i].Path)
+	}
 	if len(values) == 0 {
 		return
 	}
@@ -179,6 +182,54 @@ func MaskSecretPaths(r *Result, paths ...string) {
 		f := &r.Findings[i]
 		f.Path = sast.MaskValues(f.Path, values)
 		f.Message = sast.MaskValues(f.Message, values)
+	}
+	for i := range r.Suppressions {
+		r.Suppressions[i].Path = sast.MaskValues(r.Suppressions[i].Path, values)
+	}
+}
+
+// MaskSecretText masks, in r's title, summary, findings and suppression
+// reasons, the values gitleaks' rules find in that text itself (a key in a
+// task description that plan-freeze quotes), as sast.MaskValue does: the
+// text outlives the commit that held the key (check runs, the summary
+// comment). When the rules cannot be loaded nothing is masked: swarm/sast
+// has already failed closed on that.
+func MaskSecretText(r *Result) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return
+	}
+	var lines []secrets.Line
+	add := func(s string) {
+		for l := range strings.Lines(s) {
+			lines = append(lines, secrets.Line{N: len(lines) + 1, Text: strings.TrimSuffix(l, "\n")})
+		}
+	}
+	add(r.Title)
+	add(r.Summary)
+	for i := range r.Findings {
+		add(r.Findings[i].Message)
+	}
+	for i := range r.Suppressions {
+		add(r.Suppressions[i].Reason)
+	}
+	found, _, _ := sc.ScanLines("", lines)
+	var values []string
+	for _, f := range found {
+		if f.Secret != "" {
+			values = append(values, f.Secret)
+		}
+	}
+	if len(values) == 0 {
+		return
+	}
+	r.Title = sast.MaskValues(r.Title, values)
+	r.Summary = sast.MaskValues(r.Summary, values)
+	for i := range r.Findings {
+		r.Findings[i].Message = sast.MaskValues(r.Findings[i].Message, values)
+	}
+	for i := range r.Suppressions {
+		r.Suppressions[i].Reason = sast.MaskValues(r.Suppressions[i].Reason, values)
 	}
 }
 

@@ -392,10 +392,22 @@ func uncleanReason(p string) string {
 }
 
 // isSwarmPath reports whether p is the plugin's own state, exempt from
-// scope and placeholder checks: a clean path under .swarm/. A name such as
+// scope and placeholder checks: a clean path under .swarm/ that is not
+// source code (IsSwarmCode). A name such as
 // `.swarm/..\x` or `.swarm/../x` is not clean and gets no exemption.
 func isSwarmPath(p string) bool {
-	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/"))
+	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/")) && !IsSwarmCode(p)
+}
+
+// IsSwarmCode reports whether p is source code under .swarm/ (by its
+// extension, isSourceCode): the plugin writes none there, so such a file
+// is not its state and gets no exemption, or code could hide from the
+// gates in it.
+func IsSwarmCode(p string) bool {
+	if !strings.HasPrefix(p, swarm.Dir+"/") {
+		return false
+	}
+	return isSourceCode(p)
 }
 
 // InScope reports whether the repository-relative path p equals a scope
@@ -482,22 +494,27 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 	if in.config().Scope.WarnSelfApprovedWidening {
 		sev = SeverityWarning
 	}
-	// What the merge base let any task change: a task the pull request
-	// adds widens the phase past it as surely as a task it rewrites.
-	var baseUnion []string
+	// What the merge base let each phase's tasks change: a task the pull
+	// request adds, or moves in from another phase, widens its phase past
+	// that as surely as a task it rewrites.
+	baseUnion := map[int][]string{}
 	for _, ph := range in.Base.Plan.Phases {
 		for _, t := range ph.Tasks {
 			for _, e := range t.FilesTouched {
 				if n, err := NormalizeScopeEntry(e); err == nil {
-					baseUnion = append(baseUnion, n)
+					baseUnion[ph.ID] = append(baseUnion[ph.ID], n)
 				}
 			}
 		}
 	}
-	for _, bf := range in.Base.Scopes.Declared {
+	for id, bf := range in.Base.Scopes.Declared {
+		_, ph := in.Base.Plan.FindTask(id)
+		if ph == nil {
+			continue
+		}
 		for _, e := range bf.Files {
 			if n, err := NormalizeScopeEntry(e); err == nil {
-				baseUnion = append(baseUnion, n)
+				baseUnion[ph.ID] = append(baseUnion[ph.ID], n)
 			}
 		}
 	}
@@ -506,10 +523,16 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 		if len(ts.entries) == 0 {
 			continue
 		}
-		bt, _ := in.Base.Plan.FindTask(ts.task.ID)
+		bt, bph := in.Base.Plan.FindTask(ts.task.ID)
+		_, hph := plan.FindTask(ts.task.ID)
+		if bt != nil && (hph == nil || bph.ID != hph.ID) {
+			bt = nil // moved from another phase: judged as a new task of this one
+		}
 		var baseEntries []string
 		if bt == nil {
-			baseEntries = baseUnion
+			if hph != nil {
+				baseEntries = baseUnion[hph.ID]
+			}
 		} else {
 			for _, e := range bt.FilesTouched {
 				if n, err := NormalizeScopeEntry(e); err == nil {
@@ -551,6 +574,9 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 		what := fmt.Sprintf("widens task %s's scope to %s (not in its scope on the merge base: %s)", ts.task.ID, listSome(quoteAll(wider), 5), listSome(quoteAll(baseEntries), 5))
 		if bt == nil {
 			what = fmt.Sprintf("adds task %s with the scope %s (which no task of the merge base's plan covers)", ts.task.ID, listSome(quoteAll(wider), 5))
+			if hph != nil {
+				what = fmt.Sprintf("adds task %s to phase %d with the scope %s (which no task of the merge base's phase %d covers)", ts.task.ID, hph.ID, listSome(quoteAll(wider), 5), hph.ID)
+			}
 		}
 		out = append(out, Finding{Path: covered[0], Rule: RuleSelfApprovedWidening, Severity: sev, Key: fkey(RuleSelfApprovedWidening, append([]string{ts.task.ID}, wider...)...),
 			Message: fmt.Sprintf("this pull request %s, changes %s under it, and the only approval of the new plan is the agent's own, added by this pull request (%s seq %d): the agent approved its own scope widening. Have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this; plan_freeze.approval: human or base-anchored prevents it)",

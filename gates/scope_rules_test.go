@@ -238,6 +238,16 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 	added := edit(t, testPlan, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]}`, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]},
         {"id": "1.3", "phase": 1, "status": "pending", "size": "small", "description": "Store rows", "depends": [], "acceptance": "rows stored", "files_touched": ["src/db.go"], "fr_refs": ["FR-002"]}`)
 	addedCovered := edit(t, added, `"files_touched": ["src/db.go"]`, `"files_touched": ["src/a.go"]`)
+	// A task added to the current phase over a later phase's file, or the
+	// later phase's task moved into it, widens the current phase as well.
+	addedOther := edit(t, added, `"files_touched": ["src/db.go"]`, `"files_touched": ["README.md"]`)
+	moved := edit(t, testPlan, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]}
+      ]`, `"files_touched": ["cmd/x.go"], "fr_refs": ["FR-002"]},
+        {"id": "2.1", "phase": 1, "status": "pending", "size": "small", "description": "Document it", "depends": [], "files_touched": ["README.md"]}
+      ]`)
+	moved = edit(t, moved, `"tasks": [
+        {"id": "2.1", "phase": 2, "status": "pending", "size": "small", "description": "Document it", "depends": [], "files_touched": ["README.md"]}
+      ]`, `"tasks": []`)
 	baseL := newLedger(t, testPlan).approve(testPlan)
 	cases := []struct {
 		name      string
@@ -250,6 +260,7 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		base      map[string]string // and of the base
 		want      Outcome
 		sev       Severity // "" = no finding
+		path      string   // the finding's path, "" = src/db.go
 	}{
 		{name: "widened, changed, approved by the pull request", head: wide, approveIn: true, changed: []string{"src/db.go"}, want: Failed, sev: SeverityError},
 		{name: "relaxed by policy", head: wide, approveIn: true, changed: []string{"src/db.go"}, cfg: func(c *Config) { c.Scope.WarnSelfApprovedWidening = true }, want: Passed, sev: SeverityWarning},
@@ -258,6 +269,8 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		{name: "not widened", head: testPlan, changed: []string{"src/a.go"}, want: Passed},
 		{name: "a task added, its new file changed, approved by the pull request", head: added, approveIn: true, changed: []string{"src/db.go"}, want: Failed, sev: SeverityError},
 		{name: "a task added over a file a base task covers", head: addedCovered, approveIn: true, changed: []string{"src/a.go"}, want: Passed},
+		{name: "a task added over a later phase's file", head: addedOther, approveIn: true, changed: []string{"README.md"}, want: Failed, sev: SeverityError, path: "README.md"},
+		{name: "a later phase's task moved into the current one", head: moved, approveIn: true, changed: []string{"README.md"}, want: Failed, sev: SeverityError, path: "README.md"},
 		// The plugin's declare_scope: a .swarm/scopes/ declaration the pull
 		// request adds or changes widens the scope like files_touched does.
 		{name: "declaration added by the pull request, approved by it", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
@@ -319,7 +332,11 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 				t.Fatalf("unexpected finding: %s", got.Message)
 			case c.sev != "" && got == nil:
 				t.Fatalf("no %s finding:\n%s", RuleSelfApprovedWidening, findingsText(r))
-			case got != nil && (got.Severity != c.sev || got.Path != "src/db.go" || !strings.Contains(got.Message, `widens task 1.1's scope to "src/db.go"`) && !strings.Contains(got.Message, `adds task 1.3 with the scope "src/db.go" (which no task of the merge base's plan covers)`)):
+			case got != nil && c.path != "":
+				if got.Severity != c.sev || got.Path != c.path {
+					t.Errorf("finding %s %s: %s", got.Severity, got.Path, got.Message)
+				}
+			case got != nil && (got.Severity != c.sev || got.Path != "src/db.go" || !strings.Contains(got.Message, `widens task 1.1's scope to "src/db.go"`) && !strings.Contains(got.Message, `adds task 1.3 to phase 1 with the scope "src/db.go" (which no task of the merge base's phase 1 covers)`)):
 				t.Errorf("finding %s %s: %s", got.Severity, got.Path, got.Message)
 			}
 		})

@@ -43,6 +43,9 @@ func TestScope(t *testing.T) {
 		{"sibling with a common prefix is outside", nil, []changeset.File{mod("src/api2/x.go")}, Failed, []string{"src/api2/x.go"}},
 		{"other phase's scope does not count", nil, []changeset.File{mod("lib/a.go")}, Failed, []string{"lib/a.go"}},
 		{".swarm is exempt", nil, []changeset.File{mod(".swarm/plan.json"), {Status: changeset.Added, NewPath: ".swarm/evidence/2.1.json"}, mod("src/api/x.go")}, Passed, nil},
+		// The plugin writes no source code there: code under .swarm/ is not
+		// its state, and is judged as any other file.
+		{"code under .swarm is not exempt", nil, []changeset.File{{Status: changeset.Added, NewPath: ".swarm/lib/hook.js", NewMode: 0o100644}, mod("src/api/x.go")}, Failed, []string{".swarm/lib/hook.js"}},
 		{"added file outside", nil, []changeset.File{{Status: changeset.Added, NewPath: "README.md", NewMode: 0o100644}}, Failed, []string{"README.md"}},
 		{"deleted file outside", nil, []changeset.File{{Status: changeset.Deleted, OldPath: "Makefile", OldMode: 0o100644}}, Failed, []string{"Makefile"}},
 		{"mode-only change outside", nil, []changeset.File{{Status: changeset.Modified, OldPath: "run.sh", NewPath: "run.sh", OldMode: 0o100644, NewMode: 0o100755}}, Failed, []string{"run.sh"}},

@@ -2,6 +2,8 @@ package actionrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -533,7 +535,7 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 
 // headUnchanged binds an override to a plan the person could have seen
 // (issue 20 item 1). It is "" when the command names the head commit
-// (cmd.SHA, a prefix of head), or when GitHub's activity log of the head
+// in full (cmd.SHA, all of head), or when GitHub's activity log of the head
 // branch shows that every commit the branch pointed at from the comment's
 // second on (the one it was at then, and each it moved to since, away and
 // back included) holds a plan of the bound structure: the person saw that
@@ -542,12 +544,16 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 // why the override is refused.
 func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pipeline.Binding, commented time.Time) string {
 	head := b.HeadSHA
-	name := fmt.Sprintf("check the plan at head %s and comment again naming it: `/swarm %s %s <reason>`", short(head), cmd.Name, short(head))
+	name := fmt.Sprintf("check the plan at head %s and comment again naming it in full: `/swarm %s %s <reason>`", short(head), cmd.Name, head)
 	if cmd.SHA != "" {
 		if !strings.HasPrefix(head, cmd.SHA) {
 			return fmt.Sprintf("you named commit %s, but the pull request's head is %s; %s", mdtext.Code(cmd.SHA), short(head), name)
 		}
-		return ""
+		if len(cmd.SHA) == len(head) {
+			return ""
+		}
+		// A prefix may name two commits: a pusher can make a benign and a
+		// hostile commit share one, so the branch's log must show it too.
 	}
 	capi := c.ses.commandAPI()
 	if capi == nil {
@@ -585,6 +591,10 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 	default:
 		states = append(states, state{before.After, "when you commented"})
 	}
+	// An acknowledgment binds to the drift too: every state must hold the
+	// head's spec files and plan specHash as well.
+	ack := cmd.Name == commands.AcknowledgeSpecDrift
+	headSpec := "" // read when another state needs it
 	seen := map[string]bool{head: true}
 	for _, st := range states {
 		if seen[st.sha] {
@@ -601,6 +611,22 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 		case structure != b.StructureHash:
 			return fmt.Sprintf("branch %s was at %s %s, whose plan has another structure (hash %s, the head's is %s), so swarm-gate cannot tell that you saw the plan it would bind to; %s",
 				branch, short(st.sha), st.when, planhash.Short(structure), planhash.Short(b.StructureHash), name)
+		}
+		if ack && headSpec == "" {
+			var why string
+			if headSpec, why = c.specAt(ctx, capi, repo, head); why != "" {
+				return fmt.Sprintf("swarm-gate could not read the spec drift at head %s: %s; %s", short(head), why, name)
+			}
+		}
+		if ack {
+			spec, why := c.specAt(ctx, capi, repo, st.sha)
+			switch {
+			case why != "":
+				return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, short(st.sha), st.when, why, name)
+			case spec != headSpec:
+				return fmt.Sprintf("branch %s was at %s %s, whose spec drift differs from the head's (%s, %s or the plan's specHash), so swarm-gate cannot tell that you saw the drift it would acknowledge; %s",
+					branch, short(st.sha), st.when, mdtext.Code(swarm.SpecPath), mdtext.Code(swarm.SpecStalenessPath), name)
+			}
 		}
 	}
 	return ""
@@ -621,6 +647,32 @@ func (c *cmdRun) structureAt(ctx context.Context, capi commandAPI, repo ghapi.Re
 		return "", "its plan cannot be read: " + err.Error()
 	}
 	return plan.Digests.Structure, ""
+}
+
+// specAt is what the spec drift of commit sha of repo is made of (the
+// plan's specHash, spec.md and spec-staleness.json), or why it cannot be
+// had.
+func (c *cmdRun) specAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, sha string) (string, string) {
+	h := sha256.New()
+	for _, p := range []string{swarm.PlanPath, swarm.SpecPath, swarm.SpecStalenessPath} {
+		data, ok, err := capi.FileAt(ctx, repo, p, sha)
+		if err != nil {
+			return "", "swarm-gate could not read its " + p + ": " + ghapi.Brief(err)
+		}
+		if p == swarm.PlanPath {
+			if !ok {
+				return "", "it has no " + swarm.PlanPath
+			}
+			plan, err := swarm.ParsePlan(swarm.PlanPath, data)
+			if err != nil {
+				return "", "its plan cannot be read: " + err.Error()
+			}
+			data = []byte(plan.SpecHashKind + ":" + plan.SpecHash)
+		}
+		fmt.Fprintf(h, "%s %t %d\n", p, ok, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), ""
 }
 
 // commitApproval commits the plugin's approval record to the pull
@@ -724,7 +776,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	var b strings.Builder
 	b.WriteString("**swarm-gate comment commands** (one per comment, at the start of a line):\n\n")
 	b.WriteString("| command | what it does |\n|---|---|\n")
-	fmt.Fprintf(&b, "| `/swarm approve-plan-critic [<sha>] <reason>` | records a human approval of the head plan (1 to %d characters of reason): committed to a same-repository branch as the plugin's own ledger record, else recorded in a swarm-gate comment; a push that changes the plan's structure voids it. Name the head commit you reviewed (7 to 40 hex digits) to bind to exactly it: refused unless it is the head. Without it, refused when the branch held another plan structure at any time since your comment |\n", commands.MaxReason)
+	fmt.Fprintf(&b, "| `/swarm approve-plan-critic [<sha>] <reason>` | records a human approval of the head plan (1 to %d characters of reason): committed to a same-repository branch as the plugin's own ledger record, else recorded in a swarm-gate comment; a push that changes the plan's structure voids it. Name the head commit you reviewed to bind to exactly it: refused unless it is the head (all 40 hex digits; a shorter prefix, which two commits can share, is checked as without one too). Without it, refused when the branch held another plan structure at any time since your comment |\n", commands.MaxReason)
 	b.WriteString("| `/swarm acknowledge-spec-drift [<sha>] <reason>` | records that a human acknowledges the spec drift of the head plan (in a swarm-gate comment); `<sha>` as for approve-plan-critic |\n")
 	b.WriteString("| `/swarm recheck` | re-evaluates the pull request now |\n| `/swarm help` | this list |\n\n")
 	fmt.Fprintf(&b, "Who may run them: people (not bots) with %s permission on the repository or more (`commands.min_permission` in the base branch's policy)", min)

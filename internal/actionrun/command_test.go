@@ -1122,6 +1122,28 @@ func TestCommandAcknowledgmentBindsToTheDrift(t *testing.T) {
 	})
 }
 
+// The plan structure alone is not what an acknowledgment binds to: drift
+// E pushed, drift G force-pushed over it with the same plan, acknowledged,
+// and E force-pushed back, binds to drift nobody saw.
+func TestCommandAcknowledgmentBindsToTheDriftSeen(t *testing.T) {
+	h := approvalSetup(t)
+	e := h.commitOnHead(map[string]string{".swarm/spec-staleness.json": strings.Replace(staleness, `"specHash_current":"2848`, `"specHash_current":"9999`, 1)})
+	g := h.commitOnHead(map[string]string{".swarm/spec-staleness.json": staleness})
+	h.fake.ImportGit(h.repo, h.workspace)
+	now := time.Now().UTC().Truncate(time.Second)
+	h.fake.SetBranchAt(h.repo, demo.HeadBranch, g, now)
+	commented := now.Add(time.Minute)
+	h.commentEventAt("maint", "/swarm acknowledge-spec-drift the spec typo", commented)
+	h.fake.SetBranchAt(h.repo, demo.HeadBranch, e, commented.Add(time.Minute))
+	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, User: "author", HeadRef: demo.HeadBranch, HeadSHA: e, BaseRef: "main", BaseSHA: h.base})
+	h.head = e
+	h.run(context.Background(), nil)
+	cs := h.replies()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "whose spec drift differs from the head's") || strings.Contains(cs[0].Body, "swarm-gate:override") {
+		t.Fatalf("want a refusal, got %+v\n%s", cs, h.log.String())
+	}
+}
+
 // TestCommandClosedPullRequest is review item 6.
 func TestCommandClosedPullRequest(t *testing.T) {
 	h := newHarness(t, "Codertocat/Hello-World")
@@ -1300,6 +1322,23 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 			t.Fatalf("want the override bound to %s, got %+v\n%s", e[:12], cs, h.log.String())
 		}
 	})
+	t.Run("the maintainer named G by a prefix E shares", func(t *testing.T) {
+		// A 7-digit prefix names no commit for sure: whoever pushes can make
+		// a benign and a hostile commit whose SHAs share one (a birthday
+		// search of some 2^14 commits a side takes milliseconds).
+		h, _, _, commented := setup(t)
+		g, e := h.prefixTwins(h.fake.Branch(h.repo, demo.HeadBranch), h.head, 7)
+		h.fake.ImportGit(h.repo, h.workspace)
+		h.fake.Pushed(h.repo, e, commented.Add(-50*time.Second))
+		h.fake.SetBranchAt(h.repo, demo.HeadBranch, g, commented.Add(-30*time.Second))
+		h.commentEventAt("maint", "/swarm approve-plan-critic "+g[:7]+" reviewed the plan", commented)
+		forcePushBack(h, e, commented)
+		h.run(context.Background(), nil)
+		cs := h.replies()
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, "whose plan has another structure") || strings.Contains(cs[0].Body, `"head_sha":"`) {
+			t.Fatalf("want a refusal, got %+v\n%s", cs, h.log.String())
+		}
+	})
 	t.Run("no change since the comment", func(t *testing.T) {
 		h, g, _, commented := setup(t)
 		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
@@ -1333,4 +1372,46 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 			t.Fatalf("want a refusal that fails closed, got %+v", cs)
 		}
 	})
+}
+
+// prefixTwins writes a twin of commit g and one of commit e (the same
+// trees and parents, other messages) whose SHAs share their first n hex
+// digits, and returns their SHAs.
+func (h *harness) prefixTwins(g, e string, n int) (string, string) {
+	h.t.Helper()
+	repo, err := git.PlainOpen(h.workspace)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	variant := func(sha string, i int) (plumbing.EncodedObject, string) {
+		c, err := repo.CommitObject(plumbing.NewHash(sha))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		c.Message = fmt.Sprintf("%s\n\nnonce %d\n", c.Message, i)
+		o := repo.Storer.NewEncodedObject()
+		if err := c.Encode(o); err != nil {
+			h.t.Fatal(err)
+		}
+		return o, o.Hash().String()
+	}
+	gs := map[string]int{}
+	for i := range 1 << 15 {
+		_, s := variant(g, i)
+		gs[s[:n]] = i
+	}
+	for i := range 1 << 20 {
+		eo, es := variant(e, i)
+		if j, ok := gs[es[:n]]; ok {
+			go_, gsha := variant(g, j)
+			for _, o := range []plumbing.EncodedObject{go_, eo} {
+				if _, err := repo.Storer.SetEncodedObject(o); err != nil {
+					h.t.Fatal(err)
+				}
+			}
+			return gsha, es
+		}
+	}
+	h.t.Fatal("no prefix twins found")
+	return "", ""
 }

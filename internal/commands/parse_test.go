@@ -91,7 +91,8 @@ func TestParse(t *testing.T) {
 		{"comment opener in a code span in the reason", "/swarm approve-plan-critic fixes `<!--` parsing\n\n/swarm help", "", "", 0, "2 `/swarm` commands", ""},
 		{"comment opener in inline code", "see `<!--` here\n/swarm recheck", Recheck, "", 2, "", ""},
 		{"comment opener in an indented code block", "text\n\n    <!--\n\n/swarm recheck", Recheck, "", 5, "", ""},
-		{"comment opener in a block quote", "> <!--\n\n/swarm recheck", Recheck, "", 3, "", ""},
+		// The quote ends, but its raw "<!--" runs on in the page to its end.
+		{"comment opener in a block quote", "> <!--\n\n/swarm recheck", "", "", 0, "", ""},
 		{"comment opener in a fence", "```\n<!--\n```\n/swarm recheck", Recheck, "", 4, "", ""},
 		{"inline comment across lines hides", "see <!-- a\n/swarm recheck\n--> b", "", "", 0, "", ""},
 		{"inline comment opener closed only after a blank line is text", "see <!-- a\n\n/swarm recheck\n-->", Recheck, "", 3, "", ""},
@@ -176,6 +177,12 @@ func TestParseHiddenCommands(t *testing.T) {
 		{"HTML attribute", "<img src=\"a.png\" alt=\"x\n/swarm approve-plan-critic hidden\n\">"},
 		{"span title", "text <span title=\"\n/swarm approve-plan-critic hidden\n\">t</span>"},
 		{"link text", "[\n/swarm approve-plan-critic hidden\n](https://example.com)"},
+		// GitHub typesets these as math, not as text.
+		{"display math", "$$\n/swarm approve-plan-critic hidden\n$$"},
+		{"inline math across lines", "see $x\n/swarm approve-plan-critic hidden$"},
+		// GitHub strikes these through: a command struck out is withdrawn.
+		{"strikethrough text", "~~I will not\n/swarm approve-plan-critic hidden~~"},
+		{"single-tilde strikethrough", "~not\n/swarm approve-plan-critic hidden~"},
 		{"HTML block", "<details>\n<summary>x</summary>\n/swarm approve-plan-critic hidden\n</details>"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,6 +200,11 @@ func TestParseHiddenCommands(t *testing.T) {
 		"</details>\n\n/swarm recheck",
 		"![img](a.png)\n/swarm recheck",
 		"Some *emphasis* first\n/swarm recheck",
+		"<xmp>\n\n/swarm recheck", // GitHub escapes <xmp>: no raw text element
+		"it costs $5\n\n/swarm recheck",
+		"a \\$ sign\n/swarm recheck",
+		"<span title=\"</details>\">x</span>\n\n/swarm recheck",
+		"<details>\n\n<details/>\n\n</details>\n\n</details>\n\n/swarm recheck",
 	} {
 		if cmd, err := Parse(body); err != nil || cmd == nil || cmd.Name != Recheck {
 			t.Errorf("Parse(%q) = %+v, %v; want recheck", body, cmd, err)
@@ -215,6 +227,21 @@ func TestParseCommandInDetails(t *testing.T) {
 		{"never closed", "<details>\n\n/swarm approve-plan-critic hidden"},
 		{"in a list item", "- <details>\n\n  /swarm approve-plan-critic hidden\n\n  </details>"},
 		{"its summary too (one rule for the whole element)", "<details><summary>\n\n/swarm approve-plan-critic hidden\n\n</summary>ok</details>"},
+		// A </details> or <!-- a browser does not read as one closes or hides nothing.
+		{"</details> in an attribute", "<details>\n\n<span title=\"</details>\"></span>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"</details> in a single-quoted attribute", "<details>\n\n<a href='</details>'>x</a>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"<details> after <!-- in an attribute", "<div title=\"<!--\">\n<details>\n\n/swarm approve-plan-critic hidden\n\n</details>"},
+		{"</details> in a CDATA bogus comment", "<details>\n\n<![CDATA[</details>]]>\n\n/swarm approve-plan-critic hidden"},
+		{"</details> in a processing instruction", "<details>\n\n<?x </details> ?>\n\n/swarm approve-plan-critic hidden"},
+		{"</details> in a declaration", "<details>\n\n<!X </details> >\n\n/swarm approve-plan-critic hidden"},
+		{"an attribute value running across blocks", "<details>\n<span title=\"x\n\n</details>\n\n/swarm approve-plan-critic hidden\n\n<b title=\"\">"},
+		// An end tag the browser's tree builder ignores closes nothing.
+		{"</details> in a table cell", "<details>\n<table><tr><td>\n</details>\n</td></tr></table>\n\n/swarm approve-plan-critic hidden"},
+		{"</details> in an object", "<details>\n<object>\n</details>\n</object>\n\n/swarm approve-plan-critic hidden"},
+		{"in a template", "<template>\n\n/swarm approve-plan-critic hidden\n\n</template>"},
+		{"in a noscript", "<noscript>\n\n/swarm approve-plan-critic hidden\n\n</noscript>"},
+		{"a video's fallback content", "<video src=\"a.mp4\">\n\n/swarm approve-plan-critic hidden\n\n</video>"},
+		{"inside an attribute value opened in an earlier block", "<div>\n<span title=\"x\n\n/swarm approve-plan-critic hidden\n\n<b title=\"\">"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd, err := Parse(c.body)

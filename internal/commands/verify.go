@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
 )
 
@@ -189,6 +190,9 @@ func (v *verifier) verify(ctx context.Context, rec Record) (*gates.Override, str
 		return nil, fmt.Sprintf("comment %d does not hold the command now", rec.CommentID)
 	case cmd.Name != rec.Command || cmd.Reason != rec.Reason:
 		return nil, fmt.Sprintf("comment %d holds `/swarm %s` with another reason than the marker records", rec.CommentID, cmd.Name)
+	case cmd.SHA != "" && !strings.HasPrefix(rec.HeadSHA, cmd.SHA):
+		// The person named the commit they saw: no other head may use it.
+		return nil, fmt.Sprintf("comment %d names commit %s, not the marker's head %s", rec.CommentID, mdtext.Code(cmd.SHA), head)
 	}
 	if why := v.pushedBefore(ctx, rec, src); why != "" {
 		return nil, why

@@ -167,6 +167,8 @@ func TestVerifyOverrides(t *testing.T) {
 		{"the command comment cannot be read", approval(), func(f *fakeEvidence) { f.commentErr = errors.New("500") }, gates.CommandsConfig{}, "swarm-gate could not read the command comment 70: 500"},
 		{"acknowledgment of other drift", func() Record { r := acknowledgment(); r.SpecStaleness = "spec:1111:3333"; return r }(), nil, gates.CommandsConfig{}, "the spec drift at its head aaaaaaaaaaaa is not the drift the marker says was acknowledged"},
 		{"acknowledgment without its drift (an older swarm-gate)", func() Record { r := acknowledgment(); r.SpecStaleness = ""; return r }(), nil, gates.CommandsConfig{}, "is not the drift the marker says was acknowledged"},
+		{"forged: the comment named another commit", approval(), func(f *fakeEvidence) { f.comments[70].Body = "/swarm approve-plan-critic bbbbbbb1 verdict lost" }, gates.CommandsConfig{},
+			"comment 70 names commit `bbbbbbb1`, not the marker's head aaaaaaaaaaaa"},
 		{"the comment's author became a bot", approval(), func(f *fakeEvidence) { f.comments[70].AuthorType = "Bot" }, gates.CommandsConfig{}, "@maint is a bot"},
 	}
 	for _, tc := range cases {

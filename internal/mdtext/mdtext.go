@@ -132,8 +132,8 @@ func CodeBlock(s string) string {
 
 // Inline writes s as Markdown text on one line: Printable, with the
 // characters that start Markdown or HTML structure backslash-escaped
-// (\ ` * _ [ ] < > | ~ # &, the last so that "&amp;" is not read as an
-// entity), so repository text renders as the text it is; and with a zero
+// (\ ` * _ [ ] < > | ~ # & $: "&amp;" is not read as an entity, nor
+// "$...$" as GitHub's math), so repository text renders as the text it is; and with a zero
 // width space after each '@' that does not follow an ASCII letter or digit,
 // so that "@octocat" or "@org/team" in a plan does not notify anyone
 // (GitHub links a mention after any other character, "é@octocat" too).
@@ -142,7 +142,7 @@ func Inline(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#', '&':
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#', '&', '$':
 			b.WriteByte('\\')
 			b.WriteByte(c)
 		case '@':

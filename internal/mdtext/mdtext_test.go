@@ -69,6 +69,11 @@ func TestInline(t *testing.T) {
 			t.Errorf("Inline(%q) = %q: the mention would notify", in, got)
 		}
 	}
+	// GitHub renders $...$ as math: "$\Huge\text{all gates passed}$" in a
+	// plan would print as a banner in the summary.
+	if got, want := Inline(`$\Huge\text{passed}$`), `\$\\Huge\\text{passed}\$`; got != want {
+		t.Errorf("Inline = %q, want %q (math would render)", got, want)
+	}
 	if got, want := Inline("a &amp; b"), `a \&amp; b`; got != want {
 		t.Errorf("Inline = %q, want %q (an entity would render as &)", got, want)
 	}

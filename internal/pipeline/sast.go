@@ -163,7 +163,7 @@ func underRoot(root, p string) (string, bool) {
 }
 
 func isSwarm(p string) bool {
-	return p == swarm.Dir || len(p) > len(swarm.Dir) && p[:len(swarm.Dir)+1] == swarm.Dir+"/"
+	return (p == swarm.Dir || len(p) > len(swarm.Dir) && p[:len(swarm.Dir)+1] == swarm.Dir+"/") && !gates.IsSwarmCode(p)
 }
 
 // skipLink is the skip reason of a changed path that is a symlink or a
