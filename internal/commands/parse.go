@@ -6,6 +6,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -86,12 +87,28 @@ func (e *ParseError) Error() string { return e.Msg }
 // command but for an invisible character before `/swarm` (a zero width
 // space, a no-break space, a byte order mark) or a missing space after it
 // (`/swarmrecheck`) is a ParseError that says so, when the body holds no
-// command. HTML comments inside the reason are dropped from it.
+// command. HTML comments inside the reason are dropped from it. A comment
+// over MaxCommandComment bytes with a line that could be a command is a
+// ParseError: commands are read from short comments only.
 func Parse(body string) (*Command, error) {
 	var found []Command
 	var nearMiss *ParseError
+	lines := commandLines(body)
+	// Rendering the comment (visibleLineStarts) costs far more than
+	// reading its lines: it is done only when a line could be a command.
+	if !slices.ContainsFunc(lines, func(l line) bool {
+		_, ok, miss := commandArgs(l.text)
+		return ok || miss != nil
+	}) {
+		return nil, nil
+	}
+	if len(body) > MaxCommandComment {
+		// Rendering is superlinear on some inputs (64 KiB of "[a](" takes
+		// goldmark seconds): a command is read from a short comment only.
+		return nil, &ParseError{Msg: fmt.Sprintf("the comment is %d bytes; swarm-gate reads a `/swarm` command only from a comment of at most %d bytes, so it ran none: post the command in a comment of its own", len(body), MaxCommandComment)}
+	}
 	visible := visibleLineStarts(body)
-	for _, l := range commandLines(body) {
+	for _, l := range lines {
 		if !visible[l.n] {
 			continue // not where a reader sees a line of text begin
 		}
@@ -158,6 +175,10 @@ func splitSHA(args string) (sha, reason string) {
 func isSHAWord(word string) bool {
 	return gitsha.Prefix(word) && strings.ContainsAny(word, "0123456789")
 }
+
+// MaxCommandComment is the longest comment, in bytes, a command is read
+// from; a longer one with a command line is a ParseError.
+const MaxCommandComment = 8192
 
 // prefix opens a command line (ASCII letters in any case).
 const prefix = "/swarm"
