@@ -115,11 +115,10 @@ func (ses *session) presetCommentDetails(ctx context.Context, number int) {
 // commentDetails sets the check runs' details_url to the summary
 // comment's page u when there is no workflow run (the App).
 func (ses *session) commentDetails(u string) {
-	d, ok := ses.api.(interface{ SetDetailsURL(string) })
-	if ses.runURL != "" || u == "" || !ok {
+	if ses.runURL != "" || u == "" || ses.api == nil {
 		return
 	}
-	d.SetDetailsURL(u)
+	ses.api.SetDetailsURL(u)
 }
 
 // fullReport names where the whole report is, for the comment's last line

@@ -14,7 +14,6 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
-	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
@@ -363,11 +362,10 @@ func (ses *session) annotateErrors(rep *report.Report) {
 // step: requests, resends, time spent waiting for rate limits, and the
 // first API error of the check runs.
 func (ses *session) logAPI(cs *checkSet) {
-	st, ok := ses.api.(interface{ Stats() ghapi.Stats })
-	if ses.api == nil || !ok {
+	if ses.api == nil {
 		return
 	}
-	s := st.Stats()
+	s := ses.api.Stats()
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
 	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.sha), len(cs.runs))

@@ -87,12 +87,34 @@ type Contents interface {
 	commands.GitData
 }
 
+// Links is how an evaluation points the check runs it posts from now on
+// at a page (details_url): the summary comment's, when there is no
+// workflow run to link (the App).
+type Links interface {
+	SetDetailsURL(u string)
+}
+
+// Meter is what the client counts of its requests, for the step's log.
+type Meter interface {
+	Stats() ghapi.Stats
+}
+
 // API is every port an evaluation uses; *ghapi.Client implements it.
 type API interface {
 	CheckRuns
 	Comments
 	Permissions
 	Contents
+	Links
+	Meter
 }
 
-var _ API = (*ghapi.Client)(nil)
+var (
+	_ CheckRuns   = (*ghapi.Client)(nil)
+	_ Comments    = (*ghapi.Client)(nil)
+	_ Permissions = (*ghapi.Client)(nil)
+	_ Contents    = (*ghapi.Client)(nil)
+	_ Links       = (*ghapi.Client)(nil)
+	_ Meter       = (*ghapi.Client)(nil)
+	_ API         = (*ghapi.Client)(nil)
+)
