@@ -64,8 +64,7 @@ type Runner struct {
 	// of two. A gate whose run was never posted (the evaluation stopped) is
 	// posted as failure at the end. The GitHub App sets it to stay within
 	// its API budget; the Action leaves it off, so that every check shows
-	// in progress while it runs. It needs an API that implements
-	// ghapi.DeferredChecks (*ghapi.Client does); else it is ignored.
+	// in progress while it runs. See evaluate.Deps.
 	DeferGateRuns bool
 	// OrgPolicy, when set, reads the owner's policy when a base commit has
 	// no .github/swarm-gate.yml: swarm-gate.yml in the default branch of
@@ -373,9 +372,6 @@ func (ses *session) client(token, apiURL string) (API, error) {
 
 // errNoToken is why there is no client when there is no token.
 var errNoToken = errors.New("no GitHub token: pass github-token or give the workflow a GITHUB_TOKEN")
-
-// noTokenChecks is what a step without a token says of its check runs.
-const noTokenChecks = "no token: the checks could not be posted; pass github-token or give the workflow a GITHUB_TOKEN"
 
 // workflowKey is evaluate.WorkflowKey.
 var workflowKey = evaluate.WorkflowKey

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
@@ -92,7 +93,7 @@ func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet
 		files = ses.writeReport(rep)
 	}
 	out := agg
-	if cs.status == noToken || cs.status == postError {
+	if cs.Status == noToken || cs.Status == postError {
 		out.Outcome = gates.Error // the check could not be reported
 	}
 	ses.setOutputs(out, results, files)
@@ -103,13 +104,13 @@ func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet
 	if agg.Outcome == gates.Error {
 		code = max(code, exitError)
 	}
-	switch cs.status {
+	switch cs.Status {
 	case postError:
 		// The checks on the pull request say failure whatever the
 		// verdict: the step says so too.
-		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.why())
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.Why())
 	case noToken:
-		return max(code, exitError), fmt.Errorf("swarm-gate: %s", noTokenChecks)
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", evaluate.NoTokenChecks)
 	}
 	return code, nil
 }
@@ -118,7 +119,7 @@ func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet
 // the aggregate's when the set has one (always computed: it is the step's
 // verdict), then whatever is left in progress as failure.
 func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, note []string) (gates.Result, []gates.Result) {
-	names, withAggregate := cs.names, len(cs.names) > 0 && cs.names[0] == aggregateName
+	names, withAggregate := cs.Names, len(cs.Names) > 0 && cs.Names[0] == aggregateName
 	if withAggregate {
 		names = names[1:]
 	}
@@ -133,20 +134,20 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 	}
 	deadline := time.Now().Add(timeout)
 	rctx, cancel := context.WithDeadline(ctx, deadline.Add(-timeout/5))
-	cs.completeAll(rctx, results)
+	cs.CompleteAll(rctx, results)
 	note = append(note, ses.stickyComment(rctx, rep, results, cs)...) // comment.go
 	agg := aggregate(rep, results, cs, note)
 	if withAggregate {
-		cs.complete(rctx, agg)
+		cs.Complete(rctx, agg)
 	}
 	late := rctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if late {
-		cs.lateBy(timeout, deadline)
+		cs.LateBy(timeout, deadline)
 	}
-	cs.close(ctx)
-	if cs.status == forbidden && len(cs.failed) == 0 {
-		ses.warnf("swarm-gate: %s", cs.why()) // postError and noToken are reported once, by finish
+	ses.closeChecks(ctx, cs)
+	if cs.Status == forbidden && len(cs.Failed) == 0 {
+		ses.warnf("swarm-gate: %s", cs.Why()) // postError and noToken are reported once, by finish
 	}
 	return agg, results
 }
@@ -226,16 +227,11 @@ func gateResults(rep *report.Report, names []string) []gates.Result {
 			if rep.Error != "" {
 				why = rep.Error
 			}
-			res = couldNotEvaluate(name, why)
+			res = evaluate.CouldNotEvaluate(name, why)
 		}
 		out = append(out, res)
 	}
 	return out
-}
-
-// couldNotEvaluate is the result of a check swarm-gate could not evaluate.
-func couldNotEvaluate(name, why string) gates.Result {
-	return gates.CouldNotEvaluate(name, errors.New(why))
 }
 
 var _ API = (*ghapi.Client)(nil)

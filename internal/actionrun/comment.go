@@ -32,7 +32,7 @@ const summaryMarker = "<!-- swarm-gate:summary -->"
 // once the context is done.
 func (ses *session) stickyComment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
 	number := ses.commentPR
-	if number == 0 || ses.api == nil || cs.status == forbidden || cs.status == noToken || ctx.Err() != nil {
+	if number == 0 || ses.api == nil || cs.Status == forbidden || cs.Status == noToken || ctx.Err() != nil {
 		return nil
 	}
 	policy := rep.Comment
@@ -147,14 +147,14 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		fmt.Fprintf(&b, "### swarm-gate: %s could not evaluate\n\n", report.Badge(gates.Error))
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.sha), mdtext.Inline(firstLine(rep.Error)))
+		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.SHA), mdtext.Inline(firstLine(rep.Error)))
 	} else {
 		fmt.Fprintf(&b, "%s · head `%s`\n\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Head))
 	}
 	var next, pre []string
 	for _, g := range results {
 		name := mdtext.Code(g.Name)
-		if u := cs.url(g.Name); u != "" {
+		if u := cs.URL(g.Name); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
 		line := fmt.Sprintf("- %s %s %s: %s", report.Badge(g.Outcome), name, g.Outcome, mdtext.Inline(firstLine(g.Title)))
@@ -180,7 +180,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 	if len(pre) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>%s already on the base branch (not blocking)</summary>\n\n%s\n\n</details>\n", count(len(pre), "pre-existing finding"), strings.Join(pre, "\n"))
 	}
-	if u := cs.url(aggregateName); u != "" {
+	if u := cs.URL(aggregateName); u != "" {
 		fmt.Fprintf(&b, "\n_The [swarm-gate check](%s) carries the verdict; this comment is updated on every push._\n", u)
 	}
 	return cutComment(b.String(), full)

@@ -36,7 +36,7 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		}
 	}
 	var unreported []string
-	for name := range cs.failed {
+	for name := range cs.Failed {
 		unreported = append(unreported, name)
 	}
 	sort.Strings(unreported)
@@ -86,11 +86,11 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 	b.WriteString("\n| check | conclusion | |\n|---|---|---|\n")
 	for _, g := range results {
 		name := mdtext.Code(g.Name)
-		if u := cs.url(g.Name); u != "" {
+		if u := cs.URL(g.Name); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
 		outcome := string(g.Outcome)
-		if err := cs.failed[g.Name]; err != nil {
+		if err := cs.Failed[g.Name]; err != nil {
 			outcome += " (not reported)"
 		}
 		findings := ""
@@ -100,7 +100,7 @@ func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []
 		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
 	}
 	for _, name := range unreported {
-		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.failed[name].Error())))
+		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.Failed[name].Error())))
 	}
 	for _, line := range note {
 		b.WriteString("\n" + line + "\n")
@@ -258,14 +258,14 @@ func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) 
 		ses.warnf("swarm-gate: writing the step summary: %v", err)
 		return
 	}
-	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.sha))
+	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.SHA))
 	switch {
-	case cs.status == posted && cs.url(aggregateName) != "":
-		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.url(aggregateName))
-	case cs.status == posted:
+	case cs.Status == posted && cs.URL(aggregateName) != "":
+		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.URL(aggregateName))
+	case cs.Status == posted:
 		b.WriteString("Check runs: swarm-gate and one per gate.\n")
 	default:
-		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.why()))
+		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.Why()))
 	}
 	if err := ses.r.Env.AppendSummary(b.String() + "\n"); err != nil {
 		ses.warnf("swarm-gate: %v", err)
@@ -284,9 +284,9 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	} else if err := report.WriteText(&b, rep, 50); err != nil {
 		ses.logger.Error("writing the report to the log", "error", err)
 	}
-	ses.group("swarm-gate: the report of "+short(cs.sha), func() error { return ses.log.PrintUntrusted(b.String()) })
+	ses.group("swarm-gate: the report of "+short(cs.SHA), func() error { return ses.log.PrintUntrusted(b.String()) })
 	ses.annotateErrors(rep)
-	if cs.status == posted {
+	if cs.Status == posted {
 		return
 	}
 	n := 0
@@ -368,16 +368,16 @@ func (ses *session) logAPI(cs *checkSet) {
 	s := ses.api.Stats()
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
-	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.sha), len(cs.runs))
-	if n := len(cs.failed); n > 0 {
+	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.SHA), cs.Started())
+	if n := len(cs.Failed); n > 0 {
 		fmt.Fprintf(&b, ", %d not reported", n)
 	}
-	if cs.stuck > 0 {
-		fmt.Fprintf(&b, ", %d left in progress", cs.stuck)
+	if cs.Stuck > 0 {
+		fmt.Fprintf(&b, ", %d left in progress", cs.Stuck)
 	}
 	b.WriteString("\n")
-	if cs.err != nil {
-		fmt.Fprintf(&b, "first API error: %v\n", cs.err)
+	if cs.Err != nil {
+		fmt.Fprintf(&b, "first API error: %v\n", cs.Err)
 	}
 	ses.group("swarm-gate: GitHub API", func() error { return ses.log.PrintUntrusted(b.String()) })
 }

@@ -107,8 +107,8 @@ func (ses *session) phaseWrapPR(ctx context.Context, pr *ghapi.PullRequest, gs [
 		}
 	}
 	ses.writeLog(rep, cs)
-	if cs.status == postError {
-		ses.errorf("swarm-gate: %s: %s", what, cs.why())
+	if cs.Status == postError {
+		ses.errorf("swarm-gate: %s: %s", what, cs.Why())
 		return exitError
 	}
 	return rep.ExitCode
