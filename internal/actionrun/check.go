@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
@@ -33,7 +32,7 @@ func (ses *session) check(ctx context.Context, t target) (int, error) {
 		sha = resolved
 	}
 	ses.logger.Info("evaluating", "what", t.What, "base", t.Base, "head", t.Head, "post_sha", sha, "fork", t.Fork)
-	names := checkNames(s.Gates)
+	names := evaluate.CheckNames(s.Gates)
 	cs := ses.startChecks(ctx, sha, names, t.Kind)
 	if t.QueuedPR > 0 && t.HeadBranch == "" {
 		t.HeadBranch, t.Labels = ses.queuedBranch(ctx, t.QueuedPR)
@@ -115,51 +114,19 @@ func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet
 	return code, nil
 }
 
-// post completes the set's check runs with the report: each gate's, then
-// the aggregate's when the set has one (always computed: it is the step's
-// verdict), then whatever is left in progress as failure.
+// post completes cs's check runs with rep and the summary comment
+// (evaluate.Post), within the report-timeout.
 func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, note []string) (gates.Result, []gates.Result) {
-	names, withAggregate := cs.Names, len(cs.Names) > 0 && cs.Names[0] == aggregateName
-	if withAggregate {
-		names = names[1:]
-	}
-	results := gateResults(rep, names)
-	// One deadline for all of it (report-timeout), so that a hanging API
-	// cannot hold the job past its timeout-minutes: the gates' runs are
-	// reported a few at once, then the aggregate's, within the first four
-	// fifths; the last fifth is close's, to complete what is left.
 	timeout := DefaultReportTimeout
 	if ses.s != nil && ses.s.ReportTimeout > 0 {
 		timeout = ses.s.ReportTimeout
 	}
-	deadline := time.Now().Add(timeout)
-	rctx, cancel := context.WithDeadline(ctx, deadline.Add(-timeout/5))
-	cs.CompleteAll(rctx, results)
-	note = append(note, ses.stickyComment(rctx, rep, results, cs)...) // comment.go
-	agg := aggregate(rep, results, cs, note)
-	if withAggregate {
-		cs.Complete(rctx, agg)
-	}
-	late := rctx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if late {
-		cs.LateBy(timeout, deadline)
-	}
-	ses.closeChecks(ctx, cs)
+	agg, results := evaluate.Post(ctx, rep, cs, timeout, note, ses.stickyComment) // comment.go
+	ses.stuck += cs.Stuck
 	if cs.Status == forbidden && len(cs.Failed) == 0 {
 		ses.warnf("swarm-gate: %s", cs.Why()) // postError and noToken are reported once, by finish
 	}
 	return agg, results
-}
-
-// checkNames are the check runs of an evaluation: the aggregate first,
-// then the gates in report order.
-func checkNames(gs []gates.Gate) []string {
-	names := []string{aggregateName}
-	for _, g := range gs {
-		names = append(names, g.Name())
-	}
-	return names
 }
 
 // resolve returns the full SHA of a ref in the checkout.
@@ -209,29 +176,6 @@ func (ses *session) queuedBranch(ctx context.Context, number int) (string, []str
 		return "", nil
 	}
 	return pr.HeadRef, pr.Labels
-}
-
-// gateResults are the results to post for the gate check names: the
-// report's, or, when the check could not start, "could not evaluate" with
-// the reason for each.
-func gateResults(rep *report.Report, names []string) []gates.Result {
-	byName := map[string]gates.Result{}
-	for _, g := range rep.Gates {
-		byName[g.Name] = g
-	}
-	out := make([]gates.Result, 0, len(names))
-	for _, name := range names {
-		res, ok := byName[name]
-		if !ok {
-			why := "the report has no result for this check"
-			if rep.Error != "" {
-				why = rep.Error
-			}
-			res = evaluate.CouldNotEvaluate(name, why)
-		}
-		out = append(out, res)
-	}
-	return out
 }
 
 var _ API = (*ghapi.Client)(nil)

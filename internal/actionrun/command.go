@@ -9,6 +9,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
@@ -697,7 +698,7 @@ type gateStates struct {
 
 // gateStates reads the state of swarm-gate's check runs on the head.
 func (ses *session) gateStates(ctx context.Context, sha string) gateStates {
-	st := gateStates{names: checkNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
+	st := gateStates{names: evaluate.CheckNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
 	capi := ses.commandAPI()
 	if capi == nil {
 		st.err = errNoCommandAPI
