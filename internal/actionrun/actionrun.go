@@ -115,20 +115,9 @@ type Runner struct {
 	MergeBase KnownMergeBase
 }
 
-// KnownMergeBase is a merge base a trusted source gave: SHA is the merge
-// base of the commits Base and Head (all three full SHAs).
-type KnownMergeBase struct {
-	Base, Head, SHA string
-}
-
-// For returns the merge base to give the pipeline for evaluating base and
-// head: SHA when they are exactly Base and Head, else "".
-func (k KnownMergeBase) For(base, head string) string {
-	if k.SHA == "" || base != k.Base || head != k.Head {
-		return ""
-	}
-	return k.SHA
-}
+// KnownMergeBase is a merge base a trusted source gave
+// (evaluate.KnownMergeBase).
+type KnownMergeBase = evaluate.KnownMergeBase
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns
 // the exit code. It is the hook where comment commands (issue 9) plug in.

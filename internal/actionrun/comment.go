@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -234,3 +235,22 @@ func cutComment(body, full string) string {
 	}
 	return cut + tail
 }
+
+// conversation is evaluate's Conversation on the session's pull request
+// comments (command.go, comment.go).
+type conversation struct{ ses *session }
+
+func (c conversation) Overrides(ctx context.Context, t target) []gates.Override {
+	return c.ses.overrides(ctx, t)
+}
+
+func (c conversation) Open(ctx context.Context, pr int) {
+	c.ses.commentPR = pr
+	c.ses.presetCommentDetails(ctx, pr)
+}
+
+func (c conversation) Comment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
+	return c.ses.stickyComment(ctx, rep, results, cs)
+}
+
+var _ evaluate.Conversation = conversation{}

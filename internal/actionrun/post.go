@@ -3,6 +3,7 @@ package actionrun
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
@@ -48,6 +49,19 @@ func (ses *session) deps() *evaluate.Deps {
 			ses.started = append(ses.started, runs...)
 			ses.saveState()
 		},
+		Checkout: evaluate.Checkout{
+			Dir:         ses.workspace,
+			Git:         ses.r.Repo,
+			MergeBase:   ses.r.MergeBase,
+			SourceError: ses.r.SourceError,
+			OrgPolicy:   ses.orgPolicy(),
+			// A pull request to the owner's .github repository may
+			// change the owner's policy: validated like the repository's.
+			OrgPolicyRepo: strings.EqualFold(ses.repo.Name, OrgPolicyRepo),
+			Version:       ses.r.Version,
+		},
+		Conversation: conversation{ses},
+		Warn:         func(msg string) { ses.warnf("%s", msg) },
 	}
 }
 

@@ -10,28 +10,18 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
 // AggregateCheck is the name of the aggregate check run, the one branch
 // protection requires.
-const AggregateCheck = "swarm-gate"
+const AggregateCheck = event.AggregateCheck
 
 // OwnCheck is true for swarm-gate's check names: the aggregate and the
 // gates'.
-func OwnCheck(name string) bool {
-	if name == AggregateCheck {
-		return true
-	}
-	for _, g := range gates.Registry() {
-		if g.Name() == name {
-			return true
-		}
-	}
-	return false
-}
+func OwnCheck(name string) bool { return event.OwnCheck(name) }
 
 // WorkflowKey is the part of external ids that tells workflows and jobs
 // apart: 12 hex digits of sha256(workflow name NUL job id).

@@ -44,6 +44,23 @@ type Deps struct {
 	// with none when a set was closed: the Action saves the runs left in
 	// progress for its post step.
 	Track func(started ...*ghapi.CheckRun)
+	// Checkout is the repository Check and Run read.
+	Checkout Checkout
+	// Conversation is what Check does on the pull request's comments
+	// (nil: nothing).
+	Conversation Conversation
+	// Warn, when set, receives what the run should warn of (the Action:
+	// a ::warning:: line); else it is logged.
+	Warn func(msg string)
+}
+
+func (d *Deps) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if d.Warn == nil {
+		d.logger().Warn(msg)
+		return
+	}
+	d.Warn(msg)
 }
 
 func (d *Deps) logger() *slog.Logger {
