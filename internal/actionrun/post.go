@@ -1,7 +1,6 @@
 package actionrun
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
@@ -19,19 +18,6 @@ const (
 	forbidden = evaluate.Forbidden
 	postError = evaluate.PostError
 )
-
-// startChecks puts the named check runs in progress on sha
-// (evaluate.Start), the runs recorded for the post step.
-func (ses *session) startChecks(ctx context.Context, sha string, names []string, kind string) *checkSet {
-	return evaluate.Start(ctx, ses.deps(), sha, names, kind)
-}
-
-// closeChecks completes what is left of cs, counting the runs stuck in
-// progress.
-func (ses *session) closeChecks(ctx context.Context, cs *checkSet) {
-	cs.Close(ctx)
-	ses.stuck += cs.Stuck
-}
 
 // deps are what this run's evaluations post with.
 func (ses *session) deps() *evaluate.Deps {
