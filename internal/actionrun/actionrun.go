@@ -1,8 +1,8 @@
 // Package actionrun is swarm-gate's GitHub Action: from the runner's
-// environment and event payload it decides what to evaluate, runs the
-// pipeline on the checkout, and reports through check runs (one per gate
-// plus the aggregate swarm-gate), the step summary, step outputs, report
-// files and the log.
+// environment and event payload it decides what to do, has
+// internal/evaluate evaluate and post the check runs, and reports to the
+// step (outputs, step summary, report files, the log). The comment
+// commands and the summary comment are still here (issue 21).
 //
 // Everything the runner provides arrives through a Runner (environment
 // lookup, log writer, HTTP client), so a whole run can be tested in

@@ -1,7 +1,8 @@
-// Package evaluate is what both front doors (the Action and the GitHub
-// App) share to evaluate a commit and post the verdict: the names and
-// external ids of the check runs, and the small ports on GitHub the
-// evaluation needs, which *ghapi.Client satisfies directly.
+// Package evaluate evaluates a target and posts the verdict as check runs,
+// for both front doors (the Action and the GitHub App): Check runs the
+// pipeline and completes one run per gate and the aggregate, through the
+// small ports on GitHub declared here, which *ghapi.Client satisfies
+// directly; what differs between the doors comes in Deps.
 package evaluate
 
 import (
