@@ -1,8 +1,8 @@
 // Package actionrun is swarm-gate's GitHub Action: from the runner's
-// environment and event payload it decides what to evaluate, runs the
-// pipeline on the checkout, and reports through check runs (one per gate
-// plus the aggregate swarm-gate), the step summary, step outputs, report
-// files and the log.
+// environment and event payload it decides what to do, has
+// internal/evaluate evaluate and post the check runs, and reports to the
+// step (outputs, step summary, report files, the log). The comment
+// commands and the summary comment are still here (issue 21).
 //
 // Everything the runner provides arrives through a Runner (environment
 // lookup, log writer, HTTP client), so a whole run can be tested in
@@ -64,8 +64,7 @@ type Runner struct {
 	// of two. A gate whose run was never posted (the evaluation stopped) is
 	// posted as failure at the end. The GitHub App sets it to stay within
 	// its API budget; the Action leaves it off, so that every check shows
-	// in progress while it runs. It needs an API that implements
-	// ghapi.DeferredChecks (*ghapi.Client does); else it is ignored.
+	// in progress while it runs. See evaluate.Deps.
 	DeferGateRuns bool
 	// OrgPolicy, when set, reads the owner's policy when a base commit has
 	// no .github/swarm-gate.yml: swarm-gate.yml in the default branch of
@@ -116,20 +115,9 @@ type Runner struct {
 	MergeBase KnownMergeBase
 }
 
-// KnownMergeBase is a merge base a trusted source gave: SHA is the merge
-// base of the commits Base and Head (all three full SHAs).
-type KnownMergeBase struct {
-	Base, Head, SHA string
-}
-
-// For returns the merge base to give the pipeline for evaluating base and
-// head: SHA when they are exactly Base and Head, else "".
-func (k KnownMergeBase) For(base, head string) string {
-	if k.SHA == "" || base != k.Base || head != k.Head {
-		return ""
-	}
-	return k.SHA
-}
+// KnownMergeBase is a merge base a trusted source gave
+// (evaluate.KnownMergeBase).
+type KnownMergeBase = evaluate.KnownMergeBase
 
 // CommandHandler handles an issue_comment event in ModeCommand and returns
 // the exit code. It is the hook where comment commands (issue 9) plug in.
@@ -373,9 +361,6 @@ func (ses *session) client(token, apiURL string) (API, error) {
 
 // errNoToken is why there is no client when there is no token.
 var errNoToken = errors.New("no GitHub token: pass github-token or give the workflow a GITHUB_TOKEN")
-
-// noTokenChecks is what a step without a token says of its check runs.
-const noTokenChecks = "no token: the checks could not be posted; pass github-token or give the workflow a GITHUB_TOKEN"
 
 // workflowKey is evaluate.WorkflowKey.
 var workflowKey = evaluate.WorkflowKey

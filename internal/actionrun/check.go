@@ -2,12 +2,10 @@ package actionrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
@@ -15,64 +13,36 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
-// check evaluates one target: the check runs are put in progress first,
-// then the pipeline runs, then each gate's run is completed and the
-// aggregate last; whatever happens, no run is left in progress.
+// check evaluates one target and posts its check runs (evaluate.Check),
+// then reports it to the step.
 func (ses *session) check(ctx context.Context, t target) (int, error) {
-	s := ses.s
-	sha := t.PostSHA
-	if sha == "" {
-		resolved, err := ses.resolve(t.Head)
-		if err != nil {
-			// Usually a checkout without that commit (fetch-depth): could
-			// not evaluate, as for a base the checkout lacks. A head that
-			// is not a revision at all was refused with the inputs.
-			return exitError, fmt.Errorf("could not evaluate %s: the head %q is not a commit of the checkout, so there is no commit to post the checks on: %v", t.What, t.Head, err)
-		}
-		sha = resolved
+	res, err := evaluate.Check(ctx, ses.deps(), ses.evalSettings(), t)
+	if err != nil {
+		return exitError, err
 	}
-	ses.logger.Info("evaluating", "what", t.What, "base", t.Base, "head", t.Head, "post_sha", sha, "fork", t.Fork)
-	names := checkNames(s.Gates)
-	cs := ses.startChecks(ctx, sha, names, t.Kind)
-	if t.QueuedPR > 0 && t.HeadBranch == "" {
-		t.HeadBranch, t.Labels = ses.queuedBranch(ctx, t.QueuedPR)
+	if res.Misconfigured != nil {
+		ses.misconfigured = res.Misconfigured
 	}
-	overrides := ses.overrides(ctx, t)
-	// A merge group or push has no summary comment; a fork's pull request
-	// gets it from the workflow_run poster when its token is read-only
-	// (stickyComment skips forbidden check runs).
-	ses.commentPR = t.PR
-	ses.presetCommentDetails(ctx, t.PR) // comment.go
-	rep := ses.evaluate(ctx, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
-	return ses.finish(ctx, rep, cs, t.What, nil)
+	ses.posted(res.Runs)
+	return ses.reportRun(res.Report, res.Runs, res.Aggregate, res.Results, t.What)
 }
 
-// evaluate runs the pipeline on the checkout; a check that cannot start
-// becomes a report with outcome error and the reason.
+// evalSettings are the run's settings for evaluate.
+func (ses *session) evalSettings() evaluate.Settings {
+	s := ses.s
+	timeout := DefaultReportTimeout
+	if s.ReportTimeout > 0 {
+		timeout = s.ReportTimeout
+	}
+	return evaluate.Settings{Gates: s.Gates, Phase: s.Phase, Config: s.Config, SARIF: s.SARIF, ReportTimeout: timeout}
+}
+
+// evaluate runs the pipeline on the checkout (evaluate.Run).
 func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report.Report {
-	opts.RepoDir = ses.workspace
-	opts.Repo = ses.r.Repo
-	opts.Logger = ses.logger
-	opts.ConfigPath = ses.s.Config
-	opts.OrgPolicy = ses.orgPolicy()
-	// A pull request to the owner's .github repository may change the
-	// owner's policy (its root swarm-gate.yml): validated like the
-	// repository's own.
-	opts.OrgPolicyRepo = strings.EqualFold(ses.repo.Name, OrgPolicyRepo)
-	opts.MergeBase = ses.r.MergeBase.For(opts.Base, opts.Head)
-	var rep *report.Report
-	err := ses.r.SourceError
-	if err == nil {
-		rep, err = pipeline.Check(ctx, opts)
+	rep, misconfigured := evaluate.Run(ctx, ses.deps(), ses.evalSettings(), opts)
+	if misconfigured != nil {
+		ses.misconfigured = misconfigured
 	}
-	if err != nil {
-		ses.logger.Warn("could not evaluate", "error", err)
-		rep = report.Failure(err)
-		if errors.Is(err, pipeline.ErrPolicyMissing) {
-			ses.misconfigured = err // the checks fail closed; the step says it is the workflow's fault
-		}
-	}
-	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}
 	return rep
 }
 
@@ -87,12 +57,17 @@ func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report
 // token is not such a failure (the fork poster posts the checks).
 func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet, what string, note []string) (int, error) {
 	agg, results := ses.post(ctx, rep, cs, note)
+	return ses.reportRun(rep, cs, agg, results, what)
+}
+
+// reportRun is finish once the check runs are posted.
+func (ses *session) reportRun(rep *report.Report, cs *checkSet, agg gates.Result, results []gates.Result, what string) (int, error) {
 	var files reportFiles
 	if !ses.r.NoReportFiles {
 		files = ses.writeReport(rep)
 	}
 	out := agg
-	if cs.status == noToken || cs.status == postError {
+	if cs.Status == noToken || cs.Status == postError {
 		out.Outcome = gates.Error // the check could not be reported
 	}
 	ses.setOutputs(out, results, files)
@@ -103,79 +78,41 @@ func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet
 	if agg.Outcome == gates.Error {
 		code = max(code, exitError)
 	}
-	switch cs.status {
+	switch cs.Status {
 	case postError:
 		// The checks on the pull request say failure whatever the
 		// verdict: the step says so too.
-		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.why())
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", cs.Why())
 	case noToken:
-		return max(code, exitError), fmt.Errorf("swarm-gate: %s", noTokenChecks)
+		return max(code, exitError), fmt.Errorf("swarm-gate: %s", evaluate.NoTokenChecks)
 	}
 	return code, nil
 }
 
-// post completes the set's check runs with the report: each gate's, then
-// the aggregate's when the set has one (always computed: it is the step's
-// verdict), then whatever is left in progress as failure.
+// post completes cs's check runs with rep and the summary comment
+// (evaluate.Post), within the report-timeout.
 func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, note []string) (gates.Result, []gates.Result) {
-	names, withAggregate := cs.names, len(cs.names) > 0 && cs.names[0] == aggregateName
-	if withAggregate {
-		names = names[1:]
-	}
-	results := gateResults(rep, names)
-	// One deadline for all of it (report-timeout), so that a hanging API
-	// cannot hold the job past its timeout-minutes: the gates' runs are
-	// reported a few at once, then the aggregate's, within the first four
-	// fifths; the last fifth is close's, to complete what is left.
 	timeout := DefaultReportTimeout
 	if ses.s != nil && ses.s.ReportTimeout > 0 {
 		timeout = ses.s.ReportTimeout
 	}
-	deadline := time.Now().Add(timeout)
-	rctx, cancel := context.WithDeadline(ctx, deadline.Add(-timeout/5))
-	cs.completeAll(rctx, results)
-	note = append(note, ses.stickyComment(rctx, rep, results, cs)...) // comment.go
-	agg := aggregate(rep, results, cs, note)
-	if withAggregate {
-		cs.complete(rctx, agg)
-	}
-	late := rctx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if late {
-		cs.lateBy(timeout, deadline)
-	}
-	cs.close(ctx)
-	if cs.status == forbidden && len(cs.failed) == 0 {
-		ses.warnf("swarm-gate: %s", cs.why()) // postError and noToken are reported once, by finish
-	}
+	agg, results := evaluate.Post(ctx, rep, cs, timeout, note, ses.stickyComment) // comment.go
+	ses.posted(cs)
 	return agg, results
 }
 
-// checkNames are the check runs of an evaluation: the aggregate first,
-// then the gates in report order.
-func checkNames(gs []gates.Gate) []string {
-	names := []string{aggregateName}
-	for _, g := range gs {
-		names = append(names, g.Name())
+// posted counts what cs left stuck in progress, and warns when the token
+// may not post check runs.
+func (ses *session) posted(cs *checkSet) {
+	ses.stuck += cs.Stuck
+	if cs.Status == forbidden && len(cs.Failed) == 0 {
+		ses.warnf("swarm-gate: %s", cs.Why()) // postError and noToken are reported once, by finish
 	}
-	return names
 }
 
 // resolve returns the full SHA of a ref in the checkout.
 func (ses *session) resolve(ref string) (string, error) {
-	if gitsha.Full(ref) {
-		return ref, nil
-	}
-	g, err := source.OpenGit(ses.workspace)
-	if err != nil {
-		return "", err
-	}
-	defer g.Close()
-	h, err := g.ResolveCommit(ref)
-	if err != nil {
-		return "", err
-	}
-	return h.String(), nil
+	return evaluate.Resolve(ses.workspace, ref)
 }
 
 // present reports whether every commit is in the checkout.
@@ -191,51 +128,6 @@ func (ses *session) present(shas ...string) bool {
 		}
 	}
 	return true
-}
-
-// queuedBranch is the head branch and the labels of the pull request a
-// merge group was made for, so that the phase comes from them as it did on
-// the pull request; "" and nil (the plan's current_phase) when the API
-// cannot say.
-func (ses *session) queuedBranch(ctx context.Context, number int) (string, []string) {
-	if ses.api == nil {
-		ses.warnf("swarm-gate: the merge group is for pull request #%d, whose head branch names the phase, but there is no token to read it; the phase comes from the plan's current_phase", number)
-		return "", nil
-	}
-	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
-	if err != nil {
-		ses.warnf("swarm-gate: reading pull request #%d of the merge group (its head branch names the phase): %v; the phase comes from the plan's current_phase%s", number, err, permissionHint(err, "pull-requests: read"))
-		return "", nil
-	}
-	return pr.HeadRef, pr.Labels
-}
-
-// gateResults are the results to post for the gate check names: the
-// report's, or, when the check could not start, "could not evaluate" with
-// the reason for each.
-func gateResults(rep *report.Report, names []string) []gates.Result {
-	byName := map[string]gates.Result{}
-	for _, g := range rep.Gates {
-		byName[g.Name] = g
-	}
-	out := make([]gates.Result, 0, len(names))
-	for _, name := range names {
-		res, ok := byName[name]
-		if !ok {
-			why := "the report has no result for this check"
-			if rep.Error != "" {
-				why = rep.Error
-			}
-			res = couldNotEvaluate(name, why)
-		}
-		out = append(out, res)
-	}
-	return out
-}
-
-// couldNotEvaluate is the result of a check swarm-gate could not evaluate.
-func couldNotEvaluate(name, why string) gates.Result {
-	return gates.CouldNotEvaluate(name, errors.New(why))
 }
 
 var _ API = (*ghapi.Client)(nil)

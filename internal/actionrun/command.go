@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
@@ -18,20 +19,9 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
-// commandAPI is what the comment commands need of GitHub: part of API.
-type commandAPI = API
-
 // errNoCommandAPI is why a command cannot read what it needs: there is no
 // client (no token).
 var errNoCommandAPI = errors.New("there is no GitHub client to read team memberships, check runs, check suites, comments by id or git data")
-
-// commandAPI returns the session's API, or nil when there is none.
-func (ses *session) commandAPI() commandAPI {
-	if ses.api == nil {
-		return nil
-	}
-	return ses.api
-}
 
 // DefaultBotLogin is the login of the workflow's GITHUB_TOKEN.
 const DefaultBotLogin = "github-actions[bot]"
@@ -202,7 +192,7 @@ func (ses *session) overrides(ctx context.Context, t target) []gates.Override {
 // pull request (its author), the base's commands policy, and the head's
 // history in the checkout.
 func (ses *session) evidence(ctx context.Context, number int, t target) (*evidence, commands.Pull, error) {
-	capi := ses.commandAPI()
+	capi := ses.api
 	if capi == nil {
 		return nil, commands.Pull{}, errNoCommandAPI
 	}
@@ -224,7 +214,7 @@ func (ses *session) evidence(ctx context.Context, number int, t target) (*eviden
 // evidence implements commands.Evidence for one evaluation.
 type evidence struct {
 	ses  *session
-	capi commandAPI
+	capi API
 	hist *pipeline.History
 	seen map[string]firstSeen // FirstSeen's reads, by SHA
 }
@@ -514,7 +504,7 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 // time is not consulted: the pusher chooses it, and a fast clock would
 // only refuse honest commands.
 func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Time) string {
-	capi := c.ses.commandAPI()
+	capi := c.ses.api
 	if capi == nil {
 		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw head %s: %v", short(head), errNoCommandAPI)
 	}
@@ -555,7 +545,7 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 		// A prefix may name two commits: a pusher can make a benign and a
 		// hostile commit share one, so the branch's log must show it too.
 	}
-	capi := c.ses.commandAPI()
+	capi := c.ses.api
 	if capi == nil {
 		return "swarm-gate cannot read the head branch's history: " + errNoCommandAPI.Error()
 	}
@@ -634,7 +624,7 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 
 // structureAt is the structure hash of the plan in commit sha of repo, or
 // why it cannot be had.
-func (c *cmdRun) structureAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, sha string) (string, string) {
+func (c *cmdRun) structureAt(ctx context.Context, capi API, repo ghapi.Repo, sha string) (string, string) {
 	data, ok, err := capi.FileAt(ctx, repo, swarm.PlanPath, sha)
 	switch {
 	case err != nil:
@@ -681,7 +671,7 @@ func (c *cmdRun) specAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, s
 func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t target, b *pipeline.Binding, at time.Time) (*commands.Committed, string) {
 	ses, ev := c.ses, c.ses.ev
 	const onlyRecord = " This comment is the approval's record: swarm/plan-freeze reads it, but the agent's plugin does not, so the agent's own dispatch gate may still ask for an approval in its session."
-	capi := ses.commandAPI()
+	capi := ses.api
 	if capi == nil {
 		return nil, "Not committed to the branch: " + errNoCommandAPI.Error() + "." + onlyRecord
 	}
@@ -733,7 +723,7 @@ func (ses *session) newHead(t target, c *commands.Committed) target {
 // teamChecks reads the commenter's memberships of the policy's teams; an
 // API without team memberships gives a failed check (fail closed).
 func (ses *session) teamChecks(ctx context.Context, teams []string, user string) []commands.TeamCheck {
-	capi := ses.commandAPI()
+	capi := ses.api
 	if capi == nil {
 		return []commands.TeamCheck{{Team: teams[0], Err: errNoCommandAPI}}
 	}
@@ -749,8 +739,8 @@ type gateStates struct {
 
 // gateStates reads the state of swarm-gate's check runs on the head.
 func (ses *session) gateStates(ctx context.Context, sha string) gateStates {
-	st := gateStates{names: checkNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
-	capi := ses.commandAPI()
+	st := gateStates{names: evaluate.CheckNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
+	capi := ses.api
 	if capi == nil {
 		st.err = errNoCommandAPI
 		return st

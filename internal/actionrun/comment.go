@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -32,7 +33,7 @@ const summaryMarker = "<!-- swarm-gate:summary -->"
 // once the context is done.
 func (ses *session) stickyComment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
 	number := ses.commentPR
-	if number == 0 || ses.api == nil || cs.status == forbidden || cs.status == noToken || ctx.Err() != nil {
+	if number == 0 || ses.api == nil || cs.Status == forbidden || cs.Status == noToken || ctx.Err() != nil {
 		return nil
 	}
 	policy := rep.Comment
@@ -115,11 +116,10 @@ func (ses *session) presetCommentDetails(ctx context.Context, number int) {
 // commentDetails sets the check runs' details_url to the summary
 // comment's page u when there is no workflow run (the App).
 func (ses *session) commentDetails(u string) {
-	d, ok := ses.api.(interface{ SetDetailsURL(string) })
-	if ses.runURL != "" || u == "" || !ok {
+	if ses.runURL != "" || u == "" || ses.api == nil {
 		return
 	}
-	d.SetDetailsURL(u)
+	ses.api.SetDetailsURL(u)
 }
 
 // fullReport names where the whole report is, for the comment's last line
@@ -148,14 +148,14 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		fmt.Fprintf(&b, "### swarm-gate: %s could not evaluate\n\n", report.Badge(gates.Error))
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.sha), mdtext.Inline(firstLine(rep.Error)))
+		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.SHA), mdtext.Inline(firstLine(rep.Error)))
 	} else {
 		fmt.Fprintf(&b, "%s · head `%s`\n\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Head))
 	}
 	var next, pre []string
 	for _, g := range results {
 		name := mdtext.Code(g.Name)
-		if u := cs.url(g.Name); u != "" {
+		if u := cs.URL(g.Name); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
 		line := fmt.Sprintf("- %s %s %s: %s", report.Badge(g.Outcome), name, g.Outcome, mdtext.Inline(firstLine(g.Title)))
@@ -181,7 +181,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 	if len(pre) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>%s already on the base branch (not blocking)</summary>\n\n%s\n\n</details>\n", count(len(pre), "pre-existing finding"), strings.Join(pre, "\n"))
 	}
-	if u := cs.url(aggregateName); u != "" {
+	if u := cs.URL(aggregateName); u != "" {
 		fmt.Fprintf(&b, "\n_The [swarm-gate check](%s) carries the verdict; this comment is updated on every push._\n", u)
 	}
 	return cutComment(b.String(), full)
@@ -235,3 +235,22 @@ func cutComment(body, full string) string {
 	}
 	return cut + tail
 }
+
+// conversation is evaluate's Conversation on the session's pull request
+// comments (command.go, comment.go).
+type conversation struct{ ses *session }
+
+func (c conversation) Overrides(ctx context.Context, t target) []gates.Override {
+	return c.ses.overrides(ctx, t)
+}
+
+func (c conversation) Open(ctx context.Context, pr int) {
+	c.ses.commentPR = pr
+	c.ses.presetCommentDetails(ctx, pr)
+}
+
+func (c conversation) Comment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
+	return c.ses.stickyComment(ctx, rep, results, cs)
+}
+
+var _ evaluate.Conversation = conversation{}

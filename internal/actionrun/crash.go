@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
@@ -18,10 +19,10 @@ import (
 // otherwise ignored.
 func (ses *session) crashed(ctx context.Context, v any, stack []byte) (code int) {
 	code = exitError
-	if gp, ok := v.(*goroutinePanic); ok {
-		// Raised again by completeAll: the stack that matters is the
+	if gp, ok := v.(*evaluate.GoroutinePanic); ok {
+		// Raised again by CompleteAll: the stack that matters is the
 		// goroutine's.
-		v, stack = gp.value, gp.stack
+		v, stack = gp.Value, gp.Stack
 	}
 	reason := fmt.Sprintf("swarm-gate crashed: %v; this is a bug, please report it", v)
 	defer func() {

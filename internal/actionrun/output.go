@@ -7,131 +7,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
-	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
-
-// aggregate is the swarm-gate check: error when the check could not start,
-// a gate could not be evaluated or a gate's check run could not be
-// reported; else failed when a gate failed; else passed. Its summary is a
-// table of the checks with links to their runs.
-func aggregate(rep *report.Report, results []gates.Result, cs *checkSet, note []string) gates.Result {
-	res := gates.Result{Name: aggregateName, Outcome: report.Overall(results), Findings: []gates.Finding{}}
-	var failed, errored, advisory []string
-	for _, g := range results {
-		switch g.Outcome {
-		case gates.Failed:
-			failed = append(failed, g.Name)
-		case gates.Error:
-			errored = append(errored, g.Name)
-		case gates.NotApplicable:
-			advisory = append(advisory, g.Name)
-		}
-	}
-	var unreported []string
-	for name := range cs.failed {
-		unreported = append(unreported, name)
-	}
-	sort.Strings(unreported)
-	n := len(results)
-	switch {
-	case rep.Error != "":
-		res.Outcome, res.Title = gates.Error, "could not evaluate: "+firstLine(rep.Error)
-	case len(unreported) > 0:
-		res.Outcome, res.Title = gates.Error, fmt.Sprintf("%s could not be reported: %s", count(len(unreported), "check"), strings.Join(unreported, ", "))
-	case len(errored) > 0:
-		res.Title = fmt.Sprintf("could not evaluate %d of %s: %s", len(errored), count(n, "check"), strings.Join(errored, ", "))
-		if len(failed) > 0 {
-			res.Title += fmt.Sprintf("; %d failed: %s", len(failed), strings.Join(failed, ", "))
-		}
-	case len(failed) > 0:
-		res.Title = fmt.Sprintf("%d of %s failed: %s", len(failed), count(n, "check"), strings.Join(failed, ", "))
-		if rep.PolicyChange.Invalid() {
-			res.Title += "; the pull request's " + rep.PolicyChange.Path + " is invalid"
-		}
-	case rep.PolicyChange.Invalid():
-		pc := rep.PolicyChange
-		res.Outcome = gates.Failed
-		res.Title = fmt.Sprintf("the pull request's %s is invalid (%s: %s)", pc.Path, count(len(pc.Problems), "problem"), firstLine(pc.Problems[0]))
-	default:
-		res.Title = fmt.Sprintf("all %s passed", count(n-len(advisory), "required check"))
-		if len(advisory) > 0 {
-			res.Title += fmt.Sprintf(" (%d advisory or not applicable)", len(advisory))
-		}
-	}
-	var b strings.Builder
-	if f := agentAttested(results); f != nil {
-		// What a reviewer most needs to know when everything is green.
-		fmt.Fprintf(&b, "> [!WARNING]\n> **Approved by the agent in this PR**: %s\n\n", mdtext.Inline(f.Message))
-	}
-	if rep.Error != "" {
-		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", codeBlock(rep.Error))
-	} else {
-		fmt.Fprintf(&b, "%s · base `%s` · head `%s` · merge base `%s`\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Base), short(rep.Head), short(rep.MergeBase))
-		if rep.Config != "" {
-			fmt.Fprintf(&b, "\nPolicy: %s\n", mdtext.Inline(rep.Config))
-		}
-		if rep.PolicyChange != nil {
-			b.WriteString("\n")
-			report.WritePolicyChangeMarkdown(&b, rep.PolicyChange)
-		}
-	}
-	b.WriteString("\n| check | conclusion | |\n|---|---|---|\n")
-	for _, g := range results {
-		name := mdtext.Code(g.Name)
-		if u := cs.url(g.Name); u != "" {
-			name = "[" + name + "](" + u + ")"
-		}
-		outcome := string(g.Outcome)
-		if err := cs.failed[g.Name]; err != nil {
-			outcome += " (not reported)"
-		}
-		findings := ""
-		if k := len(g.Findings); k > 0 {
-			findings = " · " + count(k, "finding")
-		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
-	}
-	for _, name := range unreported {
-		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.failed[name].Error())))
-	}
-	for _, line := range note {
-		b.WriteString("\n" + line + "\n")
-	}
-	res.Summary = b.String()
-	return res
-}
-
-// agentAttested is the finding that names the agent's own approval, or
-// nil: swarm/scope's self-approved widening first (the agent widened a
-// task's scope, through files_touched or a .swarm/scopes/ declaration, and
-// approved it), else plan-freeze's finding that the approval it accepts
-// was added by the pull request itself. plan-freeze comes first in the
-// results, so looking in order would hide the widening behind it.
-func agentAttested(results []gates.Result) *gates.Finding {
-	var attested *gates.Finding
-	for i := range results {
-		for j := range results[i].Findings {
-			switch f := &results[i].Findings[j]; f.Rule {
-			case gates.RuleSelfApprovedWidening:
-				return f
-			case gates.RuleAgentAttested:
-				if attested == nil {
-					attested = f
-				}
-			}
-		}
-	}
-	return attested
-}
 
 func count(n int, what string) string {
 	if n == 1 {
@@ -259,14 +143,14 @@ func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) 
 		ses.warnf("swarm-gate: writing the step summary: %v", err)
 		return
 	}
-	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.sha))
+	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.SHA))
 	switch {
-	case cs.status == posted && cs.url(aggregateName) != "":
-		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.url(aggregateName))
-	case cs.status == posted:
+	case cs.Status == posted && cs.URL(aggregateName) != "":
+		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.URL(aggregateName))
+	case cs.Status == posted:
 		b.WriteString("Check runs: swarm-gate and one per gate.\n")
 	default:
-		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.why()))
+		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.Why()))
 	}
 	if err := ses.r.Env.AppendSummary(b.String() + "\n"); err != nil {
 		ses.warnf("swarm-gate: %v", err)
@@ -285,9 +169,9 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	} else if err := report.WriteText(&b, rep, 50); err != nil {
 		ses.logger.Error("writing the report to the log", "error", err)
 	}
-	ses.group("swarm-gate: the report of "+short(cs.sha), func() error { return ses.log.PrintUntrusted(b.String()) })
+	ses.group("swarm-gate: the report of "+short(cs.SHA), func() error { return ses.log.PrintUntrusted(b.String()) })
 	ses.annotateErrors(rep)
-	if cs.status == posted {
+	if cs.Status == posted {
 		return
 	}
 	n := 0
@@ -363,23 +247,22 @@ func (ses *session) annotateErrors(rep *report.Report) {
 // step: requests, resends, time spent waiting for rate limits, and the
 // first API error of the check runs.
 func (ses *session) logAPI(cs *checkSet) {
-	st, ok := ses.api.(interface{ Stats() ghapi.Stats })
-	if ses.api == nil || !ok {
+	if ses.api == nil {
 		return
 	}
-	s := st.Stats()
+	s := ses.api.Stats()
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
-	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.sha), len(cs.runs))
-	if n := len(cs.failed); n > 0 {
+	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.SHA), cs.Started())
+	if n := len(cs.Failed); n > 0 {
 		fmt.Fprintf(&b, ", %d not reported", n)
 	}
-	if cs.stuck > 0 {
-		fmt.Fprintf(&b, ", %d left in progress", cs.stuck)
+	if cs.Stuck > 0 {
+		fmt.Fprintf(&b, ", %d left in progress", cs.Stuck)
 	}
 	b.WriteString("\n")
-	if cs.err != nil {
-		fmt.Fprintf(&b, "first API error: %v\n", cs.err)
+	if cs.Err != nil {
+		fmt.Fprintf(&b, "first API error: %v\n", cs.Err)
 	}
 	ses.group("swarm-gate: GitHub API", func() error { return ses.log.PrintUntrusted(b.String()) })
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
@@ -44,7 +45,7 @@ func (ses *session) phaseWrap(ctx context.Context) (int, error) {
 	if ref := ses.r.Env.Ref(); ref != "" {
 		what = "the phase-wrap of " + ref + " at " + short(sha)
 	}
-	cs := ses.startChecks(ctx, sha, names, "phase-wrap")
+	cs := evaluate.Start(ctx, ses.deps(), sha, names, "phase-wrap")
 	base := ses.s.Base
 	if base == "" {
 		base = sha
@@ -94,7 +95,7 @@ func (ses *session) phasePullRequests(ctx context.Context) []*ghapi.PullRequest 
 // to the step summary; it returns the evaluation's exit code.
 func (ses *session) phaseWrapPR(ctx context.Context, pr *ghapi.PullRequest, gs []gates.Gate) int {
 	what := fmt.Sprintf("the phase-wrap of pull request #%d", pr.Number)
-	cs := ses.startChecks(ctx, pr.HeadSHA, []string{gates.PhaseWrap{}.Name()}, "phase-wrap")
+	cs := evaluate.Start(ctx, ses.deps(), pr.HeadSHA, []string{gates.PhaseWrap{}.Name()}, "phase-wrap")
 	rep := ses.evaluate(ctx, pipeline.Options{Base: pr.BaseSHA, Head: pr.HeadSHA, HeadBranch: pr.HeadRef, Labels: pr.Labels, Gates: gs})
 	ses.post(ctx, rep, cs, nil)
 	if ses.r.Env.SummaryPath() != "" {
@@ -107,8 +108,8 @@ func (ses *session) phaseWrapPR(ctx context.Context, pr *ghapi.PullRequest, gs [
 		}
 	}
 	ses.writeLog(rep, cs)
-	if cs.status == postError {
-		ses.errorf("swarm-gate: %s: %s", what, cs.why())
+	if cs.Status == postError {
+		ses.errorf("swarm-gate: %s: %s", what, cs.Why())
 		return exitError
 	}
 	return rep.ExitCode

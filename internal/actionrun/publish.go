@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -61,7 +62,7 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 		return exitPassed, nil
 	}
 	what := fmt.Sprintf("pull request #%d (from %s)", pr.Number, mdtext.Printable(headRepo))
-	cs := ses.startChecks(ctx, wr.HeadSHA, checkNames(ses.s.Gates), "pull_request")
+	cs := evaluate.Start(ctx, ses.deps(), wr.HeadSHA, evaluate.CheckNames(ses.s.Gates), "pull_request")
 	ses.commentPR = pr.Number // the trusted path posts the fork's summary comment too
 	runLink := fmt.Sprintf("workflow run %d", wr.ID)
 	if wr.HTMLURL != "" {

@@ -65,3 +65,6 @@ func override(t target, s *Settings) target {
 
 // aggregateName is the aggregate check's name.
 const aggregateName = evaluate.AggregateCheck
+
+// permissionHint is evaluate.PermissionHint.
+var permissionHint = evaluate.PermissionHint

@@ -1,7 +1,8 @@
-// Package evaluate is what both front doors (the Action and the GitHub
-// App) share to evaluate a commit and post the verdict: the names and
-// external ids of the check runs, and the small ports on GitHub the
-// evaluation needs, which *ghapi.Client satisfies directly.
+// Package evaluate evaluates a target and posts the verdict as check runs,
+// for both front doors (the Action and the GitHub App): Check runs the
+// pipeline and completes one run per gate and the aggregate, through the
+// small ports on GitHub declared here, which *ghapi.Client satisfies
+// directly; what differs between the doors comes in Deps.
 package evaluate
 
 import (
@@ -10,28 +11,18 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
 // AggregateCheck is the name of the aggregate check run, the one branch
 // protection requires.
-const AggregateCheck = "swarm-gate"
+const AggregateCheck = event.AggregateCheck
 
 // OwnCheck is true for swarm-gate's check names: the aggregate and the
 // gates'.
-func OwnCheck(name string) bool {
-	if name == AggregateCheck {
-		return true
-	}
-	for _, g := range gates.Registry() {
-		if g.Name() == name {
-			return true
-		}
-	}
-	return false
-}
+func OwnCheck(name string) bool { return event.OwnCheck(name) }
 
 // WorkflowKey is the part of external ids that tells workflows and jobs
 // apart: 12 hex digits of sha256(workflow name NUL job id).
@@ -87,12 +78,34 @@ type Contents interface {
 	commands.GitData
 }
 
+// Links is how an evaluation points the check runs it posts from now on
+// at a page (details_url): the summary comment's, when there is no
+// workflow run to link (the App).
+type Links interface {
+	SetDetailsURL(u string)
+}
+
+// Meter is what the client counts of its requests, for the step's log.
+type Meter interface {
+	Stats() ghapi.Stats
+}
+
 // API is every port an evaluation uses; *ghapi.Client implements it.
 type API interface {
 	CheckRuns
 	Comments
 	Permissions
 	Contents
+	Links
+	Meter
 }
 
-var _ API = (*ghapi.Client)(nil)
+var (
+	_ CheckRuns   = (*ghapi.Client)(nil)
+	_ Comments    = (*ghapi.Client)(nil)
+	_ Permissions = (*ghapi.Client)(nil)
+	_ Contents    = (*ghapi.Client)(nil)
+	_ Links       = (*ghapi.Client)(nil)
+	_ Meter       = (*ghapi.Client)(nil)
+	_ API         = (*ghapi.Client)(nil)
+)

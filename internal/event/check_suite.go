@@ -3,9 +3,27 @@ package event
 import (
 	"fmt"
 
+	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 )
+
+// AggregateCheck is the name of the aggregate check run, the one branch
+// protection requires (evaluate.AggregateCheck).
+const AggregateCheck = "swarm-gate"
+
+// OwnCheck is true for swarm-gate's check names: the aggregate and the
+// gates'. A check_run event about another app's run is not ours to redo.
+func OwnCheck(name string) bool {
+	if name == AggregateCheck {
+		return true
+	}
+	for _, g := range gates.Registry() {
+		if g.Name() == name {
+			return true
+		}
+	}
+	return false
+}
 
 // checkAction is the action a check_run or check_suite is routed as: the
 // Action re-evaluates on rerequested only (it has pull_request for new
@@ -23,7 +41,7 @@ func checkSkip(ev *actions.Event, action string) string {
 	if action != "rerequested" {
 		return fmt.Sprintf("nothing to do for %s %q: swarm-gate re-evaluates on rerequested", ev.Name, action)
 	}
-	if ev.CheckRun != nil && !evaluate.OwnCheck(ev.CheckRun.Name) {
+	if ev.CheckRun != nil && !OwnCheck(ev.CheckRun.Name) {
 		return fmt.Sprintf("check run %q is not one of swarm-gate's", ev.CheckRun.Name)
 	}
 	return ""

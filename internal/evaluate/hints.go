@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
-// permissionHint is the advice to add to an API error: " (give the
+// PermissionHint is the advice to add to an API error: " (give the
 // workflow `permissions: <perm>`)" when GitHub refused the request as
 // forbidden or not found (what a token without the permission gets), ""
 // for anything else (bad credentials, a server error, a refused
 // connection), where more permissions would not help.
-func permissionHint(err error, perm string) string {
+func PermissionHint(err error, perm string) string {
 	var er *github.ErrorResponse
 	if !errors.As(err, &er) || er.Response == nil {
 		return ""

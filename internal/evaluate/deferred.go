@@ -1,20 +1,18 @@
-package actionrun
+package evaluate
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 )
 
-// deferredSet is the part of a checkSet whose runs are created when their
-// results are known (Runner.DeferGateRuns): the gates' runs, while the
+// deferredSet is the part of a Runs whose runs are created when their
+// results are known (Deps.DeferGateRuns): the gates' runs, while the
 // aggregate is put in progress at the start.
 type deferredSet struct {
-	api ghapi.DeferredChecks
 	// names are the deferred checks; earlier their runs left by an earlier
 	// attempt with the same external id, to update instead of duplicating.
 	names   map[string]bool
@@ -23,34 +21,33 @@ type deferredSet struct {
 }
 
 // beginDeferred starts the aggregate (names[0]) and looks up the earlier
-// runs of the gates (names[1:]), whose runs are posted by complete. It
+// runs of the gates (names[1:]), whose runs are posted by Complete. It
 // reports whether it applies: DeferGateRuns is set and the set has an
 // aggregate and gates.
-func (ses *session) beginDeferred(ctx context.Context, cs *checkSet, names []string, kind string) bool {
-	api := ses.api
-	if !ses.r.DeferGateRuns || len(names) < 2 || names[0] != aggregateName {
+func (cs *Runs) beginDeferred(ctx context.Context, names []string, kind string) bool {
+	deps := cs.deps
+	if !deps.DeferGateRuns || len(names) < 2 || names[0] != AggregateCheck {
 		return false
 	}
-	d := &deferredSet{api: api, names: map[string]bool{}, extID: ses.externalID(kind)}
+	d := &deferredSet{names: map[string]bool{}, extID: deps.ExternalIDOf(kind)}
 	for _, n := range names[1:] {
 		d.names[n] = true
 	}
-	runs, earlier, err := api.BeginChecks(ctx, ses.repo, cs.sha, names[:1], names[1:], d.extID)
+	runs, earlier, err := deps.API.BeginChecks(ctx, deps.Repo, cs.SHA, names[:1], names[1:], d.extID)
 	d.earlier = earlier
 	cs.deferred = d
 	cs.fin.Track(runs...)
 	for _, run := range runs {
 		cs.runs[run.Name] = run
 	}
-	ses.started = append(ses.started, runs...)
-	ses.saveState()
+	deps.track(runs...)
 	switch {
 	case err == nil:
-		ses.logger.Info("check runs started", "sha", cs.sha, "checks", len(runs), "deferred", len(d.names), "earlier", len(earlier), "external_id", d.extID)
+		deps.logger().Info("check runs started", "sha", cs.SHA, "checks", len(runs), "deferred", len(d.names), "earlier", len(earlier), "external_id", d.extID)
 	case ghapi.IsForbidden(err) && len(runs) == 0:
-		cs.status, cs.err = forbidden, err
+		cs.Status, cs.Err = Forbidden, err
 	default:
-		cs.status, cs.err = postError, err
+		cs.Status, cs.Err = PostError, err
 	}
 	return true
 }
@@ -59,15 +56,15 @@ func (ses *session) beginDeferred(ctx context.Context, cs *checkSet, names []str
 // deferred check whose run was never posted (the evaluation stopped, or
 // its post failed), so that a required check never waits forever; bounded
 // by FinaliseTimeout when ctx is done.
-func (cs *checkSet) postLeftOver(ctx context.Context) {
+func (cs *Runs) postLeftOver(ctx context.Context) {
 	d := cs.deferred
-	if d == nil || cs.status == forbidden || cs.status == noToken || len(cs.runs) == 0 {
+	if d == nil || cs.Status == Forbidden || cs.Status == NoToken || len(cs.runs) == 0 {
 		// Nothing was started (as with StartChecks failing in the
 		// Action): there is no run to keep company.
 		return
 	}
 	var left []string
-	for _, name := range cs.names {
+	for _, name := range cs.Names {
 		if d.names[name] && cs.runs[name] == nil {
 			left = append(left, name)
 		}
@@ -75,7 +72,7 @@ func (cs *checkSet) postLeftOver(ctx context.Context) {
 	if len(left) == 0 {
 		return
 	}
-	cause := cs.err
+	cause := cs.Err
 	if ctx.Err() != nil {
 		cause = fmt.Errorf("the job was cancelled or timed out (%w)", context.Cause(ctx))
 	}
@@ -84,10 +81,7 @@ func (cs *checkSet) postLeftOver(ctx context.Context) {
 	}
 	pctx := ctx
 	if ctx.Err() != nil {
-		timeout := cs.ses.r.FinaliseTimeout
-		if timeout <= 0 {
-			timeout = 6 * time.Second
-		}
+		timeout := cs.deps.finaliseTimeout()
 		var cancel context.CancelFunc
 		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
@@ -110,8 +104,8 @@ func (cs *checkSet) postLeftOver(ctx context.Context) {
 				<-slots
 				wg.Done()
 			}()
-			cs.ses.logger.Warn("posting a check run that was never reported as failure", "check", name, "reason", why)
-			runs[i], errs[i] = d.api.PostCheck(pctx, cs.ses.repo, cs.sha, d.extID, d.earlier[name], name, cs.ses.checkOutput(couldNotEvaluate(name, why)))
+			cs.deps.logger().Warn("posting a check run that was never reported as failure", "check", name, "reason", why)
+			runs[i], errs[i] = cs.deps.API.PostCheck(pctx, cs.deps.Repo, cs.SHA, d.extID, d.earlier[name], name, cs.deps.CheckOutput(CouldNotEvaluate(name, why)))
 		}()
 	}
 	wg.Wait()
@@ -121,10 +115,10 @@ func (cs *checkSet) postLeftOver(ctx context.Context) {
 			cs.fin.Track(run)
 		}
 		if err := errs[i]; err != nil {
-			if cs.failed[name] == nil {
-				cs.failed[name] = err
+			if cs.Failed[name] == nil {
+				cs.Failed[name] = err
 			}
-			cs.ses.logger.Error("could not post a check run as failure", "check", name, "error", err)
+			cs.deps.logger().Error("could not post a check run as failure", "check", name, "error", err)
 		}
 	}
 }
