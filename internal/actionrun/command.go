@@ -642,7 +642,7 @@ func (c *cmdRun) structureAt(ctx context.Context, capi API, repo ghapi.Repo, sha
 // specAt is what the spec drift of commit sha of repo is made of (the
 // plan's specHash, spec.md and spec-staleness.json), or why it cannot be
 // had.
-func (c *cmdRun) specAt(ctx context.Context, capi commandAPI, repo ghapi.Repo, sha string) (string, string) {
+func (c *cmdRun) specAt(ctx context.Context, capi API, repo ghapi.Repo, sha string) (string, string) {
 	h := sha256.New()
 	for _, p := range []string{swarm.PlanPath, swarm.SpecPath, swarm.SpecStalenessPath} {
 		data, ok, err := capi.FileAt(ctx, repo, p, sha)
