@@ -25,6 +25,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
+	"github.com/swarm-gate/swarm-gate/internal/secrets"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
@@ -243,6 +244,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	headFile, baseFile := headFileReader(headFS), headFileReader(baseFS)
 	// From the base branch, as the policy: a pull request cannot mark its
 	// own code generated to have it skipped.
+	if gates.NeedsChanges(gs) {
+		// Loading gitleaks' rules takes about 70 ms; every gate that
+		// prints paths masks secret-looking ones with them. Loaded while
+		// git computes the diff, not after.
+		go func() { _, _ = secrets.Default() }()
+	}
 	linguist := newLinguist(ctx, repo, base, baseTipFS, log)
 	// swarm/placeholders scans each file while git writes the next
 	// (gates.Prescan); the head and merge-base readers are its alone

@@ -17,6 +17,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,6 +114,7 @@ type Scanner struct {
 	// about each file before ScanLines asks again.
 	pathMu      sync.Mutex
 	pathVerdict map[string]bool
+	pathSecrets map[string][]string // PathSecrets' answers
 }
 
 var (
@@ -756,6 +758,14 @@ func lowerASCII(dst []byte, s string) []byte {
 // do not count; path-only rules (a .p12 file) name a file type, not a
 // value, and are not applied.
 func (s *Scanner) PathSecrets(path string) []string {
+	// Remembered: each gate that prints paths asks about every changed
+	// path, and the scan of one costs about 10 µs.
+	s.pathMu.Lock()
+	v, ok := s.pathSecrets[path]
+	s.pathMu.Unlock()
+	if ok {
+		return slices.Clone(v)
+	}
 	found, _, _ := s.ScanLines("", []Line{{N: 1, Text: path}})
 	var out []string
 	for _, f := range found {
@@ -763,5 +773,11 @@ func (s *Scanner) PathSecrets(path string) []string {
 			out = append(out, f.Secret)
 		}
 	}
-	return out
+	s.pathMu.Lock()
+	if s.pathSecrets == nil || len(s.pathSecrets) >= maxPathVerdicts {
+		s.pathSecrets = map[string][]string{}
+	}
+	s.pathSecrets[path] = out
+	s.pathMu.Unlock()
+	return slices.Clone(out)
 }
