@@ -20,7 +20,9 @@ func UncommittedChanges(ctx context.Context, dir string) (int, error) {
 	if gitPath, err := exec.LookPath("git"); err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, gitPath, "-C", dir, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=none")
+		// The work tree's own config applies (its index and excludes are
+		// what the count is about); an fsmonitor hook would run a command.
+		cmd := exec.CommandContext(ctx, gitPath, "-C", dir, "-c", "core.fsmonitor=false", "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=none")
 		// No index refresh written back: this is a read-only look.
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 		out, err := cmd.Output()
