@@ -427,7 +427,13 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 		buf = lowerASCII(buf[:0], ln.Text)
 		ascii := -1 // not yet known
 		hitList = hitList[:0]
-		s.trie.Walk(buf, func(_, _, pattern int64) bool {
+		// gitleaks finds keywords in strings.ToLower of the text, which
+		// folds more than ASCII (the Kelvin sign becomes k).
+		kw := buf
+		if hasNonASCII(ln.Text) {
+			kw = []byte(strings.ToLower(ln.Text))
+		}
+		s.trie.Walk(kw, func(_, _, pattern int64) bool {
 			for _, ri := range s.byKeyword[pattern] {
 				if !hits[ri] {
 					hits[ri] = true
