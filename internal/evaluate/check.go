@@ -104,6 +104,9 @@ func Check(ctx context.Context, d *Deps, s Settings, t event.Target) (Result, er
 	if t.QueuedPR > 0 && t.HeadBranch == "" {
 		t.HeadBranch, t.Labels = queuedBranch(ctx, d, t.QueuedPR)
 	}
+	if t.ReadLabels && t.PR > 0 {
+		t.Labels = prLabels(ctx, d, t.PR)
+	}
 	var overrides []gates.Override
 	var comment Commenter
 	if c := d.Conversation; c != nil {
@@ -114,10 +117,18 @@ func Check(ctx context.Context, d *Deps, s Settings, t event.Target) (Result, er
 		c.Open(ctx, t.PR)
 		comment = c.Comment
 	}
-	rep, misconfigured := Run(ctx, d, s, pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides})
+	opts := pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides}
+	if onRun != nil {
+		onRun(opts)
+	}
+	rep, misconfigured := Run(ctx, d, s, opts)
 	agg, results := Post(ctx, rep, cs, s.ReportTimeout, nil, comment)
 	return Result{Report: rep, Runs: cs, Aggregate: agg, Results: results, Misconfigured: misconfigured}, nil
 }
+
+// onRun, when set (by a test), is told the options Check runs the
+// pipeline with.
+var onRun func(pipeline.Options)
 
 // Run runs the pipeline on the checkout; a check that cannot start
 // becomes a report with outcome error and the reason. The error is why it
@@ -183,4 +194,21 @@ func queuedBranch(ctx context.Context, d *Deps, number int) (string, []string) {
 		return "", nil
 	}
 	return pr.HeadRef, pr.Labels
+}
+
+// prLabels is the labels of pull request number, whose check_run or
+// check_suite payload does not carry them (a swarm:phase-<N> label names
+// the phase when the head branch does not); nil, with a warning, when the
+// API cannot say.
+func prLabels(ctx context.Context, d *Deps, number int) []string {
+	if d.API == nil {
+		d.warnf("swarm-gate: the labels of pull request #%d (a swarm:phase-<N> label names the phase) cannot be read without a token; the phase comes from the branch or the plans", number)
+		return nil
+	}
+	pr, err := d.API.PullRequest(ctx, d.Repo, number)
+	if err != nil {
+		d.warnf("swarm-gate: reading the labels of pull request #%d (a swarm:phase-<N> label names the phase): %v; the phase comes from the branch or the plans%s", number, err, PermissionHint(err, "pull-requests: read"))
+		return nil
+	}
+	return pr.Labels
 }

@@ -54,7 +54,7 @@ func checkTarget(ev *actions.Event) (Target, bool) {
 	for _, pr := range prs {
 		if sha != "" && pr.Head.SHA == sha && pr.Base.SHA != "" {
 			return Target{Base: pr.Base.SHA, Head: sha, HeadBranch: pr.Head.Ref, PostSHA: sha,
-				Kind: "pull_request", What: fmt.Sprintf("pull request #%d (re-requested)", pr.Number), PR: pr.Number}, true
+				Kind: "pull_request", What: fmt.Sprintf("pull request #%d (re-requested)", pr.Number), PR: pr.Number, ReadLabels: true}, true
 		}
 	}
 	return Target{}, false

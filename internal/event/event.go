@@ -82,6 +82,11 @@ type Target struct {
 	// Labels are the pull request's label names (a swarm:phase-<N> label
 	// names the phase when the head branch does not).
 	Labels []string
+	// ReadLabels is true when the payload lists pull request PR without
+	// its labels (a check_run or check_suite): Check reads them, so that
+	// a swarm:phase-<N> label names the phase as on the pull_request
+	// delivery of the same commit.
+	ReadLabels bool
 	// QueuedPR is the pull request a merge group was made for (parsed from
 	// its head ref), whose head branch gives the phase; 0 when unknown.
 	QueuedPR int

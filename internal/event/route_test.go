@@ -101,7 +101,7 @@ func TestRoute(t *testing.T) {
 					Head: actions.Branch{Ref: "swarm/phase-2", SHA: ev.CheckRun.HeadSHA}, Base: actions.Branch{Ref: "main", SHA: strings.Repeat("c", 40)}}}
 			},
 			want: Target{Base: strings.Repeat("c", 40), Head: "d6fde92930d4715a2b49857d24b940956b26d2d3", HeadBranch: "swarm/phase-2",
-				PostSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3", Kind: "pull_request", What: "pull request #3 (re-requested)", PR: 3}},
+				PostSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3", Kind: "pull_request", What: "pull request #3 (re-requested)", PR: 3, ReadLabels: true}},
 		{name: "check_run rerequested without a pull request", event: "check_run", file: "check_run/rerequested.json", wantKind: Skip, wantNotice: "names no commits to evaluate",
 			edit: func(ev *actions.Event) { ev.CheckRun.Name, ev.CheckRun.PullRequests = "swarm-gate", nil }},
 		{name: "check_suite completed", event: "check_suite", file: "check_suite/completed.json", wantKind: Skip, wantNotice: `nothing to do for check_suite "completed"`},

@@ -81,7 +81,13 @@ type rule struct {
 	// line): it is run on windows of consecutive lines instead of single
 	// lines.
 	multiline bool
-	generic   bool
+	// breaks is true for a rule not written to span lines whose
+	// expression still lets a line break stand where it allows white
+	// space ([\s'"]{0,3} between a name and its value): gitleaks, run on
+	// the whole added text, finds a value on the line after its name, so
+	// such a rule also runs on a keyword line joined with the next few.
+	breaks  bool
+	generic bool
 	// minLen is the fewest bytes a match can have: a line shorter than
 	// that cannot match, so the expression is not run on it.
 	minLen int
@@ -182,6 +188,7 @@ func New(cfg config.Config) (*Scanner, error) {
 				return nil, fmt.Errorf("gitleaks rule %s: %w", id, err)
 			}
 			pr.multiline = ml
+			pr.breaks = !ml && matchesNewline(r.Regex.String())
 			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
 			pr.minLen = minLen(re)
 			if r1, r2 := relax(re), trimStart(re); r1 || r2 {
@@ -427,7 +434,13 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 		buf = lowerASCII(buf[:0], ln.Text)
 		ascii := -1 // not yet known
 		hitList = hitList[:0]
-		s.trie.Walk(buf, func(_, _, pattern int64) bool {
+		// gitleaks finds keywords in strings.ToLower of the text, which
+		// folds more than ASCII (the Kelvin sign becomes k).
+		kw := buf
+		if hasNonASCII(ln.Text) {
+			kw = []byte(strings.ToLower(ln.Text))
+		}
+		s.trie.Walk(kw, func(_, _, pattern int64) bool {
 			for _, ri := range s.byKeyword[pattern] {
 				if !hits[ri] {
 					hits[ri] = true
@@ -444,7 +457,13 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 				multiLines[ri] = append(multiLines[ri], li)
 				continue
 			}
-			if skip[ri] || len(ln.Text) < r.minLen {
+			if skip[ri] {
+				continue
+			}
+			if r.breaks && li+1 < len(lines) && lines[li+1].N == ln.N+1 {
+				all = s.matchBroken(r, path, lines, li, all)
+			}
+			if len(ln.Text) < r.minLen {
 				continue
 			}
 			if r.lead != nil && ascii < 0 {
@@ -491,6 +510,82 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 		findings = append(findings, f)
 	}
 	return findings, dismissed, omitted
+}
+
+// Bounds of matchBroken's window: the line breaks a match may hold (the
+// rules allow at most 8 white space characters between a name and its
+// value), and the bytes of the line after them it reads (a value is at
+// most 150 characters, after a few of white space and quotes).
+const (
+	maxBreaks     = 8
+	nextLineBytes = 256
+)
+
+// matchBroken appends the findings of rule r (breaks) that start on line
+// li and end on a consecutive line after it: li joined with the lines
+// after it that hold only white space, quotes and assignment signs (what
+// the rules allow between a name and its value; at most maxBreaks of
+// them) and the line after those, cut to nextLineBytes. Matches within one
+// line are left to the line's own scan.
+func (s *Scanner) matchBroken(r *rule, path string, lines []Line, li int, out []Finding) []Finding {
+	window := []Line{lines[li]}
+	for to := li + 1; to < len(lines) && to-li <= maxBreaks && lines[to].N == lines[to-1].N+1; to++ {
+		ln := lines[to]
+		between := strings.Trim(ln.Text, " \t\r\f\v'\"`=:>|?,") == ""
+		if !between && len(ln.Text) > nextLineBytes {
+			ln.Text = ln.Text[:nextLineBytes]
+		}
+		window = append(window, ln)
+		if !between {
+			break
+		}
+	}
+	text, nums, starts := join(window)
+	switch {
+	case r.lead != nil && !hasNonASCII(text):
+		if !r.lead.match(text, lowerASCII(nil, text)) {
+			return out
+		}
+	case r.pre != nil:
+		if !r.pre.MatchString(text) {
+			return out
+		}
+	}
+	for _, f := range s.matchText(r, path, text, nums, starts, nil) {
+		if f.Line == lines[li].N && f.EndLine > f.Line {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// matchesNewline reports whether an expression has a class that matches
+// a line feed (such as \s), or a dot that does.
+func matchesNewline(expr string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(re *syntax.Regexp) bool {
+		switch re.Op {
+		case syntax.OpAnyChar:
+			return true
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+					return true
+				}
+			}
+		}
+		for _, sub := range re.Sub {
+			if walk(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re)
 }
 
 // windows returns [from, to) index ranges of lines for a multi-line rule

@@ -256,3 +256,24 @@ func TestPathSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordUnicodeLowerCase: gitleaks finds a rule's keywords in the
+// line lower-cased by strings.ToLower, which turns the Kelvin sign into k;
+// a line whose only keyword is written with it ("\u212Aey = ...") is
+// still given to the generic rule, whose (?i)k matches the Kelvin sign.
+func TestKeywordUnicodeLowerCase(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{
+		"\u212Aey = \"Zx8kQ2mP9vL4nR7tW3yB\"",
+		"my\u212Aey: Zx8kQ2mP9vL4nR7tW3yB",
+		"é; \u212Aey = \"Zx8kQ2mP9vL4nR7tW3yB\"",
+	} {
+		fs, _, _ := s.ScanLines("config.env", []Line{{N: 1, Text: text}})
+		if len(fs) != 1 || fs[0].Secret != "Zx8kQ2mP9vL4nR7tW3yB" {
+			t.Errorf("%q: findings %+v, want the generic rule's Zx8kQ2mP9vL4nR7tW3yB (gitleaks finds it)", text, fs)
+		}
+	}
+}
