@@ -35,31 +35,31 @@ func mayHitRef(s string) bool {
 		}
 		switch c {
 		case 't':
-			if wordAt(s, i, "todo") || wordAt(s, i, "tbd") {
+			if wordHit(s, i, "todo") || wordHit(s, i, "tbd") {
 				return true
 			}
 		case 'f':
-			if wordAt(s, i, "fixme") {
+			if wordHit(s, i, "fixme") {
 				return true
 			}
 		case 'x':
-			if wordAt(s, i, "xxx") {
+			if wordHit(s, i, "xxx") {
 				return true
 			}
 		case 'h':
-			if wordAt(s, i, "hack") {
+			if wordHit(s, i, "hack") {
 				return true
 			}
 		case 'p':
-			if wordAt(s, i, "placeholder") {
+			if wordHit(s, i, "placeholder") {
 				return true
 			}
 		case 's':
-			if wordAt(s, i, "stub") {
+			if wordHit(s, i, "stub") {
 				return true
 			}
 		case 'w':
-			if wordAt(s, i, "wip") {
+			if wordHit(s, i, "wip") {
 				return true
 			}
 		}

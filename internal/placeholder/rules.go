@@ -514,36 +514,43 @@ func MayHit(s string) bool {
 		}
 		switch c {
 		case 't':
-			if wordAt(s, i, "todo") || wordAt(s, i, "tbd") {
+			if wordHit(s, i, "todo") || wordHit(s, i, "tbd") {
 				return true
 			}
 		case 'f':
-			if wordAt(s, i, "fixme") {
+			if wordHit(s, i, "fixme") {
 				return true
 			}
 		case 'x':
-			if wordAt(s, i, "xxx") {
+			if wordHit(s, i, "xxx") {
 				return true
 			}
 		case 'h':
-			if wordAt(s, i, "hack") {
+			if wordHit(s, i, "hack") {
 				return true
 			}
 		case 'p':
-			if wordAt(s, i, "placeholder") {
+			if wordHit(s, i, "placeholder") {
 				return true
 			}
 		case 's':
-			if wordAt(s, i, "stub") {
+			if wordHit(s, i, "stub") {
 				return true
 			}
 		case 'w':
-			if wordAt(s, i, "wip") {
+			if wordHit(s, i, "wip") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// wordHit is wordAt, or the word followed by an underscore: a string's
+// value ends before trailing underscores ("placeholder_" is a value, see
+// placeholderValue), so MayHit, a necessary condition, must not rule it out.
+func wordHit(s string, i int, w string) bool {
+	return wordAt(s, i, w) || len(s)-i > len(w) && s[i+len(w)] == '_' && hasFoldAt(s, i, w)
 }
 
 // hitPairs[c] is the set of second letters (bit k for 'a'+k) that a check
