@@ -13,6 +13,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/commands"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
@@ -345,8 +346,8 @@ func (c *cmdRun) reply(ctx context.Context, body string) error {
 func (c *cmdRun) refuse(ctx context.Context, text, why string) (int, error) {
 	c.react(ctx, reactRefused)
 	actor := c.ses.ev.Comment.User.Login
-	body := fmt.Sprintf("> %s\n\n@%s swarm-gate refused this command: %s", mdtext.Inline(firstLine(text)), actor, why)
-	c.ses.noticef("swarm-gate: refused %q by @%s: %s", firstLine(text), actor, why)
+	body := fmt.Sprintf("> %s\n\n@%s swarm-gate refused this command: %s", mdtext.Inline(mdtext.FirstLine(text)), actor, why)
+	c.ses.noticef("swarm-gate: refused %q by @%s: %s", mdtext.FirstLine(text), actor, why)
 	if err := c.reply(ctx, body); err != nil {
 		return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
 	}
@@ -373,7 +374,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 			// write a workflow.
 			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request's commits: %v", ses.r.SourceError))
 		}
-		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", short(pr.BaseSHA), short(pr.HeadSHA), c.number))
+		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", gitsha.Short(pr.BaseSHA), gitsha.Short(pr.HeadSHA), c.number))
 	}
 	policy, err := pipeline.PolicyAt(ctx, ses.workspace, pr.BaseSHA, ses.s.Config, ses.orgPolicy())
 	if err != nil {
@@ -420,7 +421,7 @@ func recheckText(actor, head string, code int, err error) string {
 	case code == exitFailed:
 		verdict = "a check failed; the checks say which"
 	}
-	return fmt.Sprintf("swarm-gate re-evaluated head %s for @%s (`/swarm recheck`): %s.", mdtext.Code(short(head)), actor, verdict)
+	return fmt.Sprintf("swarm-gate re-evaluated head %s for @%s (`/swarm recheck`): %s.", mdtext.Code(gitsha.Short(head)), actor, verdict)
 }
 
 // record records the override, once GitHub is known to have seen the head
@@ -450,9 +451,9 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if cmd.Name == commands.AcknowledgeSpecDrift {
 		switch {
 		case !b.SpecStale:
-			return c.refuse(ctx, cmd.Text, fmt.Sprintf("nothing to acknowledge: at head %s the plan's specHash matches `.swarm/spec.md` (or the plan records none and there is no `.swarm/spec-staleness.json`), so the plan has no spec drift", short(b.HeadSHA)))
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("nothing to acknowledge: at head %s the plan's specHash matches `.swarm/spec.md` (or the plan records none and there is no `.swarm/spec-staleness.json`), so the plan has no spec drift", gitsha.Short(b.HeadSHA)))
 		case b.SpecStaleness == "":
-			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate cannot read `.swarm/spec.md` or `.swarm/spec-staleness.json` at head %s, so it cannot tell which drift the acknowledgment is for", short(b.HeadSHA)))
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate cannot read `.swarm/spec.md` or `.swarm/spec-staleness.json` at head %s, so it cannot tell which drift the acknowledgment is for", gitsha.Short(b.HeadSHA)))
 		}
 	}
 	if c.listErr != nil {
@@ -506,19 +507,19 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Time) string {
 	capi := c.ses.api
 	if capi == nil {
-		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw head %s: %v", short(head), errNoCommandAPI)
+		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw head %s: %v", gitsha.Short(head), errNoCommandAPI)
 	}
 	first, err := capi.FirstCheckSuite(ctx, c.ses.repo, head)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("swarm-gate could not read when GitHub first saw head %s: %s; comment again", short(head), ghapi.Brief(err))
+		return fmt.Sprintf("swarm-gate could not read when GitHub first saw head %s: %s; comment again", gitsha.Short(head), ghapi.Brief(err))
 	case first.IsZero():
-		return fmt.Sprintf("GitHub has no check suite for head %s yet, so swarm-gate cannot tell whether it was there when you commented; wait for its checks to start and comment again", short(head))
+		return fmt.Sprintf("GitHub has no check suite for head %s yet, so swarm-gate cannot tell whether it was there when you commented; wait for its checks to start and comment again", gitsha.Short(head))
 	case first.After(commented):
 		// The person wrote the command before this head reached GitHub:
 		// the approval would bind to a plan they did not see.
 		return fmt.Sprintf("GitHub had not registered head %s when you commented (its first check suite is from %s, after your comment at %s), so swarm-gate cannot tell that you saw it; check the plan at that head and comment again",
-			short(head), first.UTC().Format(time.RFC3339), commented.UTC().Format(time.RFC3339))
+			gitsha.Short(head), first.UTC().Format(time.RFC3339), commented.UTC().Format(time.RFC3339))
 	}
 	return ""
 }
@@ -534,10 +535,10 @@ func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Tim
 // why the override is refused.
 func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pipeline.Binding, commented time.Time) string {
 	head := b.HeadSHA
-	name := fmt.Sprintf("check the plan at head %s and comment again naming it in full: `/swarm %s %s <reason>`", short(head), cmd.Name, head)
+	name := fmt.Sprintf("check the plan at head %s and comment again naming it in full: `/swarm %s %s <reason>`", gitsha.Short(head), cmd.Name, head)
 	if cmd.SHA != "" {
 		if !strings.HasPrefix(head, cmd.SHA) {
-			return fmt.Sprintf("you named commit %s, but the pull request's head is %s; %s", mdtext.Code(cmd.SHA), short(head), name)
+			return fmt.Sprintf("you named commit %s, but the pull request's head is %s; %s", mdtext.Code(cmd.SHA), gitsha.Short(head), name)
 		}
 		if len(cmd.SHA) == len(head) {
 			return ""
@@ -597,25 +598,25 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 		structure, why := c.structureAt(ctx, capi, repo, st.sha)
 		switch {
 		case why != "":
-			return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, short(st.sha), st.when, why, name)
+			return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, gitsha.Short(st.sha), st.when, why, name)
 		case structure != b.StructureHash:
 			return fmt.Sprintf("branch %s was at %s %s, whose plan has another structure (hash %s, the head's is %s), so swarm-gate cannot tell that you saw the plan it would bind to; %s",
-				branch, short(st.sha), st.when, planhash.Short(structure), planhash.Short(b.StructureHash), name)
+				branch, gitsha.Short(st.sha), st.when, planhash.Short(structure), planhash.Short(b.StructureHash), name)
 		}
 		if ack && headSpec == "" {
 			var why string
 			if headSpec, why = c.specAt(ctx, capi, repo, head); why != "" {
-				return fmt.Sprintf("swarm-gate could not read the spec drift at head %s: %s; %s", short(head), why, name)
+				return fmt.Sprintf("swarm-gate could not read the spec drift at head %s: %s; %s", gitsha.Short(head), why, name)
 			}
 		}
 		if ack {
 			spec, why := c.specAt(ctx, capi, repo, st.sha)
 			switch {
 			case why != "":
-				return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, short(st.sha), st.when, why, name)
+				return fmt.Sprintf("branch %s was at %s %s, and %s; %s", branch, gitsha.Short(st.sha), st.when, why, name)
 			case spec != headSpec:
 				return fmt.Sprintf("branch %s was at %s %s, whose spec drift differs from the head's (%s, %s or the plan's specHash), so swarm-gate cannot tell that you saw the drift it would acknowledge; %s",
-					branch, short(st.sha), st.when, mdtext.Code(swarm.SpecPath), mdtext.Code(swarm.SpecStalenessPath), name)
+					branch, gitsha.Short(st.sha), st.when, mdtext.Code(swarm.SpecPath), mdtext.Code(swarm.SpecStalenessPath), name)
 			}
 		}
 	}
@@ -688,7 +689,7 @@ func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t ta
 	}
 	ses.noticef("swarm-gate: committed the approval of comment %d to %s as %s", c.commentID, res.Branch, res.Commit.SHA)
 	return res, fmt.Sprintf("Committed to branch %s as the plugin's own record, so the agent's plugin accepts the plan too: commit [%s](%s) appends the critic_approved snapshot (seq %d, manual override, user_confirmed: true) to `.swarm/plan-ledger.jsonl` and a `plan_critic_gate_manual_approval` line to `.swarm/events.jsonl`, and changes nothing else. swarm-gate checked the new head itself, since a push with a workflow's token starts no workflow run.",
-		mdtext.Code(res.Branch), short(res.Commit.SHA), commitLink(res.Commit), res.Record.Seq)
+		mdtext.Code(res.Branch), gitsha.Short(res.Commit.SHA), commitLink(res.Commit), res.Record.Seq)
 }
 
 // commitLink is the commit's page, or its API URL's web twin.
@@ -706,10 +707,10 @@ func commitLink(gc *ghapi.GitCommit) string {
 // closed on the new commit, saying why.
 func (ses *session) newHead(t target, c *commands.Committed) target {
 	t.PostSHA = c.Commit.SHA
-	t.What = fmt.Sprintf("pull request #%d at %s (the approval record swarm-gate committed)", t.PR, short(c.Commit.SHA))
+	t.What = fmt.Sprintf("pull request #%d at %s (the approval record swarm-gate committed)", t.PR, gitsha.Short(c.Commit.SHA))
 	local, err := commands.LocalCommit(ses.workspace, c)
 	if err != nil {
-		ses.warnf("swarm-gate: cannot evaluate the new head %s in the checkout: %v; its checks fail closed until `/swarm recheck` in a workflow that checks it out", short(c.Commit.SHA), err)
+		ses.warnf("swarm-gate: cannot evaluate the new head %s in the checkout: %v; its checks fail closed until `/swarm recheck` in a workflow that checks it out", gitsha.Short(c.Commit.SHA), err)
 		t.Head = c.Commit.SHA
 		return t
 	}
@@ -788,7 +789,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	} else {
 		b.WriteString("Overrides recorded on this pull request (each counts only while the head plan has its structure hash, and an acknowledgment only while the spec drift is the one it saw):\n\n")
 		for _, o := range overrides {
-			fmt.Fprintf(&b, "- `/swarm %s` by %s at %s, structure hash %s: %s\n", o.Command, mdtext.Inline("@"+o.Actor), o.RecordedAt, short(o.StructureHash), mdtext.Inline(o.Reason))
+			fmt.Fprintf(&b, "- `/swarm %s` by %s at %s, structure hash %s: %s\n", o.Command, mdtext.Inline("@"+o.Actor), o.RecordedAt, gitsha.Short(o.StructureHash), mdtext.Inline(o.Reason))
 		}
 	}
 	return b.String()
@@ -798,7 +799,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 func (st gateStates) table() string {
 	var b strings.Builder
 	if st.err != nil {
-		fmt.Fprintf(&b, "The state of the checks could not be read: %s.\n\n", mdtext.Inline(firstLine(st.err.Error())))
+		fmt.Fprintf(&b, "The state of the checks could not be read: %s.\n\n", mdtext.Inline(mdtext.FirstLine(st.err.Error())))
 		return b.String()
 	}
 	b.WriteString("| check | state on the head |\n|---|---|\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/commands"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
@@ -148,9 +149,9 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		fmt.Fprintf(&b, "### swarm-gate: %s could not evaluate\n\n", report.Badge(gates.Error))
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", short(cs.SHA), mdtext.Inline(firstLine(rep.Error)))
+		fmt.Fprintf(&b, "swarm-gate could not evaluate commit `%s`, so every check fails closed: %s\n\n", gitsha.Short(cs.SHA), mdtext.Inline(mdtext.FirstLine(rep.Error)))
 	} else {
-		fmt.Fprintf(&b, "%s · head `%s`\n\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Head))
+		fmt.Fprintf(&b, "%s · head `%s`\n\n", report.UpperFirst(report.PhaseText(rep)), gitsha.Short(rep.Head))
 	}
 	var next, pre []string
 	for _, g := range results {
@@ -158,7 +159,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		if u := cs.URL(g.Name); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
-		line := fmt.Sprintf("- %s %s %s: %s", report.Badge(g.Outcome), name, g.Outcome, mdtext.Inline(firstLine(g.Title)))
+		line := fmt.Sprintf("- %s %s %s: %s", report.Badge(g.Outcome), name, g.Outcome, mdtext.Inline(mdtext.FirstLine(g.Title)))
 		for _, f := range g.Findings {
 			if f.Delta == gates.DeltaPreExisting {
 				pre = append(pre, fmt.Sprintf("- %s %s", mdtext.Code(g.Name), findingText(f)))
@@ -179,7 +180,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 		b.WriteString("\n**What to do next**\n\n" + strings.Join(next, "\n") + "\n")
 	}
 	if len(pre) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>%s already on the base branch (not blocking)</summary>\n\n%s\n\n</details>\n", count(len(pre), "pre-existing finding"), strings.Join(pre, "\n"))
+		fmt.Fprintf(&b, "\n<details><summary>%s already on the base branch (not blocking)</summary>\n\n%s\n\n</details>\n", mdtext.Count(len(pre), "pre-existing finding"), strings.Join(pre, "\n"))
 	}
 	if u := cs.URL(aggregateName); u != "" {
 		fmt.Fprintf(&b, "\n_The [swarm-gate check](%s) carries the verdict; this comment is updated on every push._\n", u)
@@ -193,7 +194,7 @@ func findingText(f gates.Finding) string {
 	if where != "" && f.Line > 0 {
 		where = fmt.Sprintf("%s:%d", f.Path, f.Line)
 	}
-	msg := mdtext.Inline(firstLine(f.Message))
+	msg := mdtext.Inline(mdtext.FirstLine(f.Message))
 	if where == "" {
 		return msg
 	}
@@ -210,7 +211,7 @@ func nextStep(g gates.Result) string {
 	}
 	for _, t := range texts {
 		if _, after, ok := strings.Cut(t, "Next step: "); ok {
-			return mdtext.Inline(firstLine(after))
+			return mdtext.Inline(mdtext.FirstLine(after))
 		}
 	}
 	if g.Outcome == gates.Error {

@@ -13,30 +13,12 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
-}
-
 func codeBlock(s string) string { return mdtext.CodeBlock(s) }
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
 
 // reportFiles are the files writeReport wrote, relative to the workspace
 // ('/'-separated), "" when not written.
@@ -143,7 +125,7 @@ func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) 
 		ses.warnf("swarm-gate: writing the step summary: %v", err)
 		return
 	}
-	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), short(cs.SHA))
+	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), gitsha.Short(cs.SHA))
 	switch {
 	case cs.Status == posted && cs.URL(aggregateName) != "":
 		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.URL(aggregateName))
@@ -169,7 +151,7 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 	} else if err := report.WriteText(&b, rep, 50); err != nil {
 		ses.logger.Error("writing the report to the log", "error", err)
 	}
-	ses.group("swarm-gate: the report of "+short(cs.SHA), func() error { return ses.log.PrintUntrusted(b.String()) })
+	ses.group("swarm-gate: the report of "+gitsha.Short(cs.SHA), func() error { return ses.log.PrintUntrusted(b.String()) })
 	ses.annotateErrors(rep)
 	if cs.Status == posted {
 		return
@@ -191,7 +173,7 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 		if ses.r.NoReportFiles {
 			where = ""
 		}
-		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary%s)", count(n, "finding"), where)
+		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary%s)", mdtext.Count(n, "finding"), where)
 	}
 }
 
@@ -253,7 +235,7 @@ func (ses *session) logAPI(cs *checkSet) {
 	s := ses.api.Stats()
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
-	fmt.Fprintf(&b, "check runs on %s: %d started", short(cs.SHA), cs.Started())
+	fmt.Fprintf(&b, "check runs on %s: %d started", gitsha.Short(cs.SHA), cs.Started())
 	if n := len(cs.Failed); n > 0 {
 		fmt.Fprintf(&b, ", %d not reported", n)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -41,9 +42,9 @@ func (ses *session) phaseWrap(ctx context.Context) (int, error) {
 	}
 	gs := []gates.Gate{gates.PhaseWrap{}}
 	names := []string{gates.PhaseWrap{}.Name()}
-	what := "the phase-wrap of " + short(sha)
+	what := "the phase-wrap of " + gitsha.Short(sha)
 	if ref := ses.r.Env.Ref(); ref != "" {
-		what = "the phase-wrap of " + ref + " at " + short(sha)
+		what = "the phase-wrap of " + ref + " at " + gitsha.Short(sha)
 	}
 	cs := evaluate.Start(ctx, ses.deps(), sha, names, "phase-wrap")
 	base := ses.s.Base

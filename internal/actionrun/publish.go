@@ -58,7 +58,7 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 		return exitError, err
 	}
 	if pr == nil {
-		ses.noticef("swarm-gate: nothing to publish: no open pull request has %s at %s (closed, or pushed again since: the newer run's checks will follow)", mdtext.Printable(headRepo+":"+wr.HeadBranch), short(wr.HeadSHA))
+		ses.noticef("swarm-gate: nothing to publish: no open pull request has %s at %s (closed, or pushed again since: the newer run's checks will follow)", mdtext.Printable(headRepo+":"+wr.HeadBranch), gitsha.Short(wr.HeadSHA))
 		return exitPassed, nil
 	}
 	what := fmt.Sprintf("pull request #%d (from %s)", pr.Number, mdtext.Printable(headRepo))
@@ -78,7 +78,7 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 	if artifactErr == nil && artifact.Error == "" && artifact.Base != pr.BaseSHA {
 		// The fork's run chose its own base; the pull request's is the one
 		// that counts (a report against base = head would pass anything).
-		artifactErr = fmt.Errorf("it was made against base %s, but the pull request's base is %s", short(artifact.Base), short(pr.BaseSHA))
+		artifactErr = fmt.Errorf("it was made against base %s, but the pull request's base is %s", gitsha.Short(artifact.Base), gitsha.Short(pr.BaseSHA))
 	}
 	var rep *report.Report
 	var note []string
@@ -89,11 +89,11 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 	} else {
 		switch {
 		case artifactErr != nil:
-			rep = report.Failure(fmt.Errorf("the head commit %s is not in the checkout and the report of workflow run %d cannot be used: %w", short(wr.HeadSHA), wr.ID, artifactErr))
+			rep = report.Failure(fmt.Errorf("the head commit %s is not in the checkout and the report of workflow run %d cannot be used: %w", gitsha.Short(wr.HeadSHA), wr.ID, artifactErr))
 		default:
 			rep = unverified(artifact)
 			note = append(note, fmt.Sprintf("**Not re-evaluated:** these results are the report of %s, which ran the pull request's own workflow file, so the pull request could have forged them: its failures are shown, and every check it says passed could not be evaluated here. Fetch the head commit in the poster workflow (see the README) to have swarm-gate evaluate it here.", runLink))
-			ses.warnf("swarm-gate: the head commit %s is not in the checkout, so the checks of %s are posted from the report of workflow run %d, which the pull request could have forged; fetch the head commit (git fetch origin <sha>) before this step", short(wr.HeadSHA), what, wr.ID)
+			ses.warnf("swarm-gate: the head commit %s is not in the checkout, so the checks of %s are posted from the report of workflow run %d, which the pull request could have forged; fetch the head commit (git fetch origin <sha>) before this step", gitsha.Short(wr.HeadSHA), what, wr.ID)
 		}
 	}
 	rep.Tool = report.Tool{Name: "swarm-gate", Version: ses.r.Version}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
@@ -109,25 +109,25 @@ func Aggregate(rep *report.Report, results []gates.Result, cs *Runs, note []stri
 	n := len(results)
 	switch {
 	case rep.Error != "":
-		res.Outcome, res.Title = gates.Error, "could not evaluate: "+firstLine(rep.Error)
+		res.Outcome, res.Title = gates.Error, "could not evaluate: "+mdtext.FirstLine(rep.Error)
 	case len(unreported) > 0:
-		res.Outcome, res.Title = gates.Error, fmt.Sprintf("%s could not be reported: %s", count(len(unreported), "check"), strings.Join(unreported, ", "))
+		res.Outcome, res.Title = gates.Error, fmt.Sprintf("%s could not be reported: %s", mdtext.Count(len(unreported), "check"), strings.Join(unreported, ", "))
 	case len(errored) > 0:
-		res.Title = fmt.Sprintf("could not evaluate %d of %s: %s", len(errored), count(n, "check"), strings.Join(errored, ", "))
+		res.Title = fmt.Sprintf("could not evaluate %d of %s: %s", len(errored), mdtext.Count(n, "check"), strings.Join(errored, ", "))
 		if len(failed) > 0 {
 			res.Title += fmt.Sprintf("; %d failed: %s", len(failed), strings.Join(failed, ", "))
 		}
 	case len(failed) > 0:
-		res.Title = fmt.Sprintf("%d of %s failed: %s", len(failed), count(n, "check"), strings.Join(failed, ", "))
+		res.Title = fmt.Sprintf("%d of %s failed: %s", len(failed), mdtext.Count(n, "check"), strings.Join(failed, ", "))
 		if rep.PolicyChange.Invalid() {
 			res.Title += "; the pull request's " + rep.PolicyChange.Path + " is invalid"
 		}
 	case rep.PolicyChange.Invalid():
 		pc := rep.PolicyChange
 		res.Outcome = gates.Failed
-		res.Title = fmt.Sprintf("the pull request's %s is invalid (%s: %s)", pc.Path, count(len(pc.Problems), "problem"), firstLine(pc.Problems[0]))
+		res.Title = fmt.Sprintf("the pull request's %s is invalid (%s: %s)", pc.Path, mdtext.Count(len(pc.Problems), "problem"), mdtext.FirstLine(pc.Problems[0]))
 	default:
-		res.Title = fmt.Sprintf("all %s passed", count(n-len(advisory), "required check"))
+		res.Title = fmt.Sprintf("all %s passed", mdtext.Count(n-len(advisory), "required check"))
 		if len(advisory) > 0 {
 			res.Title += fmt.Sprintf(" (%d advisory or not applicable)", len(advisory))
 		}
@@ -140,7 +140,7 @@ func Aggregate(rep *report.Report, results []gates.Result, cs *Runs, note []stri
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", mdtext.CodeBlock(rep.Error))
 	} else {
-		fmt.Fprintf(&b, "%s · base `%s` · head `%s` · merge base `%s`\n", report.UpperFirst(report.PhaseText(rep)), short(rep.Base), short(rep.Head), short(rep.MergeBase))
+		fmt.Fprintf(&b, "%s · base `%s` · head `%s` · merge base `%s`\n", report.UpperFirst(report.PhaseText(rep)), gitsha.Short(rep.Base), gitsha.Short(rep.Head), gitsha.Short(rep.MergeBase))
 		if rep.Config != "" {
 			fmt.Fprintf(&b, "\nPolicy: %s\n", mdtext.Inline(rep.Config))
 		}
@@ -161,12 +161,12 @@ func Aggregate(rep *report.Report, results []gates.Result, cs *Runs, note []stri
 		}
 		findings := ""
 		if k := len(g.Findings); k > 0 {
-			findings = " · " + count(k, "finding")
+			findings = " · " + mdtext.Count(k, "finding")
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(firstLine(g.Title)), findings)
+		fmt.Fprintf(&b, "| %s | %s %s | %s%s |\n", name, report.Badge(g.Outcome), outcome, mdtext.Inline(mdtext.FirstLine(g.Title)), findings)
 	}
 	for _, name := range unreported {
-		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(firstLine(cs.Failed[name].Error())))
+		fmt.Fprintf(&b, "\n%s could not be reported: %s\n", mdtext.Code(name), mdtext.Inline(mdtext.FirstLine(cs.Failed[name].Error())))
 	}
 	for _, line := range note {
 		b.WriteString("\n" + line + "\n")
@@ -196,23 +196,4 @@ func agentAttested(results []gates.Result) *gates.Finding {
 		}
 	}
 	return attested
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

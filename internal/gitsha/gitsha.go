@@ -40,3 +40,12 @@ func lowerHex(s string) bool {
 	}
 	return true
 }
+
+// Short is sha cut to 12 characters, as messages show a commit; a shorter
+// string is returned as it is.
+func Short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
@@ -39,7 +40,7 @@ func WriteMarkdown(w io.Writer, r *Report, maxFindings int) error {
 		fmt.Fprintf(bw, "Could not evaluate: %s\n", mdtext.Inline(r.Error))
 		return bw.Flush()
 	}
-	fmt.Fprintf(bw, "%s · head `%s` · merge base `%s`", UpperFirst(PhaseText(r)), short(r.Head), short(r.MergeBase))
+	fmt.Fprintf(bw, "%s · head `%s` · merge base `%s`", UpperFirst(PhaseText(r)), gitsha.Short(r.Head), gitsha.Short(r.MergeBase))
 	if r.Config != "" {
 		fmt.Fprintf(bw, " · policy: %s", mdtext.Inline(r.Config))
 	}

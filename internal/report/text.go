@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 )
 
@@ -47,7 +48,7 @@ func Location(f gates.Finding) string {
 func WriteText(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "swarm-gate: %s, base %s, head %s, merge base %s\n",
-		PhaseText(r), short(r.Base), short(r.Head), short(r.MergeBase))
+		PhaseText(r), gitsha.Short(r.Base), gitsha.Short(r.Head), gitsha.Short(r.MergeBase))
 	if r.Config != "" {
 		fmt.Fprintf(bw, "policy: %s\n", mdtext.Printable(r.Config))
 	}
@@ -89,11 +90,4 @@ func ResultLine(r *Report) string {
 		line += "; the pull request's " + r.PolicyChange.Path + " is invalid"
 	}
 	return line
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
