@@ -83,35 +83,20 @@ func PrefetchSafe(p string) bool {
 // config, no attributes, no replace refs), as the diff does. Close must be
 // called. The error says why git could not be started.
 func (g *Git) Prefetch(ctx context.Context, refs []FileRef, maxSize int64) (*Prefetch, error) {
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		return nil, err
-	}
-	if g.gitDir == "" {
-		return nil, errors.New("the repository is not on disk")
-	}
 	for _, r := range refs {
 		if !PrefetchSafe(r.Path) {
 			return nil, fmt.Errorf("path %q cannot be read through git cat-file", r.Path)
 		}
 	}
-	emptyDir, err := os.MkdirTemp("", "swarm-gate-cat-")
-	if err != nil {
-		return nil, err
-	}
-	shadow, objects, err := shadowGitDir(g.gitDir, emptyDir)
-	if err != nil {
-		os.RemoveAll(emptyDir)
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	args := []string{"--git-dir=" + shadow, "cat-file", "--batch=%(objecttype) %(objectsize)"}
-	cmd := exec.CommandContext(ctx, gitPath, args...)
-	cmd.Dir = emptyDir
-	cmd.Env = gitEnv(emptyDir, objects)
+	cmd, args, cleanup, err := g.shadowCommand(ctx, "cat-file", "--batch=%(objecttype) %(objectsize)")
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	p := &Prefetch{cmd: cmd, cancel: cancel, stderr: &limitedBuffer{max: 8 << 10},
 		results: make(chan prefetchResult, PrefetchWindow), slots: make(chan struct{}, PrefetchWindow),
-		cleanup: func() { os.RemoveAll(emptyDir) }}
+		cleanup: cleanup}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -244,26 +229,11 @@ func (p *Prefetch) Close() error {
 // every directory's tree in process), run as the diff is. The error says
 // why git could not list them; the caller then looks for the files itself.
 func (g *Git) FilesNamed(ctx context.Context, commit plumbing.Hash, name string) ([]string, error) {
-	gitPath, err := exec.LookPath("git")
+	cmd, args, cleanup, err := g.shadowCommand(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit.String())
 	if err != nil {
 		return nil, err
 	}
-	if g.gitDir == "" {
-		return nil, errors.New("the repository is not on disk")
-	}
-	emptyDir, err := os.MkdirTemp("", "swarm-gate-ls-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(emptyDir)
-	shadow, objects, err := shadowGitDir(g.gitDir, emptyDir)
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"--git-dir=" + shadow, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit.String()}
-	cmd := exec.CommandContext(ctx, gitPath, args...)
-	cmd.Dir = emptyDir
-	cmd.Env = gitEnv(emptyDir, objects)
+	defer cleanup()
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -289,4 +259,35 @@ func (g *Git) FilesNamed(ctx context.Context, commit plumbing.Hash, name string)
 		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
 	}
 	return out, nil
+}
+
+// shadowCommand is git with args, run in a scratch directory with a shadow
+// git directory (shadowGitDir: the repository's objects, none of its
+// config, hooks or attributes), as the diff runs. It returns the command
+// (not started), its whole argument list for errors, and a cleanup that
+// removes the scratch directory once the command is done. The error says
+// why git cannot run here.
+func (g *Git) shadowCommand(ctx context.Context, args ...string) (*exec.Cmd, []string, func(), error) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if g.gitDir == "" {
+		return nil, nil, nil, errors.New("the repository is not on disk")
+	}
+	emptyDir, err := os.MkdirTemp("", "swarm-gate-git-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(emptyDir) }
+	shadow, objects, err := shadowGitDir(g.gitDir, emptyDir)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	args = append([]string{"--git-dir=" + shadow}, args...)
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = emptyDir
+	cmd.Env = gitEnv(emptyDir, objects)
+	return cmd, args, cleanup, nil
 }
