@@ -432,12 +432,12 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 	multiLines := map[int][]int{} // multi-line rule -> indexes into lines with a keyword
 	for li, ln := range lines {
 		buf = lowerASCII(buf[:0], ln.Text)
-		ascii := -1 // not yet known
+		ascii := !hasNonASCII(ln.Text)
 		hitList = hitList[:0]
 		// gitleaks finds keywords in strings.ToLower of the text, which
 		// folds more than ASCII (the Kelvin sign becomes k).
 		kw := buf
-		if hasNonASCII(ln.Text) {
+		if !ascii {
 			kw = []byte(strings.ToLower(ln.Text))
 		}
 		s.trie.Walk(kw, func(_, _, pattern int64) bool {
@@ -466,14 +466,8 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 			if len(ln.Text) < r.minLen {
 				continue
 			}
-			if r.lead != nil && ascii < 0 {
-				ascii = 0
-				if !hasNonASCII(ln.Text) {
-					ascii = 1
-				}
-			}
 			switch {
-			case r.lead != nil && ascii == 1:
+			case r.lead != nil && ascii:
 				if !r.lead.match(ln.Text, buf) {
 					continue
 				}
