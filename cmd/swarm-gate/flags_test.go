@@ -30,7 +30,9 @@ func TestCLIConsistency(t *testing.T) {
 		{"repeated flag, = form", []string{"check", "--base", "main", "--base=dev"}, 3, "", "flag -base given twice"},
 		{"unknown flag after a positional", []string{"ledger", "verify", ".", "--bogus"}, 3, "", "flag provided but not defined: -bogus"},
 		{"flag before the command", []string{"-x", "check"}, 3, "", "unknown flag -x"},
-		{"ledger verify names the path", []string{"ledger", "verify", filepath.Join(emptyDir, "nope")}, 2, "", filepath.Join(emptyDir, "nope") + " has no .swarm/ folder"},
+		{"ledger verify names the path", []string{"ledger", "verify", filepath.Join(emptyDir, "nope")}, 2, "", filepath.Join(emptyDir, "nope") + " does not exist"},
+		{"ledger verify on a file", []string{"ledger", "verify", filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl")}, 2, "", filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl") + " is a file; give the folder that holds .swarm/"},
+		{"ledger verify on a folder without .swarm", []string{"ledger", "verify", t.TempDir()}, 2, "", " has no .swarm/ folder"},
 		{"empty ledger", []string{"ledger", "verify", emptyDir}, 1, filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl") + " is empty", ""},
 	}
 	for _, c := range cases {

@@ -52,6 +52,14 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		return &c
 	}
 	ledgerPath := filepath.Join(dir, swarm.LedgerPath)
+	switch info, err := os.Stat(dir); {
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintf(stderr, "swarm-gate: %s does not exist; give the folder that holds .swarm/, or the .swarm folder\n", dir)
+		return exitError
+	case err == nil && !info.IsDir():
+		fmt.Fprintf(stderr, "swarm-gate: %s is a file; give the folder that holds .swarm/, or the .swarm folder\n", dir)
+		return exitError
+	}
 	a := swarm.Load(os.DirFS(dir))
 	switch {
 	case !a.Present:
@@ -109,7 +117,7 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		printPlanMarkdown(stdout, dir, a.Plan)
 	}
 	if dups > 0 && len(problems) == 0 {
-		fmt.Fprintf(stdout, "%d repeated keys: the plugin never writes a key twice, so these were edited by hand\n", dups)
+		fmt.Fprintf(stdout, "%s: the plugin never writes a key twice, so the files were edited by hand\n", mdtext.Count(dups, "repeated key"))
 		return 1
 	}
 	if n := len(rep.Unexplained) + len(rep.ProfileViolations); n > 0 && len(problems) == 0 {

@@ -267,7 +267,7 @@ func TestLedgerVerifyCommand(t *testing.T) {
 	})
 	code, out, stderr = runCLI(t, "ledger", "verify", dir)
 	for _, want := range []string{"DUPLICATE KEY " + filepath.Join(dir, ".swarm", "plan-ledger.jsonl") + ":1: seq 1 (plan_created): seq appears twice",
-		"DUPLICATE KEY .swarm/plan.json: title appears twice", "2 repeated keys"} {
+		"DUPLICATE KEY .swarm/plan.json: title appears twice", "2 repeated keys: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("duplicate keys: output lacks %q:\n%s", want, out)
 		}
