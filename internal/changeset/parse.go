@@ -257,6 +257,7 @@ func (p *parser) hunks(h *entryHeader, minus []byte) (fileNames, error) {
 		path = strings.TrimPrefix(names.new, newPrefix)
 	}
 	var prev *hunkRange
+	markers := 0 // "\" lines after the hunk's counts
 	for {
 		line, ok, err := p.next()
 		if err != nil {
@@ -279,8 +280,13 @@ func (p *parser) hunks(h *entryHeader, minus []byte) (fileNames, error) {
 			}
 			names.hasHunks = true
 			prev = &hr
+			markers = 0
 		case len(line) > 0 && line[0] == '\\':
-			// A "\ No newline at end of file" after a hunk's last line.
+			// A "\ No newline at end of file" after a hunk's last line;
+			// git writes one at most.
+			if markers++; markers > 1 {
+				return names, fmt.Errorf("file %q: hunk %q is followed by more than one %q line", path, prev.String(), line)
+			}
 		case names.hasHunks && len(line) > 0 && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && !bytes.HasPrefix(line, []byte("--- ")):
 			// A lone " " too: it is the context line of an empty line, which
 			// git writes only within a hunk's counts.

@@ -193,6 +193,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`"x.go"`, `"@@ -1 +1 @@"`, "more lines", `"+c"`}},
 		{"a lone space after the hunk's counts (a fuzzing find: go-diff added it to the last line)", head + "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n \n",
 			[]string{`"x.go"`, `"@@ -1 +1 @@"`, "more lines", `" "`}},
+		{"two no-newline markers after a hunk (a fuzzing find: go-diff added the second to the last line)", head + "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n\\ No newline at end of file\n",
+			[]string{`"x.go"`, `"@@ -1 +1 @@"`, "more than one"}},
 		{"diff cut after the --- line", "diff --git a/x.go b/x.go\nindex 1111111..2222222 100644\n--- a/x.go\n",
 			[]string{`"x.go"`, `"---" line is not followed by a "+++" line`, "line 3"}},
 		{"diff cut after the diff --git line", head + "@@ -1 +1 @@\n-a\n+b\ndiff --git a/y.go b/y.go\n",
