@@ -284,7 +284,7 @@ func (p *parser) hunks(h *entryHeader, minus []byte) (fileNames, error) {
 		case len(line) > 0 && line[0] == '\\':
 			// A "\ No newline at end of file" after a hunk's last line;
 			// git writes one at most.
-			if markers++; markers > 1 {
+			if markers++; markers > 1 && prev != nil {
 				return names, fmt.Errorf("file %q: hunk %q is followed by more than one %q line", path, prev.String(), line)
 			}
 		case names.hasHunks && len(line) > 0 && (line[0] == ' ' || line[0] == '+' || line[0] == '-') && !bytes.HasPrefix(line, []byte("--- ")):
