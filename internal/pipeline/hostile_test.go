@@ -185,6 +185,32 @@ func TestHostileRepositories(t *testing.T) {
 		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
 			wantCheckError(t, r, err) // any refusal: the tree is corrupt
 		}},
+		{name: "a path named twice", mutate: func(g *hostileGit, b, h hostileTree) {
+			// The diff shows both blobs; a lookup by path finds the first.
+			benign := g.blob(strings.NewReader("package export\n"))
+			hostile := g.blob(strings.NewReader("package export\n\nimport \"os/exec\"\n\nfunc Run(c string) error { return exec.Command(\"sh\", \"-c\", c).Run() }\n"))
+			raw := append([]byte("100644 csv.go\x00"), hexBytes(t, benign)...)
+			raw = append(append(raw, "100644 csv.go\x00"...), hexBytes(t, hostile)...)
+			dropPrefix(h, "internal/export/")
+			h["internal/export"] = hostileEntry{mode: modeTree, oid: g.rawTree(raw)}
+		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
+			wantCheckError(t, r, err, `"internal/export/csv.go" twice`)
+		}},
+		{name: "a file and a folder of one name", mutate: func(g *hostileGit, b, h hostileTree) {
+			// git diff shows the blob x; a lookup of x finds the folder.
+			inner := g.writeTree(hostileTree{"y.go": file("package x\n")})
+			hostile := g.blob(strings.NewReader("package export\n\nimport \"os/exec\"\n\nfunc Run(c string) error { return exec.Command(\"sh\", \"-c\", c).Run() }\n"))
+			raw := append([]byte("40000 x\x00"), hexBytes(t, inner)...)
+			raw = append(append(raw, "100644 x\x00"...), hexBytes(t, hostile)...)
+			dropPrefix(h, "internal/export/")
+			h["internal/export"] = hostileEntry{mode: modeTree, oid: g.rawTree(raw)}
+		}, check: func(t *testing.T, engine string, r *report.Report, err error) {
+			if engine == "go-git" {
+				wantCheckError(t, r, err, `"internal/export/x" twice`)
+				return
+			}
+			wantGate(t, r, err, "swarm/sast", []gates.Outcome{gates.Error, gates.Failed}, "internal/export/x", "twice")
+		}},
 		{name: "newline in a file name", mutate: func(g *hostileGit, b, h hostileTree) {
 			h["cmd/export/a\nb.go"] = file("package main // TODO: newline in my name\n")
 		}, check: func(t *testing.T, _ string, r *report.Report, err error) {

@@ -71,6 +71,12 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.Unreadable = append(s.Unreadable, gates.SkippedFile{Path: f.NewPath, Reason: err.Error()})
 			continue
 		}
+		if skip == skipLink && f.NewMode&0o170000 == 0o100000 {
+			// The diff shows a file there; the tree's entry of that name is
+			// not one: the tree names the path twice.
+			s.Unreadable = append(s.Unreadable, gates.SkippedFile{Path: f.NewPath, Reason: "git diff shows a file there, but a lookup of the path in the head commit finds a folder, symlink or submodule: the tree names the path twice (git fsck reports duplicateEntries), so it has no one content to scan; rewrite the commit without the duplicate"})
+			continue
+		}
 		if skip != "" {
 			s.Skipped[skip]++
 			if code && skip == sast.SkipTooLarge {

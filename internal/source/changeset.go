@@ -86,10 +86,36 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 	if err != nil {
 		return nil, err
 	}
+	if err := checkUniquePaths(cs); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	if err := expandCopies(cs, toTree, g.repo.Storer, g.maxFileBytes()); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return cs, nil
+}
+
+// checkUniquePaths refuses a change set that lists one head path twice: a
+// head tree naming a path twice has no one content for it (git diff shows
+// both blobs, a lookup by path finds the first).
+func checkUniquePaths(cs *changeset.ChangeSet) error {
+	seen := make(map[string]bool, len(cs.Files))
+	for i := range cs.Files {
+		p := cs.Files[i].NewPath
+		if p == "" {
+			continue
+		}
+		if seen[p] {
+			return duplicateEntry(p)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+// duplicateEntry is the error for a head tree that names p twice.
+func duplicateEntry(p string) error {
+	return fmt.Errorf("the head commit's tree names %q twice (git fsck reports duplicateEntries; git add never writes such a tree), so the path has no one content to check; rewrite the commit without the duplicate", p)
 }
 
 // expandCopies makes every line of a copied file an added line: a copy

@@ -128,6 +128,18 @@ func tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir strin
 	if err != nil {
 		return nil, nil, err
 	}
+	// Checked here, before a big file's path is kept out of the content
+	// diff, which would drop its twin too.
+	heads := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.newMode == 0 {
+			continue
+		}
+		if heads[e.path] {
+			return nil, nil, duplicateEntry(e.path)
+		}
+		heads[e.path] = true
+	}
 	var names []string
 	for _, e := range entries {
 		if isFileMode(e.newMode) && e.newBlob != "" && strings.Trim(e.newBlob, "0") != "" {

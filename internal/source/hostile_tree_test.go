@@ -241,3 +241,58 @@ func TestChangeSetTooLargeExcludesOnlyItsPath(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeSetDuplicateEntries: a head tree that names one path twice
+// (git fsck's duplicateEntries; `git add` never writes one) has no one
+// content for that path: git diff lists both blobs, a lookup by path finds
+// the first. Both engines refuse it with an error naming the path, instead
+// of the gates reading one blob while the diff shows the other, and also
+// when one of the two is over the size limit (the git engine keeps a big
+// file's path out of the content diff, which would drop the other).
+func TestChangeSetDuplicateEntries(t *testing.T) {
+	r := newRawRepo(t)
+	old := r.blob("package x\n")
+	benign := r.blob("package y\n")
+	hostile := r.blob("package x\nvar password = \"hunter2hunter2\"\n")
+	big := r.run(strings.NewReader(strings.Repeat("line of text\n", (1<<20)/13+1)), "hash-object", "-w", "--stdin")
+	base := r.commit(r.tree("100644", "a.go", old, "40000", "src", r.tree("100644", "b.go", old)))
+	cases := []struct {
+		name, path, tree string
+		// gitLists: the git engine's diff lists the blob once and its
+		// change set is sound; swarm/sast's read by path is what finds
+		// the folder (pipeline's TestHostileRepositories).
+		gitLists bool
+	}{
+		{"at the root", "a.go", r.tree("100644", "a.go", benign, "100644", "a.go", hostile, "40000", "src", r.tree("100644", "b.go", old)), false},
+		{"in a folder", "src/b.go", r.tree("100644", "a.go", old, "40000", "src", r.tree("100644", "b.go", benign, "100644", "b.go", hostile)), false},
+		{"one too large", "a.go", r.tree("100644", "a.go", big, "100644", "a.go", hostile, "40000", "src", r.tree("100644", "b.go", old)), false},
+		{"a file and a folder", "src", r.tree("100644", "a.go", old, "40000", "src", r.tree("100644", "b.go", old), "100644", "src", hostile), true},
+	}
+	for _, c := range cases {
+		for _, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+			t.Run(c.name+"/"+string(engine), func(t *testing.T) {
+				head := r.commit(c.tree, base)
+				g := r.open(engine)
+				g.MaxFileBytes = 1 << 20
+				from, _ := g.ResolveCommit(base)
+				to, _ := g.ResolveCommit(head)
+				cs, err := g.ChangeSet(context.Background(), from, to)
+				if c.gitLists && engine == DiffEngineGit {
+					if err != nil {
+						t.Errorf("git engine: %v", err)
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), `"`+c.path+`" twice`) {
+					var paths []string
+					if cs != nil {
+						for _, f := range cs.Files {
+							paths = append(paths, f.Path())
+						}
+					}
+					t.Errorf("err %v (files %q), want an error naming %q twice", err, paths, c.path)
+				}
+			})
+		}
+	}
+}

@@ -96,6 +96,9 @@ func checkDiffTrees(objects storer.EncodedObjectStorer, from, to *object.Tree) e
 		}
 		if b != nil {
 			for _, e := range b.Entries {
+				if seen[e.Name] {
+					return duplicateEntry(dir + e.Name)
+				}
 				seen[e.Name] = true
 				var other *object.TreeEntry
 				if o, ok := old[e.Name]; ok {
