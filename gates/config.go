@@ -271,6 +271,13 @@ type LimitsConfig struct {
 	// over a gate's own size limit) from failures into warnings
 	// (limits.unscanned: warn; the default, fail, fails closed).
 	WarnUnscanned bool
+	// ScanNewGenerated scans a file the pull request adds, copies or
+	// renames that only its own path or content calls generated (a
+	// "Code generated ... DO NOT EDIT" header, vendor/, *.min.js):
+	// limits.new_generated: scan. Then only the base branch's
+	// .gitattributes exempt such a file. The default, skip, exempts it
+	// and lists it in the gate's notice.
+	ScanNewGenerated bool
 }
 
 // config returns the input's policy, or the defaults.

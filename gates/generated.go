@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/swarm-gate/swarm-gate/internal/changeset"
 )
 
 // GeneratedReason says why a changed file is generated, vendored or
@@ -120,6 +122,49 @@ func GeneratedReasonIn(l Linguist, p string, head []byte, oldPath string, old []
 		return ""
 	}
 	return r
+}
+
+// GeneratedReasonChanged is GeneratedReasonFor(l, f.NewPath, head) for a
+// changed file under the limits section: with ScanNewGenerated, a file
+// the pull request adds or copies is generated only when the base
+// branch's .gitattributes say so, and a renamed one by its path only when
+// its merge-base path is generated too.
+func GeneratedReasonChanged(lim LimitsConfig, l Linguist, f *changeset.File, head []byte) string {
+	if !lim.ScanNewGenerated {
+		return GeneratedReasonFor(l, f.NewPath, head)
+	}
+	if l != nil {
+		if r, set := l.Reason(f.NewPath); set {
+			return r
+		}
+	}
+	switch f.Status {
+	case changeset.Added, changeset.Copied:
+		return ""
+	case changeset.Renamed:
+		if r := GeneratedReason(f.NewPath, nil); r != "" && GeneratedReason(f.OldPath, nil) == "" {
+			return ""
+		}
+	}
+	return GeneratedReason(f.NewPath, head)
+}
+
+// GeneratedReasonChangedIn is GeneratedReasonIn for changed file f (old
+// its merge-base content, when hasOld) under the limits section: with
+// ScanNewGenerated, only what the merge base says counts, as in
+// GeneratedReasonChanged.
+func GeneratedReasonChangedIn(lim LimitsConfig, l Linguist, f *changeset.File, head, old []byte, hasOld bool) string {
+	why := GeneratedReasonIn(l, f.NewPath, head, f.OldPath, old, hasOld)
+	if why == "" || !lim.ScanNewGenerated {
+		return why
+	}
+	// A new file's own header or path does not exempt it, nor a rename's
+	// new path alone.
+	byPath := GeneratedReasonChanged(lim, l, f, nil)
+	if !hasOld || byPath == "" && GeneratedReason(f.NewPath, nil) != "" {
+		return byPath
+	}
+	return why
 }
 
 // generatedHeader reports whether the first lines carry a generated-code

@@ -265,7 +265,7 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 		switch {
 		case allowedByGlobs(cfg.Allow, f.NewPath):
 			st.allowed = append(st.allowed, f.NewPath)
-		case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
+		case !plan && st.skipGenerated(in, f):
 		case isDataFile(f.NewPath):
 			st.data++
 		case IsTestPath(f.NewPath):
@@ -275,14 +275,14 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 		}
 		return nil
 	case f.Binary || hasNUL(f.Added):
-		st.binaryFile(cfg, in.Linguist, f.NewPath)
+		st.binaryFile(in, cfg, f)
 		return nil
 	case len(f.Added) == 0:
 		return nil
 	case allowedByGlobs(cfg.Allow, f.NewPath):
 		st.allowed = append(st.allowed, f.NewPath)
 		return nil
-	case !plan && st.skipGenerated(in.Linguist, f.NewPath, nil):
+	case !plan && st.skipGenerated(in, f):
 		return nil
 	case isDataFile(f.NewPath):
 		st.data++
@@ -312,7 +312,7 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 			st.big = append(st.big, f.NewPath)
 			return nil
 		case haveHead && bytes.IndexByte(content, 0) >= 0:
-			st.binaryFile(cfg, in.Linguist, f.NewPath)
+			st.binaryFile(in, cfg, f)
 			return nil
 		}
 	}
@@ -384,8 +384,9 @@ func suppressionList(sup []Suppression) string {
 // binaryFile records a changed file with NUL bytes: a source file (by its
 // extension; not a test, allowed or generated file) is a finding, anything
 // else is binary and skipped.
-func (st *placeholderStats) binaryFile(cfg PlaceholdersConfig, l Linguist, p string) {
-	if isSourceCode(p) && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReasonFor(l, p, nil) == "" {
+func (st *placeholderStats) binaryFile(in *Input, cfg PlaceholdersConfig, f *changeset.File) {
+	p := f.NewPath
+	if isSourceCode(p) && !allowedByGlobs(cfg.Allow, p) && !IsTestPath(p) && GeneratedReasonChanged(in.config().Limits, in.Linguist, f, nil) == "" {
 		st.nul = append(st.nul, p)
 		return
 	}
@@ -475,13 +476,12 @@ func notScannedWhy(fs []Finding) string {
 	return strings.Join(why, ", ")
 }
 
-// skipGenerated records and reports whether the file at p is generated,
-// vendored or minified (GeneratedReason, with head its content's start or
-// nil).
-func (st *placeholderStats) skipGenerated(l Linguist, p string, head []byte) bool {
-	why := GeneratedReasonFor(l, p, head)
+// skipGenerated records and reports whether changed file f is generated,
+// vendored or minified by its path (GeneratedReasonChanged).
+func (st *placeholderStats) skipGenerated(in *Input, f *changeset.File) bool {
+	why := GeneratedReasonChanged(in.config().Limits, in.Linguist, f, nil)
 	if why != "" {
-		st.generated = append(st.generated, mdtext.Code(p)+" ("+why+")")
+		st.generated = append(st.generated, mdtext.Code(f.NewPath)+" ("+why+")")
 	}
 	return why != ""
 }
@@ -495,7 +495,7 @@ func (st *placeholderStats) skipGeneratedIn(in *Input, f *changeset.File, head [
 	if f.Status != changeset.Added && f.Status != changeset.Copied && f.OldPath != "" && in.BaseFile != nil {
 		old, hasOld = in.BaseFile(f.OldPath)
 	}
-	why := GeneratedReasonIn(in.Linguist, f.NewPath, head, f.OldPath, old, hasOld)
+	why := GeneratedReasonChangedIn(in.config().Limits, in.Linguist, f, head, old, hasOld)
 	if why != "" {
 		st.generated = append(st.generated, mdtext.Code(f.NewPath)+" ("+why+")")
 	}

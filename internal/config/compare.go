@@ -119,6 +119,7 @@ func settings(c *gates.Config) []setting {
 		setting{"limits.max_file_bytes", strconv.FormatInt(c.Limits.MaxFileBytes, 10), -1},
 		setting{"comment", string(c.Comment), -1}, // where the verdict is shown, not what it is
 		setting{"limits.unscanned", word(c.Limits.WarnUnscanned, "warn", "fail"), inv(c.Limits.WarnUnscanned)},
+		setting{"limits.new_generated", word(c.Limits.ScanNewGenerated, "scan", "skip"), bi(c.Limits.ScanNewGenerated)},
 	)
 }
 

@@ -226,6 +226,11 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 						c.Limits.WarnUnscanned = v == "warn"
 					}
 				},
+				"new_generated": func(n *yaml.Node) {
+					if v, ok := p.enum(n, "limits.new_generated", "skip", "scan"); ok {
+						c.Limits.ScanNewGenerated = v == "scan"
+					}
+				},
 			})
 		},
 		"scope": func(n *yaml.Node) {

@@ -57,6 +57,8 @@ func TestParseLimits(t *testing.T) {
 		{"", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
 		{"limits:\n  unscanned: fail\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
 		{"limits:\n  unscanned: warn\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, WarnUnscanned: true}},
+		{"limits:\n  new_generated: scan\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, ScanNewGenerated: true}},
+		{"limits:\n  new_generated: skip\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
 		{"limits:\n  max_file_bytes: 1048576\n", gates.LimitsConfig{MaxFileBytes: 1 << 20}},
 		{"limits:\n  max_file_bytes: 1073741824\n", gates.LimitsConfig{MaxFileBytes: 1 << 30}},
 	} {
@@ -86,6 +88,7 @@ func TestParseErrors(t *testing.T) {
 		{"max_file_bytes over 1 GiB", "limits:\n  max_file_bytes: 1073741825\n", 2, "limits.max_file_bytes: 1073741825 is not a size"},
 		{"max_file_bytes as a string", "limits:\n  max_file_bytes: 16MiB\n", 2, "limits.max_file_bytes must be an integer"},
 		{"bad unscanned", "limits:\n  unscanned: allow\n", 2, `limits.unscanned: "allow" is not one of fail, warn`},
+		{"bad new_generated", "limits:\n  new_generated: ignore\n", 2, `limits.new_generated: "ignore" is not one of skip, scan`},
 		{"version as string", "version: \"1\"\n", 1, "version must be an integer"},
 		{"list at top", "- a\n- b\n", 1, "the top level must be a mapping"},
 		{"section is a list", "plan_freeze:\n  - approval\n", 2, "plan_freeze must be a mapping"},

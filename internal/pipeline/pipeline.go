@@ -292,8 +292,8 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		Linguist: linguist, Prescan: prescan}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
-			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, log)
-			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, opts.SARIF, repo.Root(), in.Linguist)
+			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, in.Config.Limits, log)
+			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, opts.SARIF, repo.Root(), in.Linguist, in.Config.Limits)
 			reads.close()
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/gitattr"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
@@ -55,13 +56,13 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	headFS, _ := g.Snapshot(head)
 	baseFS, _ := g.Snapshot(mb)
 	ling := gitattr.New(baseFS)
-	want := scanSAST(1, changes, headFS, baseFS, nil, nil, "", ling)
-	reads := startSASTReads(context.Background(), g, changes, head, mb, ling, slog.Default())
+	want := scanSAST(1, changes, headFS, baseFS, nil, nil, "", ling, gates.LimitsConfig{})
+	reads := startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, slog.Default())
 	if reads == nil {
 		t.Fatal("no prefetch")
 	}
 	planned := len(reads.planned)
-	got := scanSAST(1, changes, headFS, baseFS, reads, nil, "", ling)
+	got := scanSAST(1, changes, headFS, baseFS, reads, nil, "", ling, gates.LimitsConfig{})
 	reads.close()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("with the prefetch:\n%+v\nfrom the snapshots:\n%+v", got, want)
@@ -72,7 +73,7 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	}
 	// A plan the loop does not follow (a file it skips is read past) and
 	// an unplanned read still give the snapshot's content.
-	reads = startSASTReads(context.Background(), g, changes, head, mb, ling, slog.Default())
+	reads = startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, slog.Default())
 	defer reads.close()
 	data, skip, err := reads.read(headFS, sideHead, "app/run.go")
 	if err != nil || skip != "" || !strings.Contains(string(data), "Run2(c") {
@@ -81,5 +82,48 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	data, skip, err = reads.read(headFS, sideHead, "app/unchanged.txt")
 	if err != nil || skip != "" || string(data) != "hello\n" {
 		t.Errorf("an unplanned file: %q, skip %q, error %v", data, skip, err)
+	}
+}
+
+// TestSASTNewGenerated: under limits.new_generated: scan, a code file the
+// pull request adds under a generated path (dist/, *.min.js) is scanned,
+// with or without the prefetch; by default it is skipped and listed.
+func TestSASTNewGenerated(t *testing.T) {
+	r := newRepo(t)
+	r.commit("", map[string]string{".swarm/plan.json": miniPlan, "app/a.go": "package app\n"})
+	r.commit("swarm/phase-1", map[string]string{"dist/app.min.js": "eval(userInput)\n", "app/a.go": "package app\n// x\n"})
+	g, err := source.OpenGitWith(r.dir, source.OpenOptions{KeepFilesOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	head, _ := g.ResolveCommit("swarm/phase-1")
+	mb, _ := g.ResolveCommit("main")
+	changes, err := g.ChangeSet(context.Background(), mb, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headFS, _ := g.Snapshot(head)
+	baseFS, _ := g.Snapshot(mb)
+	ling := gitattr.New(baseFS)
+	for _, scan := range []bool{false, true} {
+		lim := gates.LimitsConfig{ScanNewGenerated: scan}
+		for _, prefetch := range []bool{false, true} {
+			var reads *prefetched
+			if prefetch {
+				if reads = startSASTReads(context.Background(), g, changes, head, mb, ling, lim, slog.Default()); reads == nil && scan {
+					t.Fatal("no prefetch")
+				}
+			}
+			s := scanSAST(1, changes, headFS, baseFS, reads, nil, "", ling, lim)
+			reads.close()
+			found := false
+			for _, f := range s.Head {
+				found = found || f.File == "dist/app.min.js"
+			}
+			if found != scan || (len(s.Generated) == 1) == scan {
+				t.Errorf("scan %v, prefetch %v: a finding in dist/app.min.js %v, generated %+v", scan, prefetch, found, s.Generated)
+			}
+		}
 	}
 }

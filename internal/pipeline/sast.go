@@ -36,7 +36,7 @@ const MaxSASTFiles = 5000
 //
 // reads, when not nil, hands out the files in the loop's order (see
 // planSASTReads); any other file is read from headFS or mergeBaseFS.
-func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, reads *prefetched, sarifPaths []string, root string, linguist gates.Linguist) *gates.SASTScan {
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, reads *prefetched, sarifPaths []string, root string, linguist gates.Linguist, lim gates.LimitsConfig) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
 	secretScans := startSecretScans(changes)
 	nulTexts := map[int]secretScan{} // by index in changes.Files: binaryTextScan's scans
@@ -49,7 +49,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		}
 		changed[f.NewPath] = true
 		_, code := sast.LanguageOf(f.NewPath)
-		if reason := gates.GeneratedReasonFor(linguist, f.NewPath, nil); code && reason != "" {
+		if reason := gates.GeneratedReasonChanged(lim, linguist, f, nil); code && reason != "" {
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
@@ -99,7 +99,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			old, skip, _ = reads.read(mergeBaseFS, sideMergeBase, f.OldPath)
 			hasOld = skip == ""
 		}
-		if reason := gates.GeneratedReasonIn(linguist, f.NewPath, content, f.OldPath, old, hasOld); code && reason != "" {
+		if reason := gates.GeneratedReasonChangedIn(lim, linguist, f, content, old, hasOld); code && reason != "" {
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
@@ -214,7 +214,7 @@ type prefetched struct {
 // changed regular file it does not skip by path (head side), and the
 // merge-base side of a modified or renamed one. A file it skips after all
 // is read past; one not listed is read from the snapshot.
-func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist) []source.FileRef {
+func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig) []source.FileRef {
 	var refs []source.FileRef
 	regular := func(mode uint32) bool { return mode&0o170000 == 0o100000 }
 	for i := range changes.Files {
@@ -222,7 +222,7 @@ func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, 
 		if f.Status == changeset.Deleted || f.NewPath == "" || isSwarm(f.NewPath) || f.TooLarge {
 			continue
 		}
-		if _, code := sast.LanguageOf(f.NewPath); code && gates.GeneratedReasonFor(linguist, f.NewPath, nil) != "" {
+		if _, code := sast.LanguageOf(f.NewPath); code && gates.GeneratedReasonChanged(lim, linguist, f, nil) != "" {
 			continue
 		}
 		if !regular(f.NewMode) || !source.PrefetchSafe(f.NewPath) {
@@ -238,11 +238,11 @@ func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, 
 
 // startSASTReads starts reading planSASTReads' files, or returns nil (the
 // files are then read from the snapshots) when git cannot be run.
-func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, log *slog.Logger) *prefetched {
+func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig, log *slog.Logger) *prefetched {
 	if !repo.CanPrefetch() {
 		return nil
 	}
-	refs := planSASTReads(changes, head, mergeBase, linguist)
+	refs := planSASTReads(changes, head, mergeBase, linguist, lim)
 	if len(refs) == 0 {
 		return nil
 	}
