@@ -229,12 +229,26 @@ func planlessLedger(name string, in *Input) (Result, bool) {
 		Summary: "Neither side has " + swarm.PlanPath + ", but the merge base has " + swarm.LedgerPath + " (" + plural(len(b.Ledger.Events), "event", "events") + "), and the ledger is append-only whether or not plan.json is committed."}, true
 }
 
-// planComplete reports whether every phase of the plan is terminal
-// (phaseTerminal): no phase is open.
-func planComplete(plan *swarm.Plan) bool {
+// planWorkDone reports whether every phase of the plan is done, judged by
+// its tasks, not by the phases' own status
+// field: a phase whose tasks are not all completed or closed is open work
+// even when its status says "complete". A pull request can set that status
+// with a phase_completed event (a status change, which needs no approval),
+// so swarm/scope's "no open phase" must not rest on it, or the pull request
+// would switch off its own scope check.
+func planWorkDone(plan *swarm.Plan) bool {
 	for i := range plan.Phases {
-		if !phaseTerminal(&plan.Phases[i]) {
-			return false
+		ph := &plan.Phases[i]
+		if len(ph.Tasks) == 0 {
+			if !phaseTerminal(ph) {
+				return false
+			}
+			continue
+		}
+		for _, t := range ph.Tasks {
+			if t.Status != "completed" && t.Status != "closed" {
+				return false
+			}
 		}
 	}
 	return len(plan.Phases) > 0

@@ -156,7 +156,7 @@ func (g Scope) evaluate(_ context.Context, in *Input) Result {
 		return Result{Outcome: NotApplicable, Title: "no changed files outside .swarm/",
 			Summary: fmt.Sprintf("Nothing to check against the scope of %s: the pull request changes %s and marks no task completed.", phaseList(phases), what), Findings: findings}
 	}
-	if len(paths) > 0 && in.PhaseSource == PhaseFromCurrentPhase && planComplete(plan) {
+	if len(paths) > 0 && in.PhaseSource == PhaseFromCurrentPhase && planWorkDone(plan) && in.Base.Plan != nil && planWorkDone(in.Base.Plan) {
 		return Result{Outcome: NotApplicable, Title: fmt.Sprintf("no open phase: the plan is complete and this pull request changes no task's status (%s outside .swarm/)", plural(len(paths), "changed file", "changed files")),
 			Findings: findings,
 			Summary: fmt.Sprintf("Every phase of the plan is complete and the pull request changes no task's status, so it carries no phase: there is no phase scope to check its %s against (the plan's current_phase %d is closed). Work after the plan is not phase work; start a new phase or plan for it, or name the phase (--phase N, a swarm/phase-<N> branch or a swarm:phase-<N> label) to check it against that phase's scope.",
