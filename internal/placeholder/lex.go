@@ -89,8 +89,14 @@ type family struct {
 	markdown    bool     // a document (Markdown, plain text): prose, <!-- -->, fenced code that is never scanned
 	braces      bool     // a function body is what its { } hold (the whole-body rules)
 	code        bool     // code rules apply to what is not comment or string
-	special     [256]bool
-	quoteKind   [256]uint8 // per quote byte: qRaw, qDoubled, qMulti (from raw, doubled, multi)
+	// eolCR: a lone CR ends a line comment (the language reads it as a
+	// line end: JavaScript, Java, C, C#, PHP, Python), though git and the
+	// scanners split lines on LF only; eolLS: so do U+2028 and U+2029
+	// (JavaScript; C# also U+0085). Code after one runs, so it must not be
+	// lexed as the rest of the comment.
+	eolCR, eolLS bool
+	special      [256]bool
+	quoteKind    [256]uint8 // per quote byte: qRaw, qDoubled, qMulti (from raw, doubled, multi)
 }
 
 // quoteKind bits.
@@ -103,20 +109,20 @@ const (
 // The families. C-like covers C, C++, Objective-C, JSON and the like;
 // Java-like the JVM languages, Swift and Dart, whose """ strings span lines.
 var (
-	famC    = &family{name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, cppRaw: true, braces: true, code: true}
-	famJava = &family{name: "Java-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, textBlock: true, braces: true, code: true}
+	famC    = &family{eolCR: true, name: "C-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, cppRaw: true, braces: true, code: true}
+	famJava = &family{eolCR: true, name: "Java-like", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, textBlock: true, braces: true, code: true}
 	// famJS adds regex literals and ${ } in template literals.
-	famJS = &family{name: "JavaScript", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, template: true, regex: true, braces: true, code: true}
-	famCS = &family{name: "C#", slash: true, cBlock: true, quotes: "\"'", wordApos: true, csharp: true, braces: true, code: true}
+	famJS = &family{eolCR: true, eolLS: true, name: "JavaScript", slash: true, cBlock: true, quotes: "\"'`", multi: "`", wordApos: true, template: true, regex: true, braces: true, code: true}
+	famCS = &family{eolCR: true, eolLS: true, name: "C#", slash: true, cBlock: true, quotes: "\"'", wordApos: true, csharp: true, braces: true, code: true}
 	// famPHP: its strings may span lines, but lexing them so would let an
 	// apostrophe in the HTML around <?php ... ?> hide the rest of a file.
-	famPHP  = &family{name: "PHP", slash: true, cBlock: true, hash: hashAnywhere, hashAttr: true, quotes: "\"'`", wordApos: true, braces: true, code: true}
+	famPHP  = &family{eolCR: true, name: "PHP", slash: true, cBlock: true, hash: hashAnywhere, hashAttr: true, quotes: "\"'`", wordApos: true, braces: true, code: true}
 	famCSS  = &family{name: "CSS", cBlock: true, quotes: "\"'", code: true}
 	famSCSS = &family{name: "SCSS/Less", slash: true, urlGuard: true, urlParen: true, cBlock: true, quotes: "\"'", code: true}
 	// famGo: raw `...` strings span lines and have no escapes.
 	famGo     = &family{name: "Go", slash: true, cBlock: true, quotes: "\"'`", multi: "`", raw: "`", wordApos: true, braces: true, code: true}
 	famRust   = &family{name: "Rust", slash: true, cBlock: true, nested: true, quotes: "\"'", multi: "\"", rust: true, braces: true, code: true}
-	famPython = &family{name: "Python", hash: hashAnywhere, quotes: "\"'", triple: true, code: true}
+	famPython = &family{eolCR: true, name: "Python", hash: hashAnywhere, quotes: "\"'", triple: true, code: true}
 	famRuby   = &family{name: "Ruby", hash: hashAnywhere, rubyDoc: true, quotes: "\"'", code: true}
 	famHash   = &family{name: "Perl/R/Elixir", hash: hashAnywhere, quotes: "\"'", code: true}
 	famShell  = &family{name: "shell", hash: hashWordStart, quotes: "\"'", multi: "\"'", raw: "'", tokenQuotes: "'", heredoc: true, shellSubst: true, code: true}
@@ -463,8 +469,33 @@ func (lx *lexer) startString(q byte) {
 
 // lineComment appends a comment from i to the end of the line.
 func (lx *lexer) lineComment(s string, i int) int {
-	lx.segs = append(lx.segs, segment{kind: segComment, start: i, end: len(s)})
-	return len(s)
+	end, next := hiddenLineEnd(lx.fam, s, i)
+	lx.segs = append(lx.segs, segment{kind: segComment, start: i, end: end})
+	return next
+}
+
+// hiddenLineEnd is where a line comment that starts at byte i of s ends
+// and where code resumes: len(s) for both, unless the family's language
+// ends the comment earlier at a line terminator that is no LF (a lone CR,
+// U+2028, U+2029, C#'s U+0085: family.eolCR, eolLS), or PHP's "?>", which
+// closes PHP mode and with it the comment.
+func hiddenLineEnd(f *family, s string, i int) (end, next int) {
+	if !f.eolCR && !f.eolLS && f != famPHP {
+		return len(s), len(s)
+	}
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\r' && f.eolCR:
+			return j, j + 1
+		case c == 0xe2 && f.eolLS && j+2 < len(s) && s[j+1] == 0x80 && (s[j+2] == 0xa8 || s[j+2] == 0xa9):
+			return j, j + 3
+		case c == 0xc2 && f == famCS && j+1 < len(s) && s[j+1] == 0x85:
+			return j, j + 2
+		case c == '?' && f == famPHP && j+1 < len(s) && s[j+1] == '>':
+			return j, j
+		}
+	}
+	return len(s), len(s)
 }
 
 // blockFrom continues the open block comment, which began at start, from

@@ -1,0 +1,42 @@
+package gates
+
+import "testing"
+
+// TestAdvSASTHiddenLineTerminator: JavaScript ends a line comment at a
+// lone CR, U+2028 and U+2029, and Python, Java, C, C# and PHP at a lone
+// CR: the code after one runs. git and the scanner split lines on '\n'
+// only, so the lexer must not take that code for the rest of the comment
+// and dismiss its findings as "in a comment".
+func TestAdvSASTHiddenLineTerminator(t *testing.T) {
+	cases := []struct{ path, src, rule string }{
+		{"a.js", "// hi\reval(req.query.code);\n", "sast/js-eval"},
+		{"b.js", "function f(req) { // hi\u2028  eval(req.query.code);\n}\n", "sast/js-eval"},
+		{"c.ts", "/* ok */ // hi\u2029eval(req.body.code);\n", "sast/js-eval"},
+		{"d.py", "import os\n# hi\ros.system(input())\n", ""},
+	}
+	for _, c := range cases {
+		plain, _, _ := ScanSASTFile(c.path, []byte(replaceTerminators(c.src)))
+		got, dismissed, skipped := ScanSASTFile(c.path, []byte(c.src))
+		if skipped != "" {
+			t.Fatalf("%s: skipped: %s", c.path, skipped)
+		}
+		if len(plain) == 0 {
+			t.Fatalf("%s: the control (plain newlines) finds nothing", c.path)
+		}
+		if len(got) < len(plain) {
+			t.Errorf("%s: %d findings with plain newlines, %d with the hidden line terminator (dismissed: %v)", c.path, len(plain), len(got), dismissed)
+		}
+	}
+}
+
+func replaceTerminators(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		switch r {
+		case '\r', '\u2028', '\u2029':
+			r = '\n'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
