@@ -14,6 +14,15 @@ func TestAdvSASTHiddenLineTerminator(t *testing.T) {
 		{"c.ts", "/* ok */ // hi\u2029eval(req.body.code);\n", "sast/js-eval"},
 		{"d.py", "import os\n# hi\ros.system(input())\n", ""},
 	}
+	// JavaScript and C# read U+00A0 (and the other Zs spaces, U+FEFF) as
+	// white space: eval after one is the builtin, no longer name.
+	for _, sp := range []string{"\u00a0", "\u3000", "\ufeff", "\u2003"} {
+		src := "function f(req) {" + sp + "eval(req.query.code); }\n"
+		got, dismissed, _ := ScanSASTFile("s.js", []byte(src))
+		if len(got) == 0 {
+			t.Errorf("%q before eval: dismissed %v", sp, dismissed)
+		}
+	}
 	for _, c := range cases {
 		plain, _, _ := ScanSASTFile(c.path, []byte(replaceTerminators(c.src)))
 		got, dismissed, skipped := ScanSASTFile(c.path, []byte(c.src))

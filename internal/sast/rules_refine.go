@@ -3,6 +3,8 @@ package sast
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The plugin's rules are line regexes, and on real pull requests they
@@ -201,6 +203,23 @@ func (s *site) prevWord() (prev byte, word string) {
 	return prev, s.line[j:end]
 }
 
+// identBefore reports whether the match at byte at of line continues an
+// identifier: the character before it is an identifier character. A
+// non-ASCII character counts unless it is white space or a line end to
+// JavaScript or C# (U+00A0, U+2000 to U+200A, U+3000, U+FEFF, U+2028,
+// U+2029, U+0085, ...): "\u00a0eval(x)" calls eval, and so does
+// "// x\u2028eval(x)".
+func identBefore(lang Language, line string, at int) bool {
+	if at <= 0 {
+		return false
+	}
+	if line[at-1] < utf8.RuneSelf {
+		return isIdentByte(lang, line[at-1])
+	}
+	r, _ := utf8.DecodeLastRuneInString(line[:at])
+	return !(unicode.IsSpace(r) || unicode.Is(unicode.Zs, r) || r == '\uFEFF' || r == '\u2028' || r == '\u2029')
+}
+
 // builtinCall is the check of the eval and exec rules: only a call of the
 // builtin counts, not a method of that name (model.eval(), $obj->eval(),
 // Foo::eval()), a longer name ($eval, évaluer), or a definition (def
@@ -208,7 +227,7 @@ func (s *site) prevWord() (prev byte, word string) {
 // through which the builtin itself is reached (window.eval).
 func builtinCall(receivers ...string) func(*site) verdict {
 	return func(s *site) verdict {
-		if s.at > 0 && isIdentByte(s.lang, s.line[s.at-1]) {
+		if identBefore(s.lang, s.line, s.at) {
 			return dismiss(NoteLongerName)
 		}
 		prev, word := s.prevWord()
@@ -286,7 +305,7 @@ func constCommand(s *site) verdict {
 // osSystem: the rule has no word boundary, so chaos.system( is no call of
 // os.system.
 func osSystem(s *site) verdict {
-	if s.at > 0 && isIdentByte(s.lang, s.line[s.at-1]) {
+	if identBefore(s.lang, s.line, s.at) {
 		return dismiss(NoteLongerName)
 	}
 	return constCall(s)
@@ -343,7 +362,7 @@ func isKeywordArg(arg []token) bool {
 // jsExec: child_process's exec, not RegExp.prototype.exec or a database's
 // db.exec("CREATE TABLE ..."); the rule has no word boundary either.
 func jsExec(s *site) verdict {
-	if s.at > 0 && isIdentByte(s.lang, s.line[s.at-1]) {
+	if identBefore(s.lang, s.line, s.at) {
 		return dismiss(NoteLongerName)
 	}
 	if prev, _ := s.prevWord(); prev == '.' {
