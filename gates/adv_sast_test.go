@@ -49,3 +49,26 @@ func replaceTerminators(s string) string {
 	}
 	return string(out)
 }
+
+// TestAdvSASTLexerDisagrees: code the language runs that swarm/sast's
+// lexer reads as a comment or a string, so that the finding is dismissed.
+// Java turns \uXXXX escapes into characters before it lexes (a \u000a in
+// a line comment ends it; \u002a\u002f closes a block comment), and
+// Python 3.12 (PEP 701) lets an f-string's replacement field reuse the
+// string's own quote. After "if (...)" a '/' opens a regular expression
+// literal, not a division (node runs the eval below).
+func TestAdvSASTLexerDisagrees(t *testing.T) {
+	cases := []struct{ path, src string }{
+		{"A.java", "class A { void f(String c) throws Exception { // \\u000a Runtime.getRuntime().exec(c);\n } }\n"},
+		{"B.java", "class B { void f(String c) throws Exception {\n /* \\u002a\\u002f Runtime.getRuntime().exec(c); /* */\n } }\n"},
+		{"c.py", "import os\nd = {}\ns = f'{d['k']}'; os.system(input())\n"},
+		{"d.py", "import os\ns = f\"{'\"'}\" ; os.system(input())\n"},
+		{"e.js", "if (a) /'/.test(b); eval(req.query.c); //'\n"},
+	}
+	for _, c := range cases {
+		got, dismissed, _ := ScanSASTFile(c.path, []byte(c.src))
+		if len(got) == 0 {
+			t.Errorf("%s: no finding kept; dismissed %v", c.path, dismissed)
+		}
+	}
+}

@@ -79,7 +79,11 @@ func Refine(path string, findings []Finding, content []byte, lex Lexer) (kept, d
 		for i := range lines {
 			lines[i] = strings.TrimSuffix(lines[i], "\r")
 		}
+		javaEscapes := lang == Java && javaUnicodeEscape.MatchString(file())
 		for k, code := range lex(path, lines, at) {
+			if !code && lexerUntrusted(lang, javaEscapes, lines, at[k]) {
+				code = true
+			}
 			inCode[which[k]] = code
 		}
 	}
@@ -107,6 +111,46 @@ func Refine(path string, findings []Finding, content []byte, lex Lexer) (kept, d
 		kept = append(kept, f)
 	}
 	return kept, dismissed
+}
+
+// javaUnicodeEscape is a Java \uXXXX escape (any number of u's), which
+// javac turns into its character before it lexes: "// \u000a code" runs
+// the code, "\u002a\u002f" closes a block comment.
+var javaUnicodeEscape = regexp.MustCompile(`\\u+[0-9a-fA-F]{4}`)
+
+// pyFString is an f-string's opening quote; jsRegexAfterParen a '/' right
+// after a ')', which opens a regular expression literal after
+// "if (...)", "while (...)" and "for (...)" (a division elsewhere).
+var (
+	pyFString         = regexp.MustCompile(`(?i)(?:^|[^a-z0-9_])(?:f|rf|fr)['"]`)
+	jsRegexAfterParen = regexp.MustCompile(`\)\s*/[^/*]`)
+)
+
+// lexerUntrusted reports whether the lexer's "not code" at p may be wrong
+// because the file uses a construct it does not model, in which case the
+// finding stands: Java's unicode escapes (javaEscapes: the file has one),
+// a Python 3.12 f-string on the line before the match (PEP 701 lets its
+// replacement fields reuse the string's quote: f"{'"'}"), or a JavaScript
+// '/' after a ')' before the match (a regular expression after if (...),
+// which the lexer reads as a division, so that a quote in it opens a
+// string that hides the rest of the line). A finding kept this way costs a
+// false alarm; one dismissed wrongly hides code that runs.
+func lexerUntrusted(lang Language, javaEscapes bool, lines []string, p Pos) bool {
+	if javaEscapes {
+		return true
+	}
+	if p.Line < 1 || p.Line > len(lines) {
+		return false
+	}
+	line := lines[p.Line-1]
+	before := line[:max(0, min(p.Off-1, len(line)))]
+	switch lang {
+	case Python:
+		return pyFString.MatchString(before)
+	case JavaScript:
+		return jsRegexAfterParen.MatchString(before)
+	}
+	return false
 }
 
 // maxRefineLine is the longest line the per-rule checks read: each reads
