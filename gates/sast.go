@@ -33,6 +33,12 @@ type SASTScan struct {
 	Skipped    map[string]int
 	TooLarge   []string
 	NotScanned []string
+	// BinaryCode lists the changed code files (of a language the rules
+	// cover) the scanner
+	// skipped as binary (more than 10% NUL bytes in the first 8 KiB, as the
+	// plugin): NUL bytes in a comment do not stop JavaScript or Python from
+	// running the rest, so such a file fails the gate closed as unscanned.
+	BinaryCode []string
 	// TooLargeToScan lists the changed code files the change set did not
 	// read (changeset.File.TooLarge, over limits.max_file_bytes).
 	TooLargeToScan []string
@@ -496,6 +502,15 @@ func sastUnscanned(in *Input, s *SASTScan, c *Config) []Finding {
 		}
 		out = append(out, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: sev, Message: msg})
 	}
+	for _, p := range s.BinaryCode {
+		msg := p + " is a source file (of a language the rules cover) that the scanner skipped as binary (more than 10% NUL bytes in its first 8 KiB, as the plugin's sast_scan does), so it was not scanned; NUL bytes in a comment do not stop the code around them from running"
+		if sev == SeverityError {
+			msg += ": remove the NUL bytes, or scan it with another tool and pass its SARIF log (--sarif), or set limits.unscanned: warn in the base branch's policy"
+		} else {
+			msg += " (limits.unscanned: warn)"
+		}
+		out = append(out, Finding{Path: p, Rule: RuleSASTNotScanned, Severity: sev, Message: msg})
+	}
 	if len(s.TooLargeToScan) > 0 {
 		sizes := map[string]int64{}
 		if in.Changes != nil {
@@ -518,6 +533,9 @@ func unscannedTitle(s *SASTScan) string {
 	}
 	if n := len(s.TooLargeToScan); n > 0 {
 		why = append(why, plural(n, "file", "files")+" too large to scan (limits.max_file_bytes)")
+	}
+	if n := len(s.BinaryCode); n > 0 {
+		why = append(why, plural(n, "source file", "source files")+" skipped as binary (NUL bytes)")
 	}
 	return strings.Join(why, ", ")
 }

@@ -20,6 +20,14 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
+// hasRules reports whether the built-in rules cover p's language: a file
+// of such a language that the scanner skips as binary is code nobody
+// scanned (gates.SASTScan.BinaryCode).
+func hasRules(p string) bool {
+	lang, ok := sast.LanguageOf(p)
+	return ok && len(sast.Rules(lang)) > 0
+}
+
 // MaxSASTFiles bounds how many changed files the built-in rules scan per
 // side; the rest are listed as not scanned.
 const MaxSASTFiles = 5000
@@ -82,6 +90,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			if code && skip == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
 			}
+			if skip == sast.SkipBinary && hasRules(f.NewPath) {
+				s.BinaryCode = append(s.BinaryCode, f.NewPath)
+			}
 			continue
 		}
 		if f.Binary {
@@ -108,6 +119,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.Skipped[skipped]++
 			if code && skipped == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
+			}
+			if skipped == sast.SkipBinary && hasRules(f.NewPath) {
+				s.BinaryCode = append(s.BinaryCode, f.NewPath)
 			}
 			continue
 		}
