@@ -162,9 +162,13 @@ var tagFilter = regexp.MustCompile(`(?i)<(/?(?:title|textarea|style|xmp|iframe|n
 
 // hiding are the elements whose text a reader does not see: <details>
 // until clicked, and what a browser does not render (<template>,
-// <noscript> with scripting on, the fallback content of media).
+// <noscript> with scripting on, the fallback content of media); and the
+// ones whose text a reader does not see as plain text, as Markdown's
+// strikethrough, link and code text are not: struck through (<del>, <s>,
+// <strike>), a link (<a>) or code (<code>) around a paragraph.
 var hiding = map[atom.Atom]bool{atom.Details: true, atom.Template: true, atom.Noscript: true,
-	atom.Video: true, atom.Audio: true, atom.Object: true, atom.Canvas: true}
+	atom.Video: true, atom.Audio: true, atom.Object: true, atom.Canvas: true,
+	atom.Del: true, atom.S: true, atom.Strike: true, atom.A: true, atom.Code: true}
 
 // visibleMarkers are the lines whose markers stand in text outside any
 // hiding element once page is parsed as a browser builds its tree (so an
