@@ -56,10 +56,11 @@ func TestAPICallsFor50FilePullRequest(t *testing.T) {
 		}
 		sort.Strings(lines)
 		t.Logf("%s: %d REST calls\n  %s", name, len(calls), strings.Join(lines, "\n  "))
-		// 15 with the summary comment's create or update (issue 23); the
-		// first evaluation also reads the owner's policy (the base branch
-		// has none; the App keeps it for 5 minutes).
-		if limit := 16 + 1 - i; len(calls) >= limit {
+		// 16 with the summary comment's create or update (issue 23) and
+		// the list of the head commit's pull requests (evaluate/twins.go);
+		// the first evaluation also reads the owner's policy (the base
+		// branch has none; the App keeps it for 5 minutes).
+		if limit := 17 + 1 - i; len(calls) >= limit {
 			t.Errorf("%s: %d REST calls, want fewer than %d", name, len(calls), limit)
 		}
 		if i == 1 && len(split["token"]) > 0 {

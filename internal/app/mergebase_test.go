@@ -105,7 +105,8 @@ func TestBaseMovedOnFarSinceBranching(t *testing.T) {
 				t.Errorf("fetched %v (depth %v), want %s", rec["fetch"], rec["fetch_depth"], tc.wantFetch)
 			}
 			// The API budget (calls_test.go): the compare call is one more
-			// than the common path's 14 (13 and the summary comment),
+			// than the common path's 15 (13, the summary comment and the
+			// head commit's pull requests),
 			// minting the token aside, and the first evaluation reads the
 			// owner's policy once.
 			var calls []string
@@ -114,8 +115,8 @@ func TestBaseMovedOnFarSinceBranching(t *testing.T) {
 					calls = append(calls, c.Operation)
 				}
 			}
-			if tc.wantFetch == "merge-base" && len(calls) != 16 {
-				t.Errorf("%d REST calls besides the App's own, want 16 (14 + the compare call + the owner's policy): %v", len(calls), calls)
+			if tc.wantFetch == "merge-base" && len(calls) != 17 {
+				t.Errorf("%d REST calls besides the App's own, want 17 (15 + the compare call + the owner's policy): %v", len(calls), calls)
 			}
 		})
 	}

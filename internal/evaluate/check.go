@@ -121,7 +121,15 @@ func Check(ctx context.Context, d *Deps, s Settings, t event.Target) (Result, er
 	if onRun != nil {
 		onRun(opts)
 	}
-	rep, misconfigured := Run(ctx, d, s, opts)
+	var rep *report.Report
+	var misconfigured error
+	if err := sharedHead(ctx, d, t.PR, sha); err != nil {
+		d.logger().Warn("could not evaluate", "error", err)
+		rep = report.Failure(err)
+		rep.Tool = report.Tool{Name: "swarm-gate", Version: d.Checkout.Version}
+	} else {
+		rep, misconfigured = Run(ctx, d, s, opts)
+	}
 	agg, results := Post(ctx, rep, cs, s.ReportTimeout, nil, comment)
 	return Result{Report: rep, Runs: cs, Aggregate: agg, Results: results, Misconfigured: misconfigured}, nil
 }

@@ -25,6 +25,10 @@ func (f *labelsAPI) PullRequest(_ context.Context, _ ghapi.Repo, n int) (*ghapi.
 	return &ghapi.PullRequest{Number: n, HeadRef: "feature", Labels: []string{"swarm:phase-2"}}, nil
 }
 
+func (f *labelsAPI) PullRequestsWithCommit(context.Context, ghapi.Repo, string) ([]*ghapi.PullRequest, error) {
+	return nil, nil
+}
+
 func (f *labelsAPI) StartChecks(context.Context, ghapi.Repo, string, []string, string) ([]*ghapi.CheckRun, error) {
 	return nil, errors.New("no check runs in this test")
 }

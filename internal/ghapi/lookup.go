@@ -63,3 +63,30 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo Repo, head string) (
 		opts.Page = resp.NextPage
 	}
 }
+
+// PullRequestsWithCommit lists the pull requests GitHub associates with
+// commit sha (repos/list-pull-requests-associated-with-commit): for a
+// commit not on the default branch, the open pull requests that contain
+// it; at most MaxPullRequests.
+func (c *Client) PullRequestsWithCommit(ctx context.Context, repo Repo, sha string) ([]*PullRequest, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []*PullRequest
+	for {
+		page, resp, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, repo.Owner, repo.Name, sha, opts)
+		if err != nil {
+			return nil, apiError(fmt.Sprintf("listing the pull requests of commit %s in %s", sha, repo), err)
+		}
+		for _, pr := range page {
+			if len(out) == MaxPullRequests {
+				return out, nil
+			}
+			if pr != nil {
+				out = append(out, fromPull(pr))
+			}
+		}
+		if nextPage(resp) == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

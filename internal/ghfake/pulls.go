@@ -112,6 +112,27 @@ func (s *Server) listPulls(r *request) (int, any) {
 	return http.StatusOK, list
 }
 
+// listCommitPulls answers repos/list-pull-requests-associated-with-commit
+// for a commit not on the default branch: the open pull requests whose
+// head is the commit (GitHub also lists those whose history contains it;
+// the fake knows only heads), newest first.
+func (s *Server) listCommitPulls(r *request) (int, any) {
+	repo, sha := r.repo(), r.Params["commit_sha"]
+	var prs []*PullRequest
+	for k, pr := range s.pulls {
+		if strings.HasPrefix(k, repo+"#") && pr.State == "open" && pr.HeadSHA == sha {
+			prs = append(prs, pr)
+		}
+	}
+	sort.Slice(prs, func(i, j int) bool { return prs[i].Number > prs[j].Number })
+	lo, hi := s.page(r, len(prs))
+	list := []any{}
+	for _, pr := range prs[lo:hi] {
+		list = append(list, s.pullJSON(repo, pr, "pull-request-simple-items"))
+	}
+	return http.StatusOK, list
+}
+
 // pullJSON is a stored pull request as GitHub returns it, built on the
 // description's example (pull-request, or pull-request-simple-items for
 // lists).
