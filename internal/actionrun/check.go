@@ -7,16 +7,19 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
-	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
-	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 // check evaluates one target and posts its check runs (evaluate.Check),
 // then reports it to the step.
 func (ses *session) check(ctx context.Context, t target) (int, error) {
 	res, err := evaluate.Check(ctx, ses.deps(), ses.evalSettings(), t)
+	return ses.checked(res, err, t)
+}
+
+// checked reports an evaluation to the step (evaluate.Deps.Checked).
+func (ses *session) checked(res evaluate.Result, err error, t target) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
@@ -96,7 +99,7 @@ func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, 
 	if ses.s != nil && ses.s.ReportTimeout > 0 {
 		timeout = ses.s.ReportTimeout
 	}
-	agg, results := evaluate.Post(ctx, rep, cs, timeout, note, ses.stickyComment) // comment.go
+	agg, results := evaluate.Post(ctx, rep, cs, timeout, note, ses.deps().Comment)
 	ses.posted(cs)
 	return agg, results
 }
@@ -117,17 +120,7 @@ func (ses *session) resolve(ref string) (string, error) {
 
 // present reports whether every commit is in the checkout.
 func (ses *session) present(shas ...string) bool {
-	g, err := source.OpenGit(ses.workspace)
-	if err != nil {
-		return false
-	}
-	defer g.Close()
-	for _, sha := range shas {
-		if _, err := g.ResolveCommit(sha); err != nil || !gitsha.Full(sha) {
-			return false
-		}
-	}
-	return true
+	return evaluate.Present(ses.workspace, shas...)
 }
 
 var _ API = (*ghapi.Client)(nil)

@@ -63,7 +63,7 @@ func (ses *session) publish(ctx context.Context) (int, error) {
 	}
 	what := fmt.Sprintf("pull request #%d (from %s)", pr.Number, mdtext.Printable(headRepo))
 	cs := evaluate.Start(ctx, ses.deps(), wr.HeadSHA, evaluate.CheckNames(ses.s.Gates), "pull_request")
-	ses.commentPR = pr.Number // the trusted path posts the fork's summary comment too
+	ses.deps().OpenComment(ctx, pr.Number) // the trusted path posts the fork's summary comment too
 	runLink := fmt.Sprintf("workflow run %d", wr.ID)
 	if wr.HTMLURL != "" {
 		runLink = fmt.Sprintf("[workflow run %d](%s)", wr.ID, wr.HTMLURL)
