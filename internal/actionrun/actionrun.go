@@ -138,6 +138,17 @@ const (
 	exitUsage  = report.ExitUsage
 )
 
+// stepLog is where a run writes what the step's log shows: *actions.Log.
+type stepLog interface {
+	Annotate(a actions.Annotation) error
+	AddMask(secret string) error
+	Group(name string) error
+	EndGroup() error
+	PrintUntrusted(text string) error
+}
+
+var _ stepLog = (*actions.Log)(nil)
+
 // session is what a run resolved at its start.
 type session struct {
 	r         *Runner

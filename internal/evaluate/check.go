@@ -23,9 +23,14 @@ type Settings struct {
 	Phase  int
 	Config string
 	SARIF  []string
-	// ReportTimeout bounds reporting the check runs (more than 0).
+	// ReportTimeout bounds reporting the check runs (more than 0;
+	// DefaultReportTimeout unless the workflow says).
 	ReportTimeout time.Duration
 }
+
+// DefaultReportTimeout bounds reporting an evaluation's check runs when
+// the workflow does not say (the Action's report-timeout input).
+const DefaultReportTimeout = 5 * time.Minute
 
 // Checkout is the repository an evaluation reads.
 type Checkout struct {
