@@ -49,6 +49,7 @@ func (ses *session) deps() *evaluate.Deps {
 		},
 		Conversation: ses.conversation(),
 		Checked:      ses.checked,
+		Also:         ses.phaseWrapPR,
 		Warn:         func(msg string) { ses.warnf("%s", msg) },
 		Notice:       func(msg string) { ses.noticef("%s", msg) },
 	}

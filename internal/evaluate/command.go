@@ -89,13 +89,7 @@ func (d *Deps) thread(s Settings) *thread {
 // (Deps.Checked, else Result.Verdict).
 func (th *thread) check(ctx context.Context, t event.Target) (int, error) {
 	res, err := Check(ctx, th.Deps, th.s, t)
-	if th.Checked != nil {
-		return th.Checked(res, err, t)
-	}
-	if err != nil {
-		return report.ExitError, err
-	}
-	return res.Verdict()
+	return th.reported(res, err, t)
 }
 
 // configuredBot is the login swarm-gate's records are expected from:

@@ -55,6 +55,11 @@ type Deps struct {
 	// ran (the Action's step outputs and summary) and gives its exit code
 	// and error; nil: Result.Verdict.
 	Checked func(res Result, err error, t event.Target) (int, error)
+	// Also, when set, reports to the front door an evaluation besides the
+	// run's own (a phase pull request's phase-wrap) and gives its exit
+	// code; nil: the report's, report.ExitError when its runs could not be
+	// posted.
+	Also func(res Result, t event.Target) int
 	// Warn and Notice, when set, receive what the run should warn or tell
 	// of (the Action: ::warning:: and ::notice:: lines); else it is logged.
 	Warn, Notice func(msg string)
