@@ -1,8 +1,8 @@
 // Package actionrun is swarm-gate's GitHub Action: from the runner's
 // environment and event payload it decides what to do, has
-// internal/evaluate evaluate and post the check runs, and reports to the
-// step (outputs, step summary, report files, the log). The comment
-// commands and the summary comment are still here (issue 21).
+// internal/evaluate evaluate and post the check runs (or answer a comment
+// command), and reports to the step (outputs, step summary, report files,
+// the log).
 //
 // Everything the runner provides arrives through a Runner (environment
 // lookup, log writer, HTTP client), so a whole run can be tested in
@@ -25,6 +25,7 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/source"
 )
@@ -115,6 +116,12 @@ type Runner struct {
 	MergeBase KnownMergeBase
 }
 
+// DefaultBotLogin is the login of the workflow's GITHUB_TOKEN.
+const DefaultBotLogin = evaluate.DefaultBotLogin
+
+// OrgPolicyCache keeps each owner's policy (evaluate.OrgPolicyCache).
+type OrgPolicyCache = evaluate.OrgPolicyCache
+
 // KnownMergeBase is a merge base a trusted source gave
 // (evaluate.KnownMergeBase).
 type KnownMergeBase = evaluate.KnownMergeBase
@@ -130,6 +137,17 @@ const (
 	exitError  = report.ExitError
 	exitUsage  = report.ExitUsage
 )
+
+// stepLog is where a run writes what the step's log shows: *actions.Log.
+type stepLog interface {
+	Annotate(a actions.Annotation) error
+	AddMask(secret string) error
+	Group(name string) error
+	EndGroup() error
+	PrintUntrusted(text string) error
+}
+
+var _ stepLog = (*actions.Log)(nil)
 
 // session is what a run resolved at its start.
 type session struct {
@@ -161,13 +179,11 @@ type session struct {
 	postStep bool
 	// reported is true once the step outputs were written.
 	reported bool
-	// commentPR is the pull request the summary comment goes on (0:
-	// none; comment.go).
-	commentPR int
-	// cmds is what the run knows of pull request conversations (command.go).
-	cmds commandState
-	// org is the owner's policy, read once (orgpolicy.go).
-	org orgPolicyMemo
+	// talk is what the run knows of pull request conversations.
+	talk *evaluate.Conversation
+	// org reads the owner's policy, once (orgPolicy).
+	org     pipeline.OrgPolicy
+	orgRead bool
 }
 
 // API is what the action needs from GitHub: evaluate's ports;
@@ -296,7 +312,7 @@ func (ses *session) dispatch(ctx context.Context) (int, error) {
 		return ses.publish(ctx)
 	case event.Command:
 		if r.Commands == nil {
-			return ses.command(ctx)
+			return evaluate.Command(ctx, ses.deps(), ses.evalSettings(), ses.ev)
 		}
 		return r.Commands(ctx, ses.ev), nil
 	case event.Usage:

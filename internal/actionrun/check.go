@@ -7,16 +7,18 @@ import (
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
-	"github.com/swarm-gate/swarm-gate/internal/gitsha"
-	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/report"
-	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 // check evaluates one target and posts its check runs (evaluate.Check),
 // then reports it to the step.
 func (ses *session) check(ctx context.Context, t target) (int, error) {
 	res, err := evaluate.Check(ctx, ses.deps(), ses.evalSettings(), t)
+	return ses.checked(res, err, t)
+}
+
+// checked reports an evaluation to the step (evaluate.Deps.Checked).
+func (ses *session) checked(res evaluate.Result, err error, t target) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
@@ -37,30 +39,14 @@ func (ses *session) evalSettings() evaluate.Settings {
 	return evaluate.Settings{Gates: s.Gates, Phase: s.Phase, Config: s.Config, SARIF: s.SARIF, ReportTimeout: timeout}
 }
 
-// evaluate runs the pipeline on the checkout (evaluate.Run).
-func (ses *session) evaluate(ctx context.Context, opts pipeline.Options) *report.Report {
-	rep, misconfigured := evaluate.Run(ctx, ses.deps(), ses.evalSettings(), opts)
-	if misconfigured != nil {
-		ses.misconfigured = misconfigured
-	}
-	return rep
-}
-
-// finish reports an evaluation everywhere: the check runs (gates first,
-// the aggregate last), the report files (unless Runner.NoReportFiles), the
-// step outputs and summary, and the log; the lines of note are added to
-// the aggregate's summary. It returns the exit code.
+// reportRun reports an evaluation whose check runs are posted to the
+// step: the report files (unless Runner.NoReportFiles), the step outputs
+// and summary, and the log. It returns the exit code.
 //
 // When the checks could not be posted (no token, an API failure), the
 // conclusion output is failure whatever the gates said, and so is the exit
 // code (2): the verdict did not reach the pull request. A fork's read-only
 // token is not such a failure (the fork poster posts the checks).
-func (ses *session) finish(ctx context.Context, rep *report.Report, cs *checkSet, what string, note []string) (int, error) {
-	agg, results := ses.post(ctx, rep, cs, note)
-	return ses.reportRun(rep, cs, agg, results, what)
-}
-
-// reportRun is finish once the check runs are posted.
 func (ses *session) reportRun(rep *report.Report, cs *checkSet, agg gates.Result, results []gates.Result, what string) (int, error) {
 	var files reportFiles
 	if !ses.r.NoReportFiles {
@@ -89,18 +75,6 @@ func (ses *session) reportRun(rep *report.Report, cs *checkSet, agg gates.Result
 	return code, nil
 }
 
-// post completes cs's check runs with rep and the summary comment
-// (evaluate.Post), within the report-timeout.
-func (ses *session) post(ctx context.Context, rep *report.Report, cs *checkSet, note []string) (gates.Result, []gates.Result) {
-	timeout := DefaultReportTimeout
-	if ses.s != nil && ses.s.ReportTimeout > 0 {
-		timeout = ses.s.ReportTimeout
-	}
-	agg, results := evaluate.Post(ctx, rep, cs, timeout, note, ses.stickyComment) // comment.go
-	ses.posted(cs)
-	return agg, results
-}
-
 // posted counts what cs left stuck in progress, and warns when the token
 // may not post check runs.
 func (ses *session) posted(cs *checkSet) {
@@ -108,26 +82,6 @@ func (ses *session) posted(cs *checkSet) {
 	if cs.Status == forbidden && len(cs.Failed) == 0 {
 		ses.warnf("swarm-gate: %s", cs.Why()) // postError and noToken are reported once, by finish
 	}
-}
-
-// resolve returns the full SHA of a ref in the checkout.
-func (ses *session) resolve(ref string) (string, error) {
-	return evaluate.Resolve(ses.workspace, ref)
-}
-
-// present reports whether every commit is in the checkout.
-func (ses *session) present(shas ...string) bool {
-	g, err := source.OpenGit(ses.workspace)
-	if err != nil {
-		return false
-	}
-	defer g.Close()
-	for _, sha := range shas {
-		if _, err := g.ResolveCommit(sha); err != nil || !gitsha.Full(sha) {
-			return false
-		}
-	}
-	return true
 }
 
 var _ API = (*ghapi.Client)(nil)

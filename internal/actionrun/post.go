@@ -6,6 +6,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
+	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 )
 
 // checkSet is one evaluation's check runs (evaluate.Runs).
@@ -43,12 +44,44 @@ func (ses *session) deps() *evaluate.Deps {
 			OrgPolicy:   ses.orgPolicy(),
 			// A pull request to the owner's .github repository may
 			// change the owner's policy: validated like the repository's.
-			OrgPolicyRepo: strings.EqualFold(ses.repo.Name, OrgPolicyRepo),
+			OrgPolicyRepo: strings.EqualFold(ses.repo.Name, evaluate.OrgPolicyRepo),
 			Version:       ses.r.Version,
 		},
-		Conversation: conversation{ses},
+		Conversation: ses.conversation(),
+		Checked:      ses.checked,
+		Also:         ses.phaseWrapPR,
 		Warn:         func(msg string) { ses.warnf("%s", msg) },
+		Notice:       func(msg string) { ses.noticef("%s", msg) },
 	}
+}
+
+// conversation is the run's pull request conversations, made once.
+func (ses *session) conversation() *evaluate.Conversation {
+	if ses.talk == nil {
+		c := &evaluate.Conversation{BotLogin: ses.s.BotLogin, RunURL: ses.runURL}
+		if ses.r.BotLogin != "" {
+			c.BotLogin = ses.r.BotLogin
+		}
+		if ses.runURL != "" && !ses.r.NoReportFiles {
+			c.CommentReport = "the `swarm-gate-report` artifact of [this workflow run](" + ses.runURL + ")"
+		}
+		ses.talk = c
+	}
+	return ses.talk
+}
+
+// orgPolicy reads the owner's policy when the Runner keeps a cache of it
+// (evaluate.OrgPolicy), made once.
+func (ses *session) orgPolicy() pipeline.OrgPolicy {
+	if !ses.orgRead {
+		ses.orgRead = true
+		var api evaluate.Contents
+		if ses.api != nil {
+			api = ses.api
+		}
+		ses.org = evaluate.OrgPolicy(ses.r.OrgPolicy, api, ses.repo, ses.s.Config)
+	}
+	return ses.org
 }
 
 // checkRunState is what the main step saves for the post step: the check

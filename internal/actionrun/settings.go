@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 )
 
 // Mode says what the action does; ModeAuto decides from the event.
@@ -82,7 +83,7 @@ type Settings struct {
 // MinReportTimeout and MaxReportTimeout bound what it accepts: under the
 // 15 minutes the workflows in docs/action.md give the job (timeout-minutes: 15).
 const (
-	DefaultReportTimeout = 5 * time.Minute
+	DefaultReportTimeout = evaluate.DefaultReportTimeout
 	MinReportTimeout     = time.Second
 	MaxReportTimeout     = 14 * time.Minute
 )

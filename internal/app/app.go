@@ -1,8 +1,9 @@
 // Package app is the GitHub App's evaluator: for each job the webhook
 // server queues, it mints the installation's token, fetches the pull
-// request's commits into a fresh local repository, and evaluates them in
-// process with its own client (actionrun.Evaluate), so that the App judges
-// and reports exactly as the Action does, with fewer API calls.
+// request's commits into a fresh local repository, and has
+// internal/evaluate evaluate them (or answer the comment command) with its
+// own client, so that the App judges and reports exactly as the Action
+// does, with fewer API calls.
 package app
 
 import (
@@ -24,8 +25,8 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/swarm-gate/swarm-gate/internal/actionrun"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/webhook"
@@ -97,8 +98,8 @@ type App struct {
 	apiRoot string
 	webRoot string
 	opts    transportOptions
-	// orgPolicy keeps each owner's policy for actionrun.DefaultOrgPolicyTTL.
-	orgPolicy actionrun.OrgPolicyCache
+	// orgPolicy keeps each owner's policy for evaluate.DefaultOrgPolicyTTL.
+	orgPolicy evaluate.OrgPolicyCache
 
 	botMu sync.Mutex
 	bot   string
@@ -285,23 +286,9 @@ func (a *App) Evaluate(ctx context.Context, job webhook.Job) (err error) {
 			return errors.Join(srcErr, ierr)
 		}
 	}
-	code, why := actionrun.Evaluate(ctx, actionrun.InProcess{
-		API:             c,
-		Repo:            repo,
-		Workspace:       workspace,
-		Git:             fetched.Repo,
-		Event:           ev,
-		Work:            &work,
-		WorkflowKey:     externalKey(),
-		FullReport:      "the report of `swarm-gate check` run on the pull request's commits (the App keeps none)",
-		Logger:          runnerLog,
-		Version:         a.cfg.Version,
-		BotLogin:        a.botLogin(ctx),
-		FinaliseTimeout: a.cfg.FinaliseTimeout,
-		OrgPolicy:       &a.orgPolicy,
-		SourceError:     srcErr,
-		MergeBase:       actionrun.KnownMergeBase{Base: work.Target.Base, Head: work.Target.Head, SHA: fetched.MergeBase},
-	})
+	co := evaluate.Checkout{Dir: workspace, Git: fetched.Repo, SourceError: srcErr,
+		MergeBase: evaluate.KnownMergeBase{Base: work.Target.Base, Head: work.Target.Head, SHA: fetched.MergeBase}}
+	code, why := a.evaluate(ctx, runnerLog, c, repo, co, ev, work)
 	switch {
 	case srcErr != nil:
 		return fmt.Errorf("could not evaluate (the check runs say so): %w", srcErr)

@@ -23,9 +23,14 @@ type Settings struct {
 	Phase  int
 	Config string
 	SARIF  []string
-	// ReportTimeout bounds reporting the check runs (more than 0).
+	// ReportTimeout bounds reporting the check runs (more than 0;
+	// DefaultReportTimeout unless the workflow says).
 	ReportTimeout time.Duration
 }
+
+// DefaultReportTimeout bounds reporting an evaluation's check runs when
+// the workflow does not say (the Action's report-timeout input).
+const DefaultReportTimeout = 5 * time.Minute
 
 // Checkout is the repository an evaluation reads.
 type Checkout struct {
@@ -60,17 +65,6 @@ func (k KnownMergeBase) For(base, head string) string {
 	return k.SHA
 }
 
-// Conversation is what an evaluation does on its pull request's
-// conversation, which the front door keeps (nil: nothing).
-type Conversation interface {
-	// Overrides are the override records the evaluation of t honours.
-	Overrides(ctx context.Context, t event.Target) []gates.Override
-	// Open makes pr (0: none) the pull request of the summary comment.
-	Open(ctx context.Context, pr int)
-	// Comment posts the summary comment (a Commenter).
-	Comment(ctx context.Context, rep *report.Report, results []gates.Result, cs *Runs) []string
-}
-
 // Result is what Check did.
 type Result struct {
 	Report    *report.Report
@@ -80,6 +74,51 @@ type Result struct {
 	// Misconfigured is set when the evaluation failed because of the
 	// workflow's own settings (pipeline.ErrPolicyMissing).
 	Misconfigured error
+}
+
+// Verdict is the exit code of the evaluation (report.Exit*) and, when its
+// verdict did not reach the pull request or the settings are wrong, why:
+// check runs that could not be posted, or were left in progress, fail
+// it as could not evaluate.
+func (r Result) Verdict() (int, error) {
+	code := r.Report.ExitCode
+	if r.Aggregate.Outcome == gates.Error {
+		code = max(code, report.ExitError)
+	}
+	if r.Runs.Stuck > 0 {
+		code = max(code, report.ExitError)
+	}
+	switch r.Runs.Status {
+	case PostError:
+		return max(code, report.ExitError), fmt.Errorf("swarm-gate: %s", r.Runs.Why())
+	case NoToken:
+		return max(code, report.ExitError), fmt.Errorf("swarm-gate: %s", NoTokenChecks)
+	}
+	if r.Misconfigured != nil {
+		return report.ExitUsage, fmt.Errorf("swarm-gate: the action is misconfigured: %w", r.Misconfigured)
+	}
+	return code, nil
+}
+
+// Problems are the reasons the evaluation could not be done, or one per
+// gate that could not be evaluated ("<gate>: <title>"); none when every
+// gate was evaluated.
+func (r Result) Problems() []string {
+	return Problems(r.Report)
+}
+
+// Problems are rep's reasons it could not be evaluated (Result.Problems).
+func Problems(rep *report.Report) []string {
+	if rep.Error != "" {
+		return []string{"could not evaluate: " + rep.Error}
+	}
+	var out []string
+	for _, g := range rep.Gates {
+		if g.Outcome == gates.Error {
+			out = append(out, g.Name+": "+g.Title)
+		}
+	}
+	return out
 }
 
 // Check evaluates t and posts the verdict: the check runs are put in
@@ -109,13 +148,13 @@ func Check(ctx context.Context, d *Deps, s Settings, t event.Target) (Result, er
 	}
 	var overrides []gates.Override
 	var comment Commenter
-	if c := d.Conversation; c != nil {
-		overrides = c.Overrides(ctx, t)
+	if d.Conversation != nil {
+		overrides = d.thread(s).overrides(ctx, t)
 		// A merge group or push has no summary comment; a fork's pull
 		// request gets it from the workflow_run poster when its token is
 		// read-only (the comment skips forbidden check runs).
-		c.Open(ctx, t.PR)
-		comment = c.Comment
+		d.OpenComment(ctx, t.PR)
+		comment = d.Comment
 	}
 	opts := pipeline.Options{Base: t.Base, Head: t.Head, HeadBranch: t.HeadBranch, Labels: t.Labels, Phase: s.Phase, SARIF: s.SARIF, Gates: s.Gates, Overrides: overrides}
 	if onRun != nil {
@@ -219,4 +258,20 @@ func prLabels(ctx context.Context, d *Deps, number int) []string {
 		return nil
 	}
 	return pr.Labels
+}
+
+// Present reports whether every commit (full SHAs) is in the checkout at
+// dir.
+func Present(dir string, shas ...string) bool {
+	g, err := source.OpenGit(dir)
+	if err != nil {
+		return false
+	}
+	defer g.Close()
+	for _, sha := range shas {
+		if _, err := g.ResolveCommit(sha); err != nil || !gitsha.Full(sha) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,8 +1,9 @@
-// Package evaluate evaluates a target and posts the verdict as check runs,
-// for both front doors (the Action and the GitHub App): Check runs the
-// pipeline and completes one run per gate and the aggregate, through the
-// small ports on GitHub declared here, which *ghapi.Client satisfies
-// directly; what differs between the doors comes in Deps.
+// Package evaluate is swarm-gate's evaluate-and-post core for both front
+// doors (the Action and the GitHub App): Check evaluates a target and
+// posts one check run per gate and the aggregate, Command answers a
+// `/swarm` comment command, through the small ports on GitHub declared
+// here, which *ghapi.Client satisfies directly; what differs between the
+// doors comes in Deps.
 package evaluate
 
 import (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
@@ -46,12 +47,31 @@ type Deps struct {
 	Track func(started ...*ghapi.CheckRun)
 	// Checkout is the repository Check and Run read.
 	Checkout Checkout
-	// Conversation is what Check does on the pull request's comments
-	// (nil: nothing).
-	Conversation Conversation
-	// Warn, when set, receives what the run should warn of (the Action:
-	// a ::warning:: line); else it is logged.
-	Warn func(msg string)
+	// Conversation is the run's pull request conversations: Check reads
+	// the override records and posts the summary comment there (nil:
+	// neither; Command makes one).
+	Conversation *Conversation
+	// Checked, when set, reports to the front door an evaluation a command
+	// ran (the Action's step outputs and summary) and gives its exit code
+	// and error; nil: Result.Verdict.
+	Checked func(res Result, err error, t event.Target) (int, error)
+	// Also, when set, reports to the front door an evaluation besides the
+	// run's own (a phase pull request's phase-wrap) and gives its exit
+	// code; nil: the report's, report.ExitError when its runs could not be
+	// posted.
+	Also func(res Result, t event.Target) int
+	// Warn and Notice, when set, receive what the run should warn or tell
+	// of (the Action: ::warning:: and ::notice:: lines); else it is logged.
+	Warn, Notice func(msg string)
+}
+
+func (d *Deps) noticef(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if d.Notice == nil {
+		d.logger().Info(msg)
+		return
+	}
+	d.Notice(msg)
 }
 
 func (d *Deps) warnf(format string, args ...any) {

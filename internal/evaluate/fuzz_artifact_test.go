@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/gates"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
@@ -80,7 +79,7 @@ func checkAcceptedReport(t *testing.T, rep *report.Report, head string) {
 	}
 	seen, findings, evaluated := map[string]bool{}, 0, 0
 	for _, g := range rep.Gates {
-		if !evaluate.OwnCheck(g.Name) || g.Name == aggregateName || seen[g.Name] {
+		if !OwnCheck(g.Name) || g.Name == AggregateCheck || seen[g.Name] {
 			t.Fatalf("check %q (seen %v)", g.Name, seen[g.Name])
 		}
 		seen[g.Name] = true

@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestCommentCutAt65536(t *testing.T) {
 		fs = append(fs, gates.Finding{Path: "a/é.go", Line: i + 1, Message: strings.Repeat("ü", 40), Delta: gates.DeltaPreExisting, Severity: gates.SeverityWarning})
 	}
 	res := []gates.Result{{Name: "swarm/sast", Outcome: gates.Failed, Title: "1 new finding", Findings: fs}}
-	cs := &checkSet{}
+	cs := &Runs{}
 	body := commentBody(&report.Report{Head: strings.Repeat("a", 40)}, res, cs, gates.Failed, "the `swarm-gate-report` artifact")
 	if n := utf8.RuneCountInString(body); n > ghapi.MaxCommentRunes || n < ghapi.MaxCommentRunes-200 {
 		t.Errorf("cut comment is %d characters, want at most %d and close to it", n, ghapi.MaxCommentRunes)

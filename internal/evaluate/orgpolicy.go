@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"context"
@@ -61,35 +61,32 @@ func (c *OrgPolicyCache) put(owner string, e orgPolicyEntry) {
 	c.m[owner] = e
 }
 
-// orgPolicyMemo keeps the owner's policy once read: a session may read the
-// policy for an evaluation and again for a command.
-type orgPolicyMemo struct {
-	once  sync.Once
-	data  []byte
-	found bool
-	err   error
-}
-
-// orgPolicy is the pipeline's reader of the owner's policy, or nil when
-// the run does not read one (the Action; a config input naming another
-// file; no token).
-func (ses *session) orgPolicy() pipeline.OrgPolicy {
-	cache := ses.r.OrgPolicy
-	if cache == nil || ses.s == nil || ses.s.Config != "" || ses.api == nil || ses.repo.Owner == "" {
+// OrgPolicy is the pipeline's reader of the owner's policy of repo
+// through api, read once and kept in cache: swarm-gate.yml in the default
+// branch of the owner's `.github` repository (policy-bot's convention),
+// for a base commit with no .github/swarm-gate.yml. Nil (no owner's
+// policy) when cache or api is nil, or config names another file.
+func OrgPolicy(cache *OrgPolicyCache, api Contents, repo ghapi.Repo, config string) pipeline.OrgPolicy {
+	if cache == nil || config != "" || api == nil || repo.Owner == "" {
 		return nil
 	}
-	repo := ghapi.Repo{Owner: ses.repo.Owner, Name: OrgPolicyRepo}
-	source := repo.String() + ": " + OrgPolicyPath
+	org := ghapi.Repo{Owner: repo.Owner, Name: OrgPolicyRepo}
+	source := org.String() + ": " + OrgPolicyPath
+	var m struct {
+		once  sync.Once
+		data  []byte
+		found bool
+		err   error
+	}
 	return func(ctx context.Context) ([]byte, string, bool, error) {
-		m := &ses.org
 		m.once.Do(func() {
-			owner := strings.ToLower(repo.Owner)
+			owner := strings.ToLower(org.Owner)
 			if e, ok := cache.get(owner, time.Now()); ok {
 				m.data, m.found = e.data, e.found
 				return
 			}
 			// The default branch: "" leaves ref out of the request.
-			m.data, m.found, m.err = ses.api.FileAt(ctx, repo, OrgPolicyPath, "")
+			m.data, m.found, m.err = api.FileAt(ctx, org, OrgPolicyPath, "")
 			if m.err == nil {
 				cache.put(owner, orgPolicyEntry{data: m.data, found: m.found, at: time.Now()})
 			}

@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"encoding/json"

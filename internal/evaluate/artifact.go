@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/swarm-gate/swarm-gate/gates"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
@@ -139,7 +138,7 @@ func checkArtifact(rep *report.Report, head string) error {
 		g := &rep.Gates[i]
 		where := fmt.Sprintf("gates[%d]", i)
 		switch {
-		case !evaluate.OwnCheck(g.Name) || g.Name == aggregateName:
+		case !OwnCheck(g.Name) || g.Name == AggregateCheck:
 			return fmt.Errorf("%s: %q is not one of swarm-gate's checks", where, mdtext.Printable(clip(g.Name, 80)))
 		case seen[g.Name]:
 			return fmt.Errorf("%s: %s appears twice", where, g.Name)

@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
@@ -28,13 +27,13 @@ const summaryMarker = "<!-- swarm-gate:summary -->"
 // posted (a token without `pull-requests: write`) is a warning and a line
 // in the aggregate's summary.
 //
-// It does nothing without a pull request (ses.commentPR 0), without a
+// It does nothing without a pull request (Conversation.pr 0), without a
 // token, when the check runs were refused as forbidden (a fork's read-only
 // token: the workflow_run poster posts the checks and the comment), or
 // once the context is done.
-func (ses *session) stickyComment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
-	number := ses.commentPR
-	if number == 0 || ses.api == nil || cs.Status == forbidden || cs.Status == noToken || ctx.Err() != nil {
+func (th *thread) stickyComment(ctx context.Context, rep *report.Report, results []gates.Result, cs *Runs) []string {
+	number := th.c.pr
+	if number == 0 || th.API == nil || cs.Status == Forbidden || cs.Status == NoToken || ctx.Err() != nil {
 		return nil
 	}
 	policy := rep.Comment
@@ -45,18 +44,18 @@ func (ses *session) stickyComment(ctx context.Context, rep *report.Report, resul
 		return nil
 	}
 	fail := func(what string, err error) []string {
-		ses.warnf("swarm-gate: %s the summary comment of pull request #%d: %v%s; the checks are not affected", what, number, err, permissionHint(err, "pull-requests: write"))
+		th.warnf("swarm-gate: %s the summary comment of pull request #%d: %v%s; the checks are not affected", what, number, err, PermissionHint(err, "pull-requests: write"))
 		return []string{fmt.Sprintf("The pull request summary comment could not be posted (%s): %s. The checks above are not affected; give the workflow `pull-requests: write` (the App: `issues: write`) for the comment.", what, mdtext.Inline(ghapi.Brief(err)))}
 	}
-	list, err := ses.comments(ctx, number)
+	list, err := th.comments(ctx, number)
 	if err != nil {
 		return fail("reading", err)
 	}
 	var existing *int64
 	var existingBody string
-	if c, ok := ses.findSummary(list); ok {
+	if c, ok := th.findSummary(list); ok {
 		existing, existingBody = &c.ID, c.Body
-		ses.commentDetails(c.HTMLURL)
+		th.commentDetails(c.HTMLURL)
 	}
 	overall := report.Overall(results)
 	if rep.Error != "" {
@@ -65,34 +64,34 @@ func (ses *session) stickyComment(ctx context.Context, rep *report.Report, resul
 	if existing == nil && policy == gates.CommentOnFailure && overall == gates.Passed {
 		return nil
 	}
-	body := commentBody(rep, results, cs, overall, ses.fullReport())
+	body := commentBody(rep, results, cs, overall, th.fullReport())
 	if existing != nil {
 		if body == existingBody {
 			return nil
 		}
-		if _, err := ses.api.UpdateComment(ctx, ses.repo, *existing, body); err != nil {
+		if _, err := th.API.UpdateComment(ctx, th.Repo, *existing, body); err != nil {
 			return fail("updating", err)
 		}
-		ses.logger.Info("summary comment updated", "pr", number, "id", *existing)
+		th.logger().Info("summary comment updated", "pr", number, "id", *existing)
 		return nil
 	}
-	if err := ses.createComment(ctx, number, body); err != nil {
+	if err := th.createComment(ctx, number, body); err != nil {
 		return fail("creating", err)
 	}
-	if c, ok := ses.findSummary(ses.cmds.lists[number]); ok {
-		ses.commentDetails(c.HTMLURL) // the aggregate, completed next, links it
+	if c, ok := th.findSummary(th.c.lists[number]); ok {
+		th.commentDetails(c.HTMLURL) // the aggregate, completed next, links it
 	}
-	ses.logger.Info("summary comment created", "pr", number)
+	th.logger().Info("summary comment created", "pr", number)
 	return nil
 }
 
 // findSummary is the newest of swarm-gate's own comments in list that
 // still starts with the marker: one edited by someone else (the marker
 // gone) or deleted is not found, and a new one is created.
-func (ses *session) findSummary(list []commands.Comment) (commands.Comment, bool) {
+func (th *thread) findSummary(list []commands.Comment) (commands.Comment, bool) {
 	for i := len(list) - 1; i >= 0; i-- {
 		c := list[i]
-		if strings.EqualFold(c.Author, ses.botLogin()) && strings.HasPrefix(c.Body, summaryMarker) {
+		if strings.EqualFold(c.Author, th.botLogin()) && strings.HasPrefix(c.Body, summaryMarker) {
 			return c, true
 		}
 	}
@@ -103,31 +102,31 @@ func (ses *session) findSummary(list []commands.Comment) (commands.Comment, bool
 // pull request number the details_url of the check runs posted from now
 // on, where there is no workflow run to link (the App); it reads the
 // comments the run lists anyway for the override records.
-func (ses *session) presetCommentDetails(ctx context.Context, number int) {
-	if ses.runURL != "" || number == 0 || ses.api == nil {
+func (th *thread) presetCommentDetails(ctx context.Context, number int) {
+	if th.c.RunURL != "" || number == 0 || th.API == nil {
 		return
 	}
-	if list, ok := ses.cmds.lists[number]; ok {
-		if c, ok := ses.findSummary(list); ok {
-			ses.commentDetails(c.HTMLURL)
+	if list, ok := th.c.lists[number]; ok {
+		if c, ok := th.findSummary(list); ok {
+			th.commentDetails(c.HTMLURL)
 		}
 	}
 }
 
 // commentDetails sets the check runs' details_url to the summary
 // comment's page u when there is no workflow run (the App).
-func (ses *session) commentDetails(u string) {
-	if ses.runURL != "" || u == "" || ses.api == nil {
+func (th *thread) commentDetails(u string) {
+	if th.c.RunURL != "" || u == "" || th.API == nil {
 		return
 	}
-	ses.api.SetDetailsURL(u)
+	th.API.SetDetailsURL(u)
 }
 
 // fullReport names where the whole report is, for the comment's last line
 // when it is cut.
-func (ses *session) fullReport() string {
-	if ses.runURL != "" && !ses.r.NoReportFiles {
-		return "the `swarm-gate-report` artifact of [this workflow run](" + ses.runURL + ")"
+func (th *thread) fullReport() string {
+	if th.c.CommentReport != "" {
+		return th.c.CommentReport
 	}
 	return "the check runs linked above"
 }
@@ -137,7 +136,7 @@ func (ses *session) fullReport() string {
 // run, the next step of each failure, and the pre-existing findings in a
 // collapsed <details>. It is cut to ghapi.MaxCommentRunes characters,
 // ending with where the full report is.
-func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overall gates.Outcome, full string) string {
+func commentBody(rep *report.Report, results []gates.Result, cs *Runs, overall gates.Outcome, full string) string {
 	var b strings.Builder
 	b.WriteString(summaryMarker + "\n")
 	switch overall {
@@ -182,7 +181,7 @@ func commentBody(rep *report.Report, results []gates.Result, cs *checkSet, overa
 	if len(pre) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>%s already on the base branch (not blocking)</summary>\n\n%s\n\n</details>\n", mdtext.Count(len(pre), "pre-existing finding"), strings.Join(pre, "\n"))
 	}
-	if u := cs.URL(aggregateName); u != "" {
+	if u := cs.URL(AggregateCheck); u != "" {
 		fmt.Fprintf(&b, "\n_The [swarm-gate check](%s) carries the verdict; this comment is updated on every push._\n", u)
 	}
 	return cutComment(b.String(), full)
@@ -237,21 +236,18 @@ func cutComment(body, full string) string {
 	return cut + tail
 }
 
-// conversation is evaluate's Conversation on the session's pull request
-// comments (command.go, comment.go).
-type conversation struct{ ses *session }
-
-func (c conversation) Overrides(ctx context.Context, t target) []gates.Override {
-	return c.ses.overrides(ctx, t)
+// OpenComment makes pr (0: none) the pull request of the summary comment
+// that Comment posts; an existing summary comment becomes the details_url
+// of the check runs posted from now on when there is no workflow run.
+func (d *Deps) OpenComment(ctx context.Context, pr int) {
+	th := d.thread(Settings{})
+	th.c.pr = pr
+	th.presetCommentDetails(ctx, pr)
 }
 
-func (c conversation) Open(ctx context.Context, pr int) {
-	c.ses.commentPR = pr
-	c.ses.presetCommentDetails(ctx, pr)
+// Comment is the Commenter of d's conversation: it creates or updates
+// the summary comment on the pull request OpenComment named
+// (stickyComment).
+func (d *Deps) Comment(ctx context.Context, rep *report.Report, results []gates.Result, cs *Runs) []string {
+	return d.thread(Settings{}).stickyComment(ctx, rep, results, cs)
 }
-
-func (c conversation) Comment(ctx context.Context, rep *report.Report, results []gates.Result, cs *checkSet) []string {
-	return c.ses.stickyComment(ctx, rep, results, cs)
-}
-
-var _ evaluate.Conversation = conversation{}

@@ -1,4 +1,4 @@
-package actionrun
+package evaluate
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
+	"github.com/swarm-gate/swarm-gate/internal/actions"
 	"github.com/swarm-gate/swarm-gate/internal/commands"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
+	"github.com/swarm-gate/swarm-gate/internal/event"
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/pipeline"
 	"github.com/swarm-gate/swarm-gate/internal/planhash"
+	"github.com/swarm-gate/swarm-gate/internal/report"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -34,11 +36,24 @@ const (
 	reactRefused  = "confused"
 )
 
-// commandState is what one run knows of pull request conversations: the
-// identity its own comments were posted as, each pull request's comments
-// (listed once per run, plus those the run posted), the pull requests and
-// permissions read.
-type commandState struct {
+// Conversation is what a run knows of its pull requests' conversations:
+// the identity its own comments are posted as, each pull request's
+// comments (listed once per run, plus those the run posted), the pull
+// requests and permissions read, and the pull request of the summary
+// comment. One per run (the Action's step, the App's job).
+type Conversation struct {
+	// BotLogin is the login swarm-gate's records and replies are expected
+	// from ("": DefaultBotLogin).
+	BotLogin string
+	// RunURL is the workflow run's page; "" (the App) makes the summary
+	// comment the check runs' details_url.
+	RunURL string
+	// CommentReport names where the whole report is, for the last line of
+	// a cut summary comment ("": the check runs linked above).
+	CommentReport string
+
+	// pr is the pull request the summary comment goes on (0: none).
+	pr int
 	// posted is the login GitHub gave the comments this run created (""
 	// until it creates one); warned is set once the mismatch with the
 	// configured login was reported.
@@ -54,15 +69,34 @@ type permissionRead struct {
 	err error
 }
 
+// thread is a Conversation with what its requests need: the deps and the
+// settings of the run.
+type thread struct {
+	*Deps
+	s Settings
+	c *Conversation
+}
+
+// thread is d's conversation (a new one when d has none) for settings s.
+func (d *Deps) thread(s Settings) *thread {
+	if d.Conversation == nil {
+		d.Conversation = &Conversation{}
+	}
+	return &thread{Deps: d, s: s, c: d.Conversation}
+}
+
+// check evaluates t for a command and has the front door report it
+// (Deps.Checked, else Result.Verdict).
+func (th *thread) check(ctx context.Context, t event.Target) (int, error) {
+	res, err := Check(ctx, th.Deps, th.s, t)
+	return th.reported(res, err, t)
+}
+
 // configuredBot is the login swarm-gate's records are expected from:
-// Runner.BotLogin (the App's bot), else the bot-login input, else
-// DefaultBotLogin.
-func (ses *session) configuredBot() string {
-	switch {
-	case ses.r.BotLogin != "":
-		return ses.r.BotLogin
-	case ses.s != nil && ses.s.BotLogin != "":
-		return ses.s.BotLogin
+// Conversation.BotLogin, else DefaultBotLogin.
+func (th *thread) configuredBot() string {
+	if th.c.BotLogin != "" {
+		return th.c.BotLogin
 	}
 	return DefaultBotLogin
 }
@@ -70,27 +104,27 @@ func (ses *session) configuredBot() string {
 // botLogin is the only author whose records and replies are read back: the
 // login this run's own comments were posted as once it posted one, else
 // configuredBot.
-func (ses *session) botLogin() string {
-	if ses.cmds.posted != "" {
-		return ses.cmds.posted
+func (th *thread) botLogin() string {
+	if th.c.posted != "" {
+		return th.c.posted
 	}
-	return ses.configuredBot()
+	return th.configuredBot()
 }
 
 // comments lists pull request number's comments once per run.
-func (ses *session) comments(ctx context.Context, number int) ([]commands.Comment, error) {
-	if list, ok := ses.cmds.lists[number]; ok {
+func (th *thread) comments(ctx context.Context, number int) ([]commands.Comment, error) {
+	if list, ok := th.c.lists[number]; ok {
 		return list, nil
 	}
-	list, err := ses.api.ListComments(ctx, ses.repo, number)
+	list, err := th.API.ListComments(ctx, th.Repo, number)
 	if err != nil {
 		return nil, err
 	}
-	if ses.cmds.lists == nil {
-		ses.cmds.lists = map[int][]commands.Comment{}
+	if th.c.lists == nil {
+		th.c.lists = map[int][]commands.Comment{}
 	}
-	ses.cmds.lists[number] = toComments(list)
-	return ses.cmds.lists[number], nil
+	th.c.lists[number] = toComments(list)
+	return th.c.lists[number], nil
 }
 
 // createComment posts a comment on pull request number and remembers it:
@@ -98,54 +132,54 @@ func (ses *session) comments(ctx context.Context, number int) ([]commands.Commen
 // GitHub reports as its author is the one trusted for the rest of the run
 // (with a warning, once, when it is not the configured bot-login: records
 // posted now would not be read back by the next run).
-func (ses *session) createComment(ctx context.Context, number int, body string) error {
-	c, err := ses.api.CreateComment(ctx, ses.repo, number, body)
+func (th *thread) createComment(ctx context.Context, number int, body string) error {
+	c, err := th.API.CreateComment(ctx, th.Repo, number, body)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return nil
 	}
-	if c.Author != "" && !strings.EqualFold(c.Author, ses.botLogin()) {
-		if !ses.cmds.warned && !strings.EqualFold(c.Author, ses.configuredBot()) {
-			ses.cmds.warned = true
-			ses.warnf("swarm-gate: the token posts comments as @%s, but swarm-gate reads back override records only from @%s (the bot-login input); this run trusts @%s, later runs will not: set `bot-login: %s`", c.Author, ses.configuredBot(), c.Author, c.Author)
+	if c.Author != "" && !strings.EqualFold(c.Author, th.botLogin()) {
+		if !th.c.warned && !strings.EqualFold(c.Author, th.configuredBot()) {
+			th.c.warned = true
+			th.warnf("swarm-gate: the token posts comments as @%s, but swarm-gate reads back override records only from @%s (the bot-login input); this run trusts @%s, later runs will not: set `bot-login: %s`", c.Author, th.configuredBot(), c.Author, c.Author)
 		}
-		ses.cmds.posted = c.Author
+		th.c.posted = c.Author
 	}
-	if list, ok := ses.cmds.lists[number]; ok {
-		ses.cmds.lists[number] = append(list, toComments([]*ghapi.Comment{c})...)
+	if list, ok := th.c.lists[number]; ok {
+		th.c.lists[number] = append(list, toComments([]*ghapi.Comment{c})...)
 	}
 	return nil
 }
 
 // permission reads user's permission once per run.
-func (ses *session) permission(ctx context.Context, user string) (ghapi.Permission, error) {
+func (th *thread) permission(ctx context.Context, user string) (ghapi.Permission, error) {
 	key := strings.ToLower(user)
-	if r, ok := ses.cmds.perms[key]; ok {
+	if r, ok := th.c.perms[key]; ok {
 		return r.p, r.err
 	}
-	p, err := ses.api.Permission(ctx, ses.repo, user)
-	if ses.cmds.perms == nil {
-		ses.cmds.perms = map[string]permissionRead{}
+	p, err := th.API.Permission(ctx, th.Repo, user)
+	if th.c.perms == nil {
+		th.c.perms = map[string]permissionRead{}
 	}
-	ses.cmds.perms[key] = permissionRead{p, err}
+	th.c.perms[key] = permissionRead{p, err}
 	return p, err
 }
 
 // pullRequest reads pull request number once per run.
-func (ses *session) pullRequest(ctx context.Context, number int) (*ghapi.PullRequest, error) {
-	if pr, ok := ses.cmds.pulls[number]; ok {
+func (th *thread) pullRequest(ctx context.Context, number int) (*ghapi.PullRequest, error) {
+	if pr, ok := th.c.pulls[number]; ok {
 		return pr, nil
 	}
-	pr, err := ses.api.PullRequest(ctx, ses.repo, number)
+	pr, err := th.API.PullRequest(ctx, th.Repo, number)
 	if err != nil {
 		return nil, err
 	}
-	if ses.cmds.pulls == nil {
-		ses.cmds.pulls = map[int]*ghapi.PullRequest{}
+	if th.c.pulls == nil {
+		th.c.pulls = map[int]*ghapi.PullRequest{}
 	}
-	ses.cmds.pulls[number] = pr
+	th.c.pulls[number] = pr
 	return pr, nil
 }
 
@@ -156,35 +190,35 @@ func (ses *session) pullRequest(ctx context.Context, number int) (*ghapi.PullReq
 // pull request or they cannot be read or verified (the gates then fail
 // closed where an override would have been needed). Each marker ignored
 // gets a notice saying why.
-func (ses *session) overrides(ctx context.Context, t target) []gates.Override {
+func (th *thread) overrides(ctx context.Context, t event.Target) []gates.Override {
 	number := max(t.PR, t.QueuedPR)
 	if number == 0 {
 		return nil
 	}
-	if ses.api == nil {
-		ses.warnf("swarm-gate: no token to read the human overrides recorded on pull request #%d; evaluating without them", number)
+	if th.API == nil {
+		th.warnf("swarm-gate: no token to read the human overrides recorded on pull request #%d; evaluating without them", number)
 		return nil
 	}
-	list, err := ses.comments(ctx, number)
+	list, err := th.comments(ctx, number)
 	if err != nil {
-		ses.warnf("swarm-gate: reading the human overrides recorded on pull request #%d: %v; evaluating without them%s", number, err, permissionHint(err, "pull-requests: read"))
+		th.warnf("swarm-gate: reading the human overrides recorded on pull request #%d: %v; evaluating without them%s", number, err, PermissionHint(err, "pull-requests: read"))
 		return nil
 	}
-	markers, notes := commands.ReadMarkers(list, ses.botLogin())
+	markers, notes := commands.ReadMarkers(list, th.botLogin())
 	for _, n := range notes {
-		ses.noticef("swarm-gate: %s", n)
+		th.noticef("swarm-gate: %s", n)
 	}
 	if len(markers) == 0 {
 		return nil
 	}
-	ev, pull, err := ses.evidence(ctx, number, t)
+	ev, pull, err := th.evidence(ctx, number, t)
 	if err != nil {
-		ses.warnf("swarm-gate: cannot verify the %d override record(s) on pull request #%d: %v; evaluating without them", len(markers), number, err)
+		th.warnf("swarm-gate: cannot verify the %d override record(s) on pull request #%d: %v; evaluating without them", len(markers), number, err)
 		return nil
 	}
 	out, notes := commands.VerifyOverrides(ctx, markers, pull, ev)
 	for _, n := range notes {
-		ses.noticef("swarm-gate: %s", n)
+		th.noticef("swarm-gate: %s", n)
 	}
 	return out
 }
@@ -192,29 +226,29 @@ func (ses *session) overrides(ctx context.Context, t target) []gates.Override {
 // evidence is what verifying the target's override records reads: the
 // pull request (its author), the base's commands policy, and the head's
 // history in the checkout.
-func (ses *session) evidence(ctx context.Context, number int, t target) (*evidence, commands.Pull, error) {
-	capi := ses.api
+func (th *thread) evidence(ctx context.Context, number int, t event.Target) (*evidence, commands.Pull, error) {
+	capi := th.API
 	if capi == nil {
 		return nil, commands.Pull{}, errNoCommandAPI
 	}
-	pr, err := ses.pullRequest(ctx, number)
+	pr, err := th.pullRequest(ctx, number)
 	if err != nil {
 		return nil, commands.Pull{}, fmt.Errorf("reading the pull request's author: %w", err)
 	}
-	policy, err := pipeline.PolicyAt(ctx, ses.workspace, t.Base, ses.s.Config, ses.orgPolicy())
+	policy, err := pipeline.PolicyAt(ctx, th.Checkout.Dir, t.Base, th.s.Config, th.Checkout.OrgPolicy)
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
-	hist, err := pipeline.OpenHistory(ses.workspace, t.Head)
+	hist, err := pipeline.OpenHistory(th.Checkout.Dir, t.Head)
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
-	return &evidence{ses: ses, capi: capi, hist: hist, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
+	return &evidence{th: th, capi: capi, hist: hist, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
 }
 
 // evidence implements commands.Evidence for one evaluation.
 type evidence struct {
-	ses  *session
+	th   *thread
 	capi API
 	hist *pipeline.History
 	seen map[string]firstSeen // FirstSeen's reads, by SHA
@@ -226,7 +260,7 @@ type firstSeen struct {
 }
 
 func (e *evidence) CommandComment(ctx context.Context, id int64) (*commands.SourceComment, error) {
-	c, err := e.capi.IssueComment(ctx, e.ses.repo, id)
+	c, err := e.capi.IssueComment(ctx, e.th.Repo, id)
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +268,11 @@ func (e *evidence) CommandComment(ctx context.Context, id int64) (*commands.Sour
 }
 
 func (e *evidence) Permission(ctx context.Context, login string) (ghapi.Permission, error) {
-	return e.ses.permission(ctx, login)
+	return e.th.permission(ctx, login)
 }
 
 func (e *evidence) Teams(ctx context.Context, teams []string, login string) []commands.TeamCheck {
-	return e.ses.teamChecks(ctx, teams, login)
+	return e.th.teamChecks(ctx, teams, login)
 }
 
 func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
@@ -254,7 +288,7 @@ func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
 func (e *evidence) FirstSeen(ctx context.Context, sha string) (time.Time, error) {
 	r, ok := e.seen[sha]
 	if !ok {
-		r.at, r.err = e.capi.FirstCheckSuite(ctx, e.ses.repo, sha)
+		r.at, r.err = e.capi.FirstCheckSuite(ctx, e.th.Repo, sha)
 		e.seen[sha] = r
 	}
 	return r.at, r.err
@@ -268,43 +302,47 @@ func toComments(list []*ghapi.Comment) []commands.Comment {
 	return out
 }
 
-// command handles an issue_comment event: a `/swarm` command in a newly
-// created pull request comment. Every refusal is a reply that says why;
-// a command already answered (a redelivery) is neither answered nor run
-// again.
-func (ses *session) command(ctx context.Context) (int, error) {
-	ev := ses.ev
+// Command handles an issue_comment event ev: a `/swarm` command in a
+// newly created pull request comment, run with s. Every refusal is a
+// reply that says why; a command already answered (a redelivery) is
+// neither answered nor run again. It returns the exit code (report.Exit*)
+// and why it could not answer or report (nil: it did).
+func Command(ctx context.Context, d *Deps, s Settings, ev *actions.Event) (int, error) {
+	return d.thread(s).command(ctx, ev)
+}
+
+func (th *thread) command(ctx context.Context, ev *actions.Event) (int, error) {
 	switch {
 	case ev.Comment == nil || ev.Issue == nil:
-		ses.noticef("swarm-gate: the %s payload has no comment", ev.Name)
-		return exitPassed, nil
+		th.noticef("swarm-gate: the %s payload has no comment", ev.Name)
+		return report.ExitPassed, nil
 	case ev.Action != "created":
-		ses.noticef("swarm-gate: nothing to do for issue_comment %q: only newly created comments run commands (edits and deletions never change anything)", ev.Action)
-		return exitPassed, nil
+		th.noticef("swarm-gate: nothing to do for issue_comment %q: only newly created comments run commands (edits and deletions never change anything)", ev.Action)
+		return report.ExitPassed, nil
 	case !ev.Issue.IsPullRequest():
-		ses.noticef("swarm-gate: nothing to do: comment %d is on issue #%d, not on a pull request", ev.Comment.ID, ev.Issue.Number)
-		return exitPassed, nil
-	case strings.EqualFold(ev.Comment.User.Login, ses.botLogin()):
-		ses.noticef("swarm-gate: nothing to do: comment %d is swarm-gate's own (@%s)", ev.Comment.ID, ev.Comment.User.Login)
-		return exitPassed, nil
+		th.noticef("swarm-gate: nothing to do: comment %d is on issue #%d, not on a pull request", ev.Comment.ID, ev.Issue.Number)
+		return report.ExitPassed, nil
+	case strings.EqualFold(ev.Comment.User.Login, th.botLogin()):
+		th.noticef("swarm-gate: nothing to do: comment %d is swarm-gate's own (@%s)", ev.Comment.ID, ev.Comment.User.Login)
+		return report.ExitPassed, nil
 	}
 	cmd, perr := commands.Parse(ev.Comment.Body)
 	if cmd == nil && perr == nil {
-		ses.noticef("swarm-gate: nothing to do: comment %d holds no /swarm command", ev.Comment.ID)
-		return exitPassed, nil
+		th.noticef("swarm-gate: nothing to do: comment %d holds no /swarm command", ev.Comment.ID)
+		return report.ExitPassed, nil
 	}
-	if ses.api == nil {
-		return exitError, fmt.Errorf("cannot answer the /swarm command in comment %d: %v", ev.Comment.ID, ses.apiErr)
+	if th.API == nil {
+		return report.ExitError, fmt.Errorf("cannot answer the /swarm command in comment %d: %v", ev.Comment.ID, th.NoAPI)
 	}
-	c := &cmdRun{ses: ses, number: ev.Issue.Number, commentID: ev.Comment.ID}
-	list, err := ses.comments(ctx, c.number)
+	c := &cmdRun{th: th, ev: ev, number: ev.Issue.Number, commentID: ev.Comment.ID}
+	list, err := th.comments(ctx, c.number)
 	switch {
 	case err != nil:
 		c.listErr = err
-		ses.warnf("swarm-gate: cannot tell whether comment %d was already answered: %v", c.commentID, err)
-	case commands.Replied(list, ses.botLogin(), c.commentID):
-		ses.noticef("swarm-gate: comment %d was already answered (a redelivered event); nothing to do", c.commentID)
-		return exitPassed, nil
+		th.warnf("swarm-gate: cannot tell whether comment %d was already answered: %v", c.commentID, err)
+	case commands.Replied(list, th.botLogin(), c.commentID):
+		th.noticef("swarm-gate: comment %d was already answered (a redelivered event); nothing to do", c.commentID)
+		return report.ExitPassed, nil
 	}
 	c.react(ctx, reactReceived)
 	if perr != nil {
@@ -319,7 +357,8 @@ func (ses *session) command(ctx context.Context) (int, error) {
 
 // cmdRun is one command being answered.
 type cmdRun struct {
-	ses       *session
+	th        *thread
+	ev        *actions.Event
 	number    int
 	commentID int64
 	pr        *ghapi.PullRequest // as read when the command was handled
@@ -327,8 +366,8 @@ type cmdRun struct {
 }
 
 func (c *cmdRun) react(ctx context.Context, content string) {
-	if err := c.ses.api.AddReaction(ctx, c.ses.repo, c.commentID, content); err != nil {
-		c.ses.warnf("swarm-gate: %v", err)
+	if err := c.th.API.AddReaction(ctx, c.th.Repo, c.commentID, content); err != nil {
+		c.th.warnf("swarm-gate: %v", err)
 	}
 }
 
@@ -338,25 +377,25 @@ func (c *cmdRun) reply(ctx context.Context, body string) error {
 	if m := commands.ReplyMarker(c.commentID); !strings.Contains(body, m) {
 		body = strings.TrimRight(body, "\n") + "\n\n" + m + "\n"
 	}
-	return c.ses.createComment(ctx, c.number, body)
+	return c.th.createComment(ctx, c.number, body)
 }
 
 // refuse replies with the reason, quoting the command (escaped, so that
 // nobody it mentions is notified again), and reacts 😕.
 func (c *cmdRun) refuse(ctx context.Context, text, why string) (int, error) {
 	c.react(ctx, reactRefused)
-	actor := c.ses.ev.Comment.User.Login
+	actor := c.ev.Comment.User.Login
 	body := fmt.Sprintf("> %s\n\n@%s swarm-gate refused this command: %s", mdtext.Inline(mdtext.FirstLine(text)), actor, why)
-	c.ses.noticef("swarm-gate: refused %q by @%s: %s", mdtext.FirstLine(text), actor, why)
+	c.th.noticef("swarm-gate: refused %q by @%s: %s", mdtext.FirstLine(text), actor, why)
 	if err := c.reply(ctx, body); err != nil {
-		return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
+		return report.ExitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
 	}
-	return exitPassed, nil
+	return report.ExitPassed, nil
 }
 
 func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
-	ses, ev := c.ses, c.ses.ev
-	pr, err := ses.pullRequest(ctx, c.number)
+	th, ev := c.th, c.ev
+	pr, err := th.pullRequest(ctx, c.number)
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request: "+ghapi.Brief(err))
 	}
@@ -368,43 +407,43 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		}
 		return c.refuse(ctx, cmd.Text, why+"; swarm-gate runs commands only on open pull requests")
 	}
-	if !ses.present(pr.BaseSHA, pr.HeadSHA) {
-		if ses.r.SourceError != nil {
+	if !Present(th.Checkout.Dir, pr.BaseSHA, pr.HeadSHA) {
+		if th.Checkout.SourceError != nil {
 			// The App could not fetch the commits: say why, not how to
 			// write a workflow.
-			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request's commits: %v", ses.r.SourceError))
+			return c.refuse(ctx, cmd.Text, fmt.Sprintf("swarm-gate could not read the pull request's commits: %v", th.Checkout.SourceError))
 		}
 		return c.refuse(ctx, cmd.Text, fmt.Sprintf("the pull request's base %s and head %s are not both in the workflow's checkout, so swarm-gate cannot read the policy and the plan; check out with `fetch-depth: 0` and `ref: refs/pull/%d/head` (see the README's comment-command workflow)", gitsha.Short(pr.BaseSHA), gitsha.Short(pr.HeadSHA), c.number))
 	}
-	policy, err := pipeline.PolicyAt(ctx, ses.workspace, pr.BaseSHA, ses.s.Config, ses.orgPolicy())
+	policy, err := pipeline.PolicyAt(ctx, th.Checkout.Dir, pr.BaseSHA, th.s.Config, th.Checkout.OrgPolicy)
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, err.Error())
 	}
 	actor := commands.Actor{Login: ev.Comment.User.Login, Type: ev.Comment.User.Type}
 	req := commands.Request{Command: cmd.Name, Actor: actor, PRAuthor: pr.Author, Policy: policy.Commands}
 	if cmd.Name != commands.Help && !actor.IsBot() {
-		req.Permission, req.PermissionErr = ses.permission(ctx, actor.Login)
+		req.Permission, req.PermissionErr = th.permission(ctx, actor.Login)
 		if teams := policy.Commands.Teams; len(teams) > 0 && req.PermissionErr == nil {
-			req.Teams = ses.teamChecks(ctx, teams, actor.Login)
+			req.Teams = th.teamChecks(ctx, teams, actor.Login)
 		}
 	}
 	if d := commands.Authorize(req); !d.Allowed {
 		return c.refuse(ctx, cmd.Text, d.Reason)
 	}
-	t := target{Base: pr.BaseSHA, Head: pr.HeadSHA, HeadBranch: pr.HeadRef, PostSHA: pr.HeadSHA, Kind: "pull_request",
-		What: fmt.Sprintf("pull request #%d (/swarm %s)", c.number, cmd.Name), Fork: pr.HeadRepo != ses.repo.String(), PR: c.number}
+	t := event.Target{Base: pr.BaseSHA, Head: pr.HeadSHA, HeadBranch: pr.HeadRef, PostSHA: pr.HeadSHA, Kind: "pull_request",
+		What: fmt.Sprintf("pull request #%d (/swarm %s)", c.number, cmd.Name), Fork: pr.HeadRepo != th.Repo.String(), PR: c.number}
 	switch cmd.Name {
 	case commands.Help:
-		if err := c.reply(ctx, helpText(policy.Commands, ses.overrides(ctx, t), ses.gateStates(ctx, pr.HeadSHA))); err != nil {
-			return exitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
+		if err := c.reply(ctx, helpText(policy.Commands, th.overrides(ctx, t), th.gateStates(ctx, pr.HeadSHA))); err != nil {
+			return report.ExitError, fmt.Errorf("replying to comment %d: %w", c.commentID, err)
 		}
 		c.react(ctx, reactDone)
-		return exitPassed, nil
+		return report.ExitPassed, nil
 	case commands.Recheck:
-		code, err := ses.check(ctx, t)
+		code, err := th.check(ctx, t)
 		c.react(ctx, reactDone)
 		if rerr := c.reply(ctx, recheckText(actor.Login, pr.HeadSHA, code, err)); rerr != nil {
-			ses.warnf("swarm-gate: replying to comment %d: %v", c.commentID, rerr)
+			th.warnf("swarm-gate: replying to comment %d: %v", c.commentID, rerr)
 		}
 		return code, err
 	}
@@ -416,9 +455,9 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 func recheckText(actor, head string, code int, err error) string {
 	verdict := "the checks passed"
 	switch {
-	case err != nil || code >= exitError:
+	case err != nil || code >= report.ExitError:
 		verdict = "it could not evaluate or report everything; the checks say why"
-	case code == exitFailed:
+	case code == report.ExitFailed:
 		verdict = "a check failed; the checks say which"
 	}
 	return fmt.Sprintf("swarm-gate re-evaluated head %s for @%s (`/swarm recheck`): %s.", mdtext.Code(gitsha.Short(head)), actor, verdict)
@@ -432,9 +471,9 @@ func recheckText(actor, head string, code int, err error) string {
 // why nothing was (once per command comment); then it evaluates the pull request's head: the new
 // commit when there is one (a push made with a workflow's GITHUB_TOKEN
 // starts no workflow run, so nothing else would check it).
-func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (int, error) {
-	ses, ev := c.ses, c.ses.ev
-	b, err := pipeline.BindingAt(ctx, ses.workspace, t.Base, t.Head, ses.s.Config, ses.orgPolicy())
+func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t event.Target) (int, error) {
+	th, ev := c.th, c.ev
+	b, err := pipeline.BindingAt(ctx, th.Checkout.Dir, t.Base, t.Head, th.s.Config, th.Checkout.OrgPolicy)
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate cannot bind the override to the head plan: "+err.Error())
 	}
@@ -459,14 +498,14 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	if c.listErr != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request's comments to record the override exactly once: "+ghapi.Brief(c.listErr))
 	}
-	list, err := ses.comments(ctx, c.number)
+	list, err := th.comments(ctx, c.number)
 	if err != nil {
 		return c.refuse(ctx, cmd.Text, "swarm-gate could not read the pull request's comments to record the override exactly once: "+ghapi.Brief(err))
 	}
-	if commands.Recorded(list, ses.botLogin(), c.commentID) {
-		ses.noticef("swarm-gate: the override of comment %d is already recorded; nothing to do", c.commentID)
+	if commands.Recorded(list, th.botLogin(), c.commentID) {
+		th.noticef("swarm-gate: the override of comment %d is already recorded; nothing to do", c.commentID)
 		c.react(ctx, reactDone)
-		return exitPassed, nil
+		return report.ExitPassed, nil
 	}
 	var durable string
 	var committed *commands.Committed
@@ -483,17 +522,17 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 	}
 	body, err := commands.RecordReply(rec, durable)
 	if err != nil {
-		return exitError, err
+		return report.ExitError, err
 	}
 	if err := c.reply(ctx, body); err != nil {
 		c.react(ctx, reactRefused)
-		return exitError, fmt.Errorf("recording the override of comment %d: %w", c.commentID, err)
+		return report.ExitError, fmt.Errorf("recording the override of comment %d: %w", c.commentID, err)
 	}
 	c.react(ctx, reactDone)
 	if committed != nil && committed.Commit != nil {
-		return ses.check(ctx, ses.newHead(t, committed))
+		return th.check(ctx, th.newHead(t, committed))
 	}
-	return ses.check(ctx, t)
+	return th.check(ctx, t)
 }
 
 // seenBefore says why the command comment, posted at commented, cannot be
@@ -505,11 +544,11 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t target) (i
 // time is not consulted: the pusher chooses it, and a fast clock would
 // only refuse honest commands.
 func (c *cmdRun) seenBefore(ctx context.Context, head string, commented time.Time) string {
-	capi := c.ses.api
+	capi := c.th.API
 	if capi == nil {
 		return fmt.Sprintf("swarm-gate cannot tell when GitHub first saw head %s: %v", gitsha.Short(head), errNoCommandAPI)
 	}
-	first, err := capi.FirstCheckSuite(ctx, c.ses.repo, head)
+	first, err := capi.FirstCheckSuite(ctx, c.th.Repo, head)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("swarm-gate could not read when GitHub first saw head %s: %s; comment again", gitsha.Short(head), ghapi.Brief(err))
@@ -546,7 +585,7 @@ func (c *cmdRun) headUnchanged(ctx context.Context, cmd *commands.Command, b *pi
 		// A prefix may name two commits: a pusher can make a benign and a
 		// hostile commit share one, so the branch's log must show it too.
 	}
-	capi := c.ses.api
+	capi := c.th.API
 	if capi == nil {
 		return "swarm-gate cannot read the head branch's history: " + errNoCommandAPI.Error()
 	}
@@ -669,25 +708,25 @@ func (c *cmdRun) specAt(ctx context.Context, capi API, repo ghapi.Repo, sha stri
 // commitApproval commits the plugin's approval record to the pull
 // request's branch and returns it (nil when nothing was committed) with
 // the sentence for the reply.
-func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t target, b *pipeline.Binding, at time.Time) (*commands.Committed, string) {
-	ses, ev := c.ses, c.ses.ev
+func (c *cmdRun) commitApproval(ctx context.Context, cmd *commands.Command, t event.Target, b *pipeline.Binding, at time.Time) (*commands.Committed, string) {
+	th, ev := c.th, c.ev
 	const onlyRecord = " This comment is the approval's record: swarm/plan-freeze reads it, but the agent's plugin does not, so the agent's own dispatch gate may still ask for an approval in its session."
-	capi := ses.api
+	capi := th.API
 	if capi == nil {
 		return nil, "Not committed to the branch: " + errNoCommandAPI.Error() + "." + onlyRecord
 	}
 	pr := c.pr
-	res, err := commands.CommitApproval(ctx, capi, commands.ApprovalCommit{Repo: ses.repo, HeadRepo: pr.HeadRepo, HeadRef: pr.HeadRef, HeadSHA: b.HeadSHA,
+	res, err := commands.CommitApproval(ctx, capi, commands.ApprovalCommit{Repo: th.Repo, HeadRepo: pr.HeadRepo, HeadRef: pr.HeadRef, HeadSHA: b.HeadSHA,
 		StructureHash: b.StructureHash, Actor: ev.Comment.User.Login, Reason: cmd.Reason, CommentID: c.commentID, CommentURL: ev.Comment.HTMLURL, CommentedAt: at})
 	if err != nil {
-		ses.noticef("swarm-gate: the approval of comment %d is recorded by swarm-gate's comment only: %v", c.commentID, err)
+		th.noticef("swarm-gate: the approval of comment %d is recorded by swarm-gate's comment only: %v", c.commentID, err)
 		return nil, "Not committed to the branch: " + strings.TrimSuffix(err.Error(), ".") + "." + onlyRecord
 	}
 	if res.AlreadyRecorded {
 		return nil, fmt.Sprintf("The plugin's record of this approval is already on branch %s (ledger session %s); nothing new was committed.",
 			mdtext.Code(res.Branch), mdtext.Code(fmt.Sprintf("swarm-gate:comment:%d", c.commentID)))
 	}
-	ses.noticef("swarm-gate: committed the approval of comment %d to %s as %s", c.commentID, res.Branch, res.Commit.SHA)
+	th.noticef("swarm-gate: committed the approval of comment %d to %s as %s", c.commentID, res.Branch, res.Commit.SHA)
 	return res, fmt.Sprintf("Committed to branch %s as the plugin's own record, so the agent's plugin accepts the plan too: commit [%s](%s) appends the critic_approved snapshot (seq %d, manual override, user_confirmed: true) to `.swarm/plan-ledger.jsonl` and a `plan_critic_gate_manual_approval` line to `.swarm/events.jsonl`, and changes nothing else. swarm-gate checked the new head itself, since a push with a workflow's token starts no workflow run.",
 		mdtext.Code(res.Branch), gitsha.Short(res.Commit.SHA), commitLink(res.Commit), res.Record.Seq)
 }
@@ -705,17 +744,17 @@ func commitLink(gc *ghapi.GitCommit) string {
 // against GitHub's tree), evaluated there, and the check runs go on
 // GitHub's commit. When the checkout cannot take it the evaluation fails
 // closed on the new commit, saying why.
-func (ses *session) newHead(t target, c *commands.Committed) target {
+func (th *thread) newHead(t event.Target, c *commands.Committed) event.Target {
 	t.PostSHA = c.Commit.SHA
 	t.What = fmt.Sprintf("pull request #%d at %s (the approval record swarm-gate committed)", t.PR, gitsha.Short(c.Commit.SHA))
-	local, err := commands.LocalCommit(ses.workspace, c)
+	local, err := commands.LocalCommit(th.Checkout.Dir, c)
 	if err != nil {
-		ses.warnf("swarm-gate: cannot evaluate the new head %s in the checkout: %v; its checks fail closed until `/swarm recheck` in a workflow that checks it out", gitsha.Short(c.Commit.SHA), err)
+		th.warnf("swarm-gate: cannot evaluate the new head %s in the checkout: %v; its checks fail closed until `/swarm recheck` in a workflow that checks it out", gitsha.Short(c.Commit.SHA), err)
 		t.Head = c.Commit.SHA
 		return t
 	}
 	if local != c.Commit.SHA {
-		ses.logger.Info("evaluating the new head through a local commit with the same tree", "github", c.Commit.SHA, "local", local, "tree", c.Commit.TreeSHA)
+		th.logger().Info("evaluating the new head through a local commit with the same tree", "github", c.Commit.SHA, "local", local, "tree", c.Commit.TreeSHA)
 	}
 	t.Head = local
 	return t
@@ -723,8 +762,8 @@ func (ses *session) newHead(t target, c *commands.Committed) target {
 
 // teamChecks reads the commenter's memberships of the policy's teams; an
 // API without team memberships gives a failed check (fail closed).
-func (ses *session) teamChecks(ctx context.Context, teams []string, user string) []commands.TeamCheck {
-	capi := ses.api
+func (th *thread) teamChecks(ctx context.Context, teams []string, user string) []commands.TeamCheck {
+	capi := th.API
 	if capi == nil {
 		return []commands.TeamCheck{{Team: teams[0], Err: errNoCommandAPI}}
 	}
@@ -739,14 +778,14 @@ type gateStates struct {
 }
 
 // gateStates reads the state of swarm-gate's check runs on the head.
-func (ses *session) gateStates(ctx context.Context, sha string) gateStates {
-	st := gateStates{names: evaluate.CheckNames(ses.s.Gates), runs: map[string]*ghapi.CheckRun{}}
-	capi := ses.api
+func (th *thread) gateStates(ctx context.Context, sha string) gateStates {
+	st := gateStates{names: CheckNames(th.s.Gates), runs: map[string]*ghapi.CheckRun{}}
+	capi := th.API
 	if capi == nil {
 		st.err = errNoCommandAPI
 		return st
 	}
-	runs, err := capi.CheckRunsOnRef(ctx, ses.repo, sha)
+	runs, err := capi.CheckRunsOnRef(ctx, th.Repo, sha)
 	if err != nil {
 		st.err = err
 		return st
@@ -820,12 +859,4 @@ func (st gateStates) table() string {
 	}
 	b.WriteString("\n")
 	return b.String()
-}
-
-// changeCount is "1 change" or "N changes".
-func changeCount(n int) string {
-	if n == 1 {
-		return "1 change"
-	}
-	return fmt.Sprintf("%d changes", n)
 }
