@@ -128,6 +128,7 @@ func TestCommandRefusals(t *testing.T) {
 	}{
 		{"read permission", "reader", "read", "/swarm approve-plan-critic why not", "needs write permission on the repository (the base branch's policy, commands.min_permission); @reader has read permission"},
 		{"pull request author", "author", "admin", "/swarm approve-plan-critic my own plan", "@author opened this pull request"},
+		{"a committer of the pull request", "cocoder", "admin", "/swarm approve-plan-critic I pushed the fix", "@cocoder authored or committed commits of this pull request"},
 		{"permission unreadable", "stranger", "", "/swarm recheck", "could not read @stranger's permission on the repository, so it refuses (fail closed)"},
 		{"unknown command", "maint", "write", "/swarm aprove-plan-critic x", "did you mean `/swarm approve-plan-critic`?"},
 		{"reason too long", "maint", "write", "/swarm approve-plan-critic " + strings.Repeat("r", 501), "the reason is 501 characters"},
@@ -137,6 +138,7 @@ func TestCommandRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, "Codertocat/Hello-World")
 			h.commandPR()
+			h.fake.SetPullCommits(h.repo, 7, ghfake.PullCommit{SHA: h.head, Author: "author", Committer: "web-flow"}, ghfake.PullCommit{SHA: h.head, Author: "cocoder", Committer: "cocoder"})
 			if tc.perm != "" {
 				h.fake.SetPermission(h.repo, tc.user, tc.perm)
 			}

@@ -23,16 +23,26 @@ func (a Actor) IsBot() bool {
 // Request is everything the authorization decision reads: the command,
 // who ran it, their repository permission as read from the API just now
 // (or the error reading it), their memberships of the policy's teams (when
-// it lists any; see CheckTeams), the pull request's author, and the base
-// branch's policy.
+// it lists any; see CheckTeams), the pull request's author and the logins
+// that authored or committed its commits (Contributors, or the error
+// reading them: only an override under commands.allow_self_approval: false
+// needs them), and the base branch's policy.
 type Request struct {
-	Command       string
-	Actor         Actor
-	Permission    ghapi.Permission
-	PermissionErr error
-	Teams         []TeamCheck
-	PRAuthor      string
-	Policy        gates.CommandsConfig
+	Command         string
+	Actor           Actor
+	Permission      ghapi.Permission
+	PermissionErr   error
+	Teams           []TeamCheck
+	PRAuthor        string
+	Contributors    []string
+	ContributorsErr error
+	Policy          gates.CommandsConfig
+}
+
+// NeedsContributors reports whether Authorize reads r's Contributors: an
+// override when the pull request's own people may not approve it.
+func (r Request) NeedsContributors() bool {
+	return IsOverride(r.Command) && !r.Policy.AllowSelfApproval && !r.Actor.IsBot()
 }
 
 // Decision is the outcome of Authorize; Reason says why a command is
@@ -71,6 +81,14 @@ func Authorize(r Request) Decision {
 	}
 	if IsOverride(r.Command) && !r.Policy.AllowSelfApproval && r.PRAuthor != "" && strings.EqualFold(r.PRAuthor, r.Actor.Login) {
 		return refuse("@%s opened this pull request, and by policy the author cannot approve their own pull request's plan or spec drift (commands.allow_self_approval: false); ask another maintainer", r.Actor.Login)
+	}
+	if r.NeedsContributors() {
+		if r.ContributorsErr != nil {
+			return refuse("swarm-gate could not read who authored and committed this pull request's commits, so it cannot tell whether @%s approves their own work, and refuses (fail closed; commands.allow_self_approval: false): %s", r.Actor.Login, ghapi.Brief(r.ContributorsErr))
+		}
+		if slices.ContainsFunc(r.Contributors, func(l string) bool { return strings.EqualFold(l, r.Actor.Login) }) {
+			return refuse("@%s authored or committed commits of this pull request, and by policy its own people cannot approve its plan or spec drift (commands.allow_self_approval: false); ask a maintainer who has not pushed to it", r.Actor.Login)
+		}
 	}
 	return Decision{Allowed: true}
 }

@@ -189,3 +189,36 @@ func TestAuthorizeHelpForBots(t *testing.T) {
 		t.Errorf("recheck by a bot: %+v", d)
 	}
 }
+
+// TestAuthorizeContributors: under commands.allow_self_approval: false,
+// an override by someone who authored or committed commits of the pull
+// request (not only its opener) is refused, and so is one when they
+// cannot be read; recheck and help never need them, and
+// allow_self_approval: true lets them approve.
+func TestAuthorizeContributors(t *testing.T) {
+	octo := Actor{Login: "octo", Type: "User"}
+	cases := []struct {
+		name         string
+		cmd          string
+		contributors []string
+		err          error
+		allow        bool
+		want         string // "" allowed, else part of the reason
+	}{
+		{"not a contributor", ApprovePlanCritic, []string{"author", "web-flow"}, nil, false, ""},
+		{"a co-author", ApprovePlanCritic, []string{"author", "Octo"}, nil, false, "authored or committed commits of this pull request"},
+		{"a co-author acknowledging drift", AcknowledgeSpecDrift, []string{"octo"}, nil, false, "authored or committed"},
+		{"unreadable", ApprovePlanCritic, nil, errors.New("500 Internal Server Error"), false, "could not read who authored and committed"},
+		{"a co-author, self-approval allowed", ApprovePlanCritic, []string{"octo"}, nil, true, ""},
+		{"unreadable, self-approval allowed", ApprovePlanCritic, nil, errors.New("500"), true, ""},
+		{"a co-author rechecks", Recheck, []string{"octo"}, errors.New("500"), false, ""},
+	}
+	for _, c := range cases {
+		r := Request{Command: c.cmd, Actor: octo, Permission: ghapi.PermissionWrite, PRAuthor: "author",
+			Contributors: c.contributors, ContributorsErr: c.err, Policy: gates.CommandsConfig{AllowSelfApproval: c.allow}}
+		got := Authorize(r)
+		if got.Allowed != (c.want == "") || !strings.Contains(got.Reason, c.want) {
+			t.Errorf("%s: allowed %v %q, want %q", c.name, got.Allowed, got.Reason, c.want)
+		}
+	}
+}

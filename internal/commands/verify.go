@@ -46,6 +46,9 @@ type Evidence interface {
 	Permission(ctx context.Context, login string) (ghapi.Permission, error)
 	Teams(ctx context.Context, teams []string, login string) []TeamCheck
 	Commit(sha string) (*MarkedCommit, error)
+	// Contributors are the logins that authored or committed the pull
+	// request's commits (ghapi.Client.PullRequestContributors).
+	Contributors(ctx context.Context) ([]string, error)
 	// FirstSeen is when GitHub first saw commit sha: the earliest
 	// created_at of its check suites, which GitHub sets when the commit
 	// is pushed and nobody can backdate; the zero time when it has no
@@ -114,6 +117,10 @@ type verifier struct {
 	comments map[int64]sourceRead
 	auth     map[string]authRead
 	seen     map[string]seenRead
+	// contributors are Evidence.Contributors, read at most once.
+	contributors     []string
+	contributorsErr  error
+	contributorsRead bool
 	// reads counts the comment and check-suite reads made so far, against
 	// MaxMarkerReads.
 	reads int
@@ -272,6 +279,13 @@ func (v *verifier) request(ctx context.Context, command string, actor Actor) Req
 		v.auth[key] = a
 	}
 	req.Permission, req.PermissionErr, req.Teams = a.p, a.err, a.teams
+	if req.NeedsContributors() {
+		if !v.contributorsRead {
+			v.contributors, v.contributorsErr = v.ev.Contributors(ctx)
+			v.contributorsRead = true
+		}
+		req.Contributors, req.ContributorsErr = v.contributors, v.contributorsErr
+	}
 	return req
 }
 

@@ -28,6 +28,10 @@ type fakeEvidence struct {
 	commentRead map[int64]int
 	permRead    map[string]int
 	seenRead    map[string]int
+	// contributors are the pull request's commit authors and committers.
+	contributors     []string
+	contributorsErr  error
+	contributorsRead int
 }
 
 func (f *fakeEvidence) CommandComment(_ context.Context, id int64) (*SourceComment, error) {
@@ -68,6 +72,11 @@ func (f *fakeEvidence) Commit(sha string) (*MarkedCommit, error) {
 		return c, nil
 	}
 	return &MarkedCommit{}, nil
+}
+
+func (f *fakeEvidence) Contributors(context.Context) ([]string, error) {
+	f.contributorsRead++
+	return f.contributors, f.contributorsErr
 }
 
 func (f *fakeEvidence) FirstSeen(_ context.Context, sha string) (time.Time, error) {
@@ -154,6 +163,9 @@ func TestVerifyOverrides(t *testing.T) {
 		{"no longer in the policy's teams", approval(), nil, gates.CommandsConfig{Teams: []string{"o/core"}}, "needs an active membership of one of the teams o/core"},
 		{"in the policy's teams", approval(), func(f *fakeEvidence) { f.teams = map[string]string{"maint": "o/core"} }, gates.CommandsConfig{Teams: []string{"o/core"}}, ""},
 		{"the actor opened the pull request", with(func(r *Record) { r.Actor = "author" }), func(f *fakeEvidence) { f.comments[70].Author = "author" }, gates.CommandsConfig{}, "@author opened this pull request"},
+		{"the actor committed to the pull request", approval(), func(f *fakeEvidence) { f.contributors = []string{"author", "Maint"} }, gates.CommandsConfig{}, "@maint authored or committed commits of this pull request"},
+		{"the pull request's commits cannot be read", approval(), func(f *fakeEvidence) { f.contributorsErr = errors.New("502 Bad Gateway") }, gates.CommandsConfig{}, "could not read who authored and committed this pull request's commits"},
+		{"the actor committed, self-approval allowed", approval(), func(f *fakeEvidence) { f.contributors = []string{"maint"} }, gates.CommandsConfig{AllowSelfApproval: true}, ""},
 		{"the head was pushed the second the comment was posted", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt }, gates.CommandsConfig{}, ""},
 		{"forged: a head pushed after the comment, its committer time backdated", approval(), func(f *fakeEvidence) { f.pushed[headA] = commentAt.Add(time.Hour) }, gates.CommandsConfig{},
 			"its head aaaaaaaaaaaa was first seen by GitHub at 2026-03-01T11:00:00Z, after comment 70 was posted (2026-03-01T10:00:00Z), so the comment did not see it"},

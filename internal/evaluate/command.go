@@ -243,7 +243,7 @@ func (th *thread) evidence(ctx context.Context, number int, t event.Target) (*ev
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
-	return &evidence{th: th, capi: capi, hist: hist, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
+	return &evidence{th: th, capi: capi, hist: hist, number: number, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
 }
 
 // evidence implements commands.Evidence for one evaluation.
@@ -251,7 +251,9 @@ type evidence struct {
 	th   *thread
 	capi API
 	hist *pipeline.History
-	seen map[string]firstSeen // FirstSeen's reads, by SHA
+	// number is the pull request's.
+	number int
+	seen   map[string]firstSeen // FirstSeen's reads, by SHA
 }
 
 type firstSeen struct {
@@ -281,6 +283,12 @@ func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
 		return nil, err
 	}
 	return &commands.MarkedCommit{InHistory: mc.InHistory, StructureHash: mc.StructureHash, PlanErr: mc.PlanErr, SpecStaleness: mc.SpecStaleness}, nil
+}
+
+// Contributors lists who authored or committed the pull request's
+// commits.
+func (e *evidence) Contributors(ctx context.Context) ([]string, error) {
+	return e.capi.PullRequestContributors(ctx, e.th.Repo, e.number)
 }
 
 // FirstSeen reads the earliest created_at of sha's check suites, once per
@@ -426,6 +434,9 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		if teams := policy.Commands.Teams; len(teams) > 0 && req.PermissionErr == nil {
 			req.Teams = th.teamChecks(ctx, teams, actor.Login)
 		}
+	}
+	if req.NeedsContributors() {
+		req.Contributors, req.ContributorsErr = th.API.PullRequestContributors(ctx, th.Repo, c.number)
 	}
 	if d := commands.Authorize(req); !d.Allowed {
 		return c.refuse(ctx, cmd.Text, d.Reason)
@@ -819,7 +830,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	}
 	b.WriteString("; `help` is open to everyone, bots included. Commands on a closed pull request are refused.")
 	if !p.AllowSelfApproval {
-		b.WriteString(" The pull request's author cannot record overrides on it (`commands.allow_self_approval: false`).")
+		b.WriteString(" The pull request's author, and anyone who authored or committed its commits, cannot record overrides on it (`commands.allow_self_approval: false`).")
 	}
 	b.WriteString("\n\n")
 	b.WriteString(st.table())

@@ -75,6 +75,7 @@ type Contents interface {
 	PullRequest(ctx context.Context, repo ghapi.Repo, number int) (*ghapi.PullRequest, error)
 	OpenPullRequests(ctx context.Context, repo ghapi.Repo, head string) ([]*ghapi.PullRequest, error)
 	PullRequestsWithCommit(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.PullRequest, error)
+	PullRequestContributors(ctx context.Context, repo ghapi.Repo, number int) ([]string, error)
 	FileAt(ctx context.Context, repo ghapi.Repo, path, ref string) ([]byte, bool, error)
 	BranchActivity(ctx context.Context, repo ghapi.Repo, branch string, since time.Time) ([]ghapi.RefActivity, *ghapi.RefActivity, error)
 	commands.GitData

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -83,6 +84,48 @@ func (c *Client) PullRequestsWithCommit(ctx context.Context, repo Repo, sha stri
 			if pr != nil {
 				out = append(out, fromPull(pr))
 			}
+		}
+		if nextPage(resp) == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// MaxPullRequestCommits is how many commits pulls/list-commits returns at
+// most; a pull request with that many may have more, unseen.
+const MaxPullRequestCommits = 250
+
+// PullRequestContributors lists the GitHub logins that authored or
+// committed pull request number's commits (pulls/list-commits), each once,
+// in the order first seen. Merge commits are left out: "Update branch"
+// makes whoever clicks it the author of one, without writing the change.
+// Commits whose email GitHub maps to no account add no login. It fails
+// when the list may be incomplete: MaxPullRequestCommits commits or more.
+func (c *Client) PullRequestContributors(ctx context.Context, repo Repo, number int) ([]string, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []string
+	seen := map[string]bool{}
+	n := 0
+	for {
+		page, resp, err := c.gh.PullRequests.ListCommits(ctx, repo.Owner, repo.Name, number, opts)
+		if err != nil {
+			return nil, apiError(fmt.Sprintf("listing the commits of pull request %s#%d", repo, number), err)
+		}
+		for _, rc := range page {
+			n++
+			if rc == nil || len(rc.Parents) > 1 {
+				continue
+			}
+			for _, login := range []string{rc.GetAuthor().GetLogin(), rc.GetCommitter().GetLogin()} {
+				if k := strings.ToLower(login); login != "" && !seen[k] {
+					seen[k] = true
+					out = append(out, login)
+				}
+			}
+		}
+		if n >= MaxPullRequestCommits {
+			return nil, fmt.Errorf("pull request %s#%d has %d commits or more, and GitHub lists only the first %d, so the rest are unseen", repo, number, MaxPullRequestCommits, MaxPullRequestCommits)
 		}
 		if nextPage(resp) == 0 {
 			return out, nil

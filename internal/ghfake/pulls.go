@@ -29,6 +29,17 @@ type PullRequest struct {
 	BaseSHA  string
 	Labels   []string
 	Files    []PullFile
+	// Commits are the pull request's commits, oldest first
+	// (pulls/list-commits); none by default.
+	Commits []PullCommit
+}
+
+// PullCommit is one commit of a pull request: the logins GitHub matched
+// its author and committer to ("" for none) and its parent count.
+type PullCommit struct {
+	SHA               string
+	Author, Committer string
+	Parents           int // 1 when 0
 }
 
 // PullFile is one changed file of a pull request.
@@ -59,6 +70,16 @@ func (s *Server) AddPullRequest(repo string, pr PullRequest) {
 	}
 	if pr.HeadRef != "" && pr.HeadSHA != "" && !s.hasActivity(head, pr.HeadRef) {
 		s.recordActivity(head, Activity{Branch: pr.HeadRef, Before: strings.Repeat("0", 40), After: pr.HeadSHA, At: now().Add(-time.Second), Type: "branch_creation"})
+	}
+}
+
+// SetPullCommits replaces the commits of pull request number of repo
+// (pulls/list-commits); it is a no-op when there is no such pull request.
+func (s *Server) SetPullCommits(repo string, number int, commits ...PullCommit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr := s.pulls[repo+"#"+strconv.Itoa(number)]; pr != nil {
+		pr.Commits = commits
 	}
 }
 
@@ -129,6 +150,46 @@ func (s *Server) listCommitPulls(r *request) (int, any) {
 	list := []any{}
 	for _, pr := range prs[lo:hi] {
 		list = append(list, s.pullJSON(repo, pr, "pull-request-simple-items"))
+	}
+	return http.StatusOK, list
+}
+
+// listPullCommits answers pulls/list-commits: the stored Commits, paged,
+// at most 250 as on GitHub.
+func (s *Server) listPullCommits(r *request) (int, any) {
+	pr := s.findPull(r)
+	if pr == nil {
+		return notFound()
+	}
+	commits := pr.Commits[:min(len(pr.Commits), 250)]
+	lo, hi := s.page(r, len(commits))
+	api := s.URL + "repos/" + r.repo()
+	list := []any{}
+	for _, pc := range commits[lo:hi] {
+		m := s.spec.example("commit-items")
+		m["sha"], m["node_id"] = pc.SHA, "C_fake"+pc.SHA
+		m["url"], m["html_url"], m["comments_url"] = api+"/commits/"+pc.SHA, s.WebURL+"/"+r.repo()+"/commit/"+pc.SHA, api+"/commits/"+pc.SHA+"/comments"
+		for key, login := range map[string]string{"author": pc.Author, "committer": pc.Committer} {
+			if login == "" {
+				m[key] = nil
+				continue
+			}
+			u := copyJSON(m[key])
+			if u == nil {
+				u = copyJSON(s.spec.example("commit-items")["author"])
+			}
+			setUser(u, login)
+			m[key] = u
+		}
+		parents := []any{}
+		for i := range max(pc.Parents, 1) {
+			p := fmt.Sprintf("%040x", i+1)
+			parents = append(parents, map[string]any{"sha": p, "url": api + "/commits/" + p, "html_url": s.WebURL + "/" + r.repo() + "/commit/" + p})
+		}
+		m["parents"] = parents
+		delete(m, "stats")
+		delete(m, "files")
+		list = append(list, m)
 	}
 	return http.StatusOK, list
 }

@@ -57,6 +57,7 @@ func init() {
 		"pulls/list":                                      (*Server).listPulls,
 		"pulls/list-files":                                (*Server).listPullFiles,
 		"repos/list-pull-requests-associated-with-commit": (*Server).listCommitPulls,
+		"pulls/list-commits":                              (*Server).listPullCommits,
 		"repos/get-content":                               (*Server).getContent,
 		"git/get-tree":                                    (*Server).getTree,
 		"apps/get-authenticated":                          (*Server).getApp,
