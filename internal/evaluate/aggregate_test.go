@@ -1,4 +1,4 @@
-package actionrun
+package evaluate_test
 
 import (
 	"strings"
@@ -32,7 +32,7 @@ func TestAggregateNamesAgentApproval(t *testing.T) {
 			{Name: "swarm/scope", Outcome: gates.Failed, Findings: []gates.Finding{widened}}}, "this pull request widens task 1.1's scope", gates.Failed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := evaluate.Aggregate(rep, c.results, &checkSet{}, nil)
+			res := evaluate.Aggregate(rep, c.results, &evaluate.Runs{}, nil)
 			if got := strings.HasPrefix(res.Summary, top); got != (c.want != "") {
 				t.Errorf("summary starts with the warning: %v, want %v:\n%s", got, c.want != "", res.Summary)
 			} else if c.want != "" && !strings.HasPrefix(res.Summary, top+c.want) {
