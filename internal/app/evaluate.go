@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
@@ -39,7 +38,8 @@ func (l *evalLog) at(level slog.Level, msg string) {
 // cancelled context reported as failure (the App's shutdown is no one's
 // cancellation). It returns the exit code (report.Exit*) and the last
 // error it logged ("" when none). A panic is recovered: the runs left in
-// progress are completed as failure and the code is report.ExitError.
+// progress are completed as failure (evaluate.Deps.Crashed) and the code
+// is report.ExitError.
 func (a *App) evaluate(ctx context.Context, log *slog.Logger, c *ghapi.Client, repo ghapi.Repo, co evaluate.Checkout,
 	ev *actions.Event, work event.Work) (code int, lastError string) {
 	el := &evalLog{log: log}
@@ -66,7 +66,8 @@ func (a *App) evaluate(ctx context.Context, log *slog.Logger, c *ghapi.Client, r
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			code = crashed(ctx, el, c, a.cfg.FinaliseTimeout, started, v, debug.Stack())
+			d.Crashed(ctx, started, v, debug.Stack(), func(msg string) { el.at(slog.LevelError, msg) })
+			code = report.ExitError
 		}
 		lastError = el.last
 	}()
@@ -114,44 +115,4 @@ func logResult(el *evalLog, res evaluate.Result) {
 			el.at(level, f.Message)
 		}
 	}
-}
-
-// crashed completes as failure the check runs left in progress by an
-// evaluation that panicked with v, and returns report.ExitError. A second
-// panic while doing so is logged and otherwise ignored.
-func crashed(ctx context.Context, el *evalLog, c *ghapi.Client, finalise time.Duration, started []*ghapi.CheckRun, v any, stack []byte) int {
-	if gp, ok := v.(*evaluate.GoroutinePanic); ok {
-		// Raised again by CompleteAll: the stack that matters is the
-		// goroutine's.
-		v, stack = gp.Value, gp.Stack
-	}
-	reason := fmt.Sprintf("swarm-gate crashed: %v; this is a bug, please report it", v)
-	defer func() {
-		if v2 := recover(); v2 != nil {
-			el.log.Error("swarm-gate crashed again while completing its check runs", "panic", v2)
-		}
-	}()
-	el.log.Error("swarm-gate crashed; this is a bug, please report it (with this log)", "panic", fmt.Sprint(v), "stack", string(stack))
-	el.at(slog.LevelError, reason)
-	fin := ghapi.NewFinaliser(c, el.log)
-	fin.Timeout = ghapi.DefaultFinaliserTimeout
-	if ctx.Err() != nil {
-		fin.Timeout = 6 * time.Second
-		if finalise > 0 {
-			fin.Timeout = finalise
-		}
-	}
-	left := 0
-	for _, run := range started {
-		if run.InProgress() {
-			fin.Track(run)
-			left++
-		}
-	}
-	if left > 0 {
-		if err := fin.CloseWithReason(ctx, reason); err != nil {
-			el.at(slog.LevelError, "swarm-gate: "+err.Error())
-		}
-	}
-	return report.ExitError
 }
