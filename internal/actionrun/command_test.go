@@ -3,7 +3,6 @@ package actionrun_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -70,22 +69,6 @@ func (h *harness) replies() []ghfake.Comment {
 		}
 	}
 	return out
-}
-
-// TestCommandSourceError: when the App could not fetch the pull request's
-// commits, a command is refused with that reason, not with advice about a
-// workflow's checkout.
-func TestCommandSourceError(t *testing.T) {
-	h := newHarness(t, "Codertocat/Hello-World")
-	h.fake.AddPullRequest(h.repo, ghfake.PullRequest{Number: 7, User: "author", HeadRef: "swarm/phase-1", HeadSHA: strings.Repeat("c", 40), BaseRef: "main", BaseSHA: h.base})
-	h.fake.SetPermission(h.repo, "maint", "write")
-	h.srcErr = errors.New("fetching Codertocat/Hello-World: authentication required")
-	h.commentEvent("created", "maint", "/swarm approve-plan-critic lost verdict")
-	h.run(context.Background(), nil)
-	cs := h.replies()
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read the pull request's commits: fetching Codertocat/Hello-World: authentication required") || strings.Contains(cs[0].Body, "fetch-depth") {
-		t.Fatalf("replies %+v", cs)
-	}
 }
 
 func (h *harness) commandPR() {

@@ -196,6 +196,7 @@ func TestStopBeforeEvaluating(t *testing.T) {
 	}{
 		{"bad input", map[string]string{"phase": "two"}, nil, 3, `input phase: "two" is not a phase number`},
 		{"no event payload", nil, func(h *harness) { delete(h.env, "GITHUB_EVENT_PATH") }, 3, "GITHUB_EVENT_PATH is not set"},
+		{"no event payload file", nil, func(h *harness) { h.env["GITHUB_EVENT_PATH"] = filepath.Join(h.t.TempDir(), "missing.json") }, 3, "missing.json"},
 		{"a pull_request payload without its pull request", nil, func(h *harness) {
 			h.event("pull_request", "", func(p map[string]any) { p["action"] = "synchronize" })
 		}, 3, "the pull_request payload at GITHUB_EVENT_PATH has no pull_request object"},

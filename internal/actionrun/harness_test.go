@@ -22,7 +22,6 @@ import (
 	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/ghfake"
 	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
-	"github.com/swarm-gate/swarm-gate/internal/source"
 )
 
 // webhooksDir holds GitHub's example payloads, read in place.
@@ -42,17 +41,6 @@ type harness struct {
 	logs      bytes.Buffer // slog output
 	// hc, when set, sends the API requests (tests that break the transport).
 	hc *http.Client
-	// srcErr is the Runner's SourceError (the App could not fetch).
-	srcErr error
-	// gitRepo and noReportFiles are the Runner's Repo and NoReportFiles (the
-	// App's settings).
-	gitRepo       *source.Git
-	noReportFiles bool
-	// parsedEvent is the Runner's Event (nil: it reads GITHUB_EVENT_PATH).
-	parsedEvent *actions.Event
-	// mergeBase is the Runner's MergeBase (the App's, from GitHub's
-	// compare API).
-	mergeBase actionrun.KnownMergeBase
 }
 
 // newHarness builds the demo repository as the workspace and a runner
@@ -146,11 +134,6 @@ func (h *harness) run(ctx context.Context, overrides map[string]string) int {
 		HTTPClient:      h.hc,
 		ClientOptions:   []ghapi.Option{ghapi.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 		FinaliseTimeout: 5 * time.Second,
-		SourceError:     h.srcErr,
-		Repo:            h.gitRepo,
-		NoReportFiles:   h.noReportFiles,
-		Event:           h.parsedEvent,
-		MergeBase:       h.mergeBase,
 	}
 	return r.Run(ctx)
 }

@@ -13,12 +13,16 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/gates"
 	"github.com/swarm-gate/swarm-gate/internal/actions"
+	"github.com/swarm-gate/swarm-gate/internal/evaluate"
+	"github.com/swarm-gate/swarm-gate/internal/ghapi"
 	"github.com/swarm-gate/swarm-gate/internal/gitsha"
 	"github.com/swarm-gate/swarm-gate/internal/mdtext"
 	"github.com/swarm-gate/swarm-gate/internal/report"
 )
 
-func codeBlock(s string) string { return mdtext.CodeBlock(s) }
+// What the step writes of an evaluation: the report files, the outputs,
+// the step summary and the log. Each writes what it can and warns of the
+// rest: the check runs carry the verdict.
 
 // reportFiles are the files writeReport wrote, relative to the workspace
 // ('/'-separated), "" when not written.
@@ -32,41 +36,41 @@ const (
 	ReportSARIFName = "report.sarif"
 )
 
-// writeReport writes report.json and report.sarif under the report
-// directory in the workspace. Files are given to the workspace's owner
-// (the container runs as root; a self-hosted runner must be able to
-// delete them).
-func (ses *session) writeReport(rep *report.Report) reportFiles {
+// writeReport writes report.json and report.sarif under dir (the
+// report-dir input, '/'-separated) in the workspace. Files are given to
+// the workspace's owner (the container runs as root; a self-hosted runner
+// must be able to delete them).
+func writeReport(c console, workspace, dir, version string, rep *report.Report) reportFiles {
 	var out reportFiles
-	dir := filepath.Join(ses.workspace, filepath.FromSlash(ses.s.ReportDir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		ses.warnf("swarm-gate: writing the report: %v", err)
+	full := filepath.Join(workspace, filepath.FromSlash(dir))
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		c.warnf("swarm-gate: writing the report: %v", err)
 		return out
 	}
-	ses.chown(dir)
+	chown(workspace, full)
 	write := func(name string, fn func(*bytes.Buffer) error) string {
 		var buf bytes.Buffer
 		if err := fn(&buf); err != nil {
-			ses.warnf("swarm-gate: writing %s: %v", name, err)
+			c.warnf("swarm-gate: writing %s: %v", name, err)
 			return ""
 		}
-		p := filepath.Join(dir, name)
+		p := filepath.Join(full, name)
 		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-			ses.warnf("swarm-gate: writing %s: %v", name, err)
+			c.warnf("swarm-gate: writing %s: %v", name, err)
 			return ""
 		}
-		ses.chown(p)
-		return path.Join(ses.s.ReportDir, name)
+		chown(workspace, p)
+		return path.Join(dir, name)
 	}
 	out.JSON = write(ReportJSONName, func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
-	out.SARIF = write(ReportSARIFName, func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep, ses.r.Version) })
+	out.SARIF = write(ReportSARIFName, func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep, version) })
 	return out
 }
 
-// chown gives p to the workspace's owner when we run as another user
+// chown gives p to the owner of the workspace when we run as another user
 // (errors are ignored: it only matters on self-hosted runners).
-func (ses *session) chown(p string) {
-	info, err := os.Stat(ses.workspace)
+func chown(workspace, p string) {
+	info, err := os.Stat(workspace)
 	if err != nil {
 		return
 	}
@@ -81,25 +85,24 @@ func (ses *session) chown(p string) {
 // conclusions (JSON, by check name), one output per gate named after it
 // without "swarm/" (plan-freeze, scope, ...), findings-count, report-json
 // and sarif.
-func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files reportFiles) {
-	ses.reported = true
-	if ses.r.Env.OutputPath() == "" {
-		ses.logger.Debug("GITHUB_OUTPUT is not set: no step outputs")
+func setOutputs(c console, env actions.Env, agg gates.Result, results []gates.Result, files reportFiles) {
+	if env.OutputPath() == "" {
+		c.logger.Debug("GITHUB_OUTPUT is not set: no step outputs")
 		return
 	}
 	conclusions := map[string]string{}
 	findings := 0
 	set := func(name, value string) {
-		if err := ses.r.Env.SetOutput(name, value); err != nil {
-			ses.warnf("swarm-gate: %v", err)
+		if err := env.SetOutput(name, value); err != nil {
+			c.warnf("swarm-gate: %v", err)
 		}
 	}
-	set("conclusion", conclusionOf(agg))
+	set("conclusion", report.Conclusion(agg.Outcome))
 	for _, g := range results {
-		c := conclusionOf(g)
-		conclusions[g.Name] = c
+		conc := report.Conclusion(g.Outcome)
+		conclusions[g.Name] = conc
 		findings += len(g.Findings)
-		set(strings.TrimPrefix(g.Name, "swarm/"), c)
+		set(strings.TrimPrefix(g.Name, "swarm/"), conc)
 	}
 	b, _ := json.Marshal(conclusions)
 	set("conclusions", string(b))
@@ -108,34 +111,30 @@ func (ses *session) setOutputs(agg gates.Result, results []gates.Result, files r
 	set("sarif", files.SARIF)
 }
 
-// conclusionOf is the check-run conclusion of a result (success, failure
-// or neutral).
-func conclusionOf(res gates.Result) string {
-	return report.Conclusion(res.Outcome)
-}
-
-// writeSummary appends the report, as Markdown, to the step summary.
-func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) {
-	if ses.r.Env.SummaryPath() == "" {
-		ses.logger.Debug("GITHUB_STEP_SUMMARY is not set: no step summary")
+// writeSummary appends the report, as Markdown, to the step summary,
+// with a line on what was evaluated and where its check runs are.
+func writeSummary(c console, env actions.Env, rep *report.Report, cs *evaluate.Runs, what string) {
+	if env.SummaryPath() == "" {
+		c.logger.Debug("GITHUB_STEP_SUMMARY is not set: no step summary")
 		return
 	}
 	var b bytes.Buffer
 	if err := report.WriteMarkdown(&b, rep, 100); err != nil {
-		ses.warnf("swarm-gate: writing the step summary: %v", err)
+		c.warnf("swarm-gate: writing the step summary: %v", err)
 		return
 	}
 	fmt.Fprintf(&b, "\n_%s, commit `%s`._ ", mdtext.Inline(what), gitsha.Short(cs.SHA))
+	agg := cs.URL(evaluate.AggregateCheck)
 	switch {
-	case cs.Status == posted && cs.URL(aggregateName) != "":
-		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", cs.URL(aggregateName))
-	case cs.Status == posted:
+	case cs.Status == evaluate.Posted && agg != "":
+		fmt.Fprintf(&b, "Check runs: [swarm-gate](%s) and one per gate.\n", agg)
+	case cs.Status == evaluate.Posted:
 		b.WriteString("Check runs: swarm-gate and one per gate.\n")
 	default:
 		fmt.Fprintf(&b, "%s.\n", mdtext.Inline(cs.Why()))
 	}
-	if err := ses.r.Env.AppendSummary(b.String() + "\n"); err != nil {
-		ses.warnf("swarm-gate: %v", err)
+	if err := env.AppendSummary(b.String() + "\n"); err != nil {
+		c.warnf("swarm-gate: %v", err)
 	}
 }
 
@@ -143,17 +142,20 @@ func (ses *session) writeSummary(rep *report.Report, cs *checkSet, what string) 
 // stop-commands: it quotes the repository), writes each "could not
 // evaluate" as an error annotation titled swarm-gate (so that it shows in
 // the run's annotations), and, when the check runs could not carry them,
-// every finding as an annotation of the step.
-func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
+// every finding as an annotation of the step; reportJSON is the
+// report.json that has them all.
+func writeLog(c console, rep *report.Report, cs *evaluate.Runs, reportJSON string) {
 	var b bytes.Buffer
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate: could not evaluate: %s\n", rep.Error)
 	} else if err := report.WriteText(&b, rep, 50); err != nil {
-		ses.logger.Error("writing the report to the log", "error", err)
+		c.logger.Error("writing the report to the log", "error", err)
 	}
-	ses.group("swarm-gate: the report of "+gitsha.Short(cs.SHA), func() error { return ses.log.PrintUntrusted(b.String()) })
-	ses.annotateErrors(rep)
-	if cs.Status == posted {
+	c.group("swarm-gate: the report of "+gitsha.Short(cs.SHA), b.String())
+	for _, m := range evaluate.Problems(rep) {
+		c.annotate(actions.Annotation{Level: actions.LevelError, Title: evaluate.AggregateCheck, Message: m})
+	}
+	if cs.Status == evaluate.Posted {
 		return
 	}
 	n := 0
@@ -161,19 +163,14 @@ func (ses *session) writeLog(rep *report.Report, cs *checkSet) {
 		// Failing first: GitHub shows only the first few annotations of a
 		// step.
 		for _, f := range gates.FailingFirst(g.Findings) {
-			if err := ses.log.Annotate(findingAnnotation(g.Name, f)); err != nil {
-				ses.logger.Error("writing to the log", "error", err)
+			if !c.annotate(findingAnnotation(g.Name, f)) {
 				return
 			}
 			n++
 		}
 	}
 	if n > 0 {
-		where := " and " + path.Join(ses.s.ReportDir, ReportJSONName)
-		if ses.r.NoReportFiles {
-			where = ""
-		}
-		ses.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary%s)", mdtext.Count(n, "finding"), where)
+		c.noticef("swarm-gate: %s written as annotations of this step (GitHub shows at most 10 errors and 10 warnings per step; all are in the step summary and %s)", mdtext.Count(n, "finding"), reportJSON)
 	}
 }
 
@@ -189,50 +186,10 @@ func findingAnnotation(gate string, f gates.Finding) actions.Annotation {
 	return actions.Annotation{Level: level, Title: gate + ": " + f.Rule, File: f.Path, Line: f.Line, EndLine: f.EndLine, Col: f.Column, Message: f.Message}
 }
 
-// group writes what print writes inside a collapsed group of the log
-// titled title.
-func (ses *session) group(title string, print func() error) {
-	if err := ses.log.Group(title); err != nil {
-		ses.logger.Error("writing to the log", "error", err)
-		return
-	}
-	if err := print(); err != nil {
-		ses.logger.Error("writing to the log", "error", err)
-	}
-	if err := ses.log.EndGroup(); err != nil {
-		ses.logger.Error("writing to the log", "error", err)
-	}
-}
-
-// annotateErrors writes an ::error:: annotation titled swarm-gate for an
-// evaluation that could not be done, or for each gate that could not be
-// evaluated.
-func (ses *session) annotateErrors(rep *report.Report) {
-	var msgs []string
-	if rep.Error != "" {
-		msgs = append(msgs, "could not evaluate: "+rep.Error)
-	} else {
-		for _, g := range rep.Gates {
-			if g.Outcome == gates.Error {
-				msgs = append(msgs, g.Name+": "+g.Title)
-			}
-		}
-	}
-	for _, m := range msgs {
-		if err := ses.log.Annotate(actions.Annotation{Level: actions.LevelError, Title: aggregateName, Message: m}); err != nil {
-			ses.logger.Error("writing to the log", "error", err)
-		}
-	}
-}
-
-// logAPI prints, in a collapsed group, what the GitHub client did for the
-// step: requests, resends, time spent waiting for rate limits, and the
-// first API error of the check runs.
-func (ses *session) logAPI(cs *checkSet) {
-	if ses.api == nil {
-		return
-	}
-	s := ses.api.Stats()
+// apiLog is what the GitHub client did for the step, for the log:
+// requests, resends, time spent waiting for rate limits, and the check
+// runs of cs with their first API error.
+func apiLog(s ghapi.Stats, cs *evaluate.Runs) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests sent: %d (%d of them resent); waited for rate limits and backoff: %v\n", s.Requests, s.Retries, s.Waited.Round(time.Millisecond))
 	fmt.Fprintf(&b, "check runs on %s: %d started", gitsha.Short(cs.SHA), cs.Started())
@@ -246,5 +203,5 @@ func (ses *session) logAPI(cs *checkSet) {
 	if cs.Err != nil {
 		fmt.Fprintf(&b, "first API error: %v\n", cs.Err)
 	}
-	ses.group("swarm-gate: GitHub API", func() error { return ses.log.PrintUntrusted(b.String()) })
+	return b.String()
 }

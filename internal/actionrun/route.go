@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/swarm-gate/swarm-gate/internal/actions"
-	"github.com/swarm-gate/swarm-gate/internal/evaluate"
 	"github.com/swarm-gate/swarm-gate/internal/event"
 )
 
@@ -62,9 +61,3 @@ func override(t target, s *Settings) target {
 	}
 	return t
 }
-
-// aggregateName is the aggregate check's name.
-const aggregateName = evaluate.AggregateCheck
-
-// permissionHint is evaluate.PermissionHint.
-var permissionHint = evaluate.PermissionHint

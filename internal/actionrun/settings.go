@@ -70,7 +70,7 @@ type Settings struct {
 	// relative to the workspace ('/'-separated).
 	ReportDir string
 	// BotLogin is the login the github-token posts comments as (the
-	// bot-login input; "" means DefaultBotLogin): the only author whose
+	// bot-login input; "" means evaluate.DefaultBotLogin): the only author whose
 	// override records and replies swarm-gate reads back.
 	BotLogin string
 	// ReportTimeout bounds the whole of reporting an evaluation's check

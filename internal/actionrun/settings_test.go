@@ -98,19 +98,3 @@ func TestSettings(t *testing.T) {
 		})
 	}
 }
-
-func TestExternalIDs(t *testing.T) {
-	ses := &session{workflowKey: workflowKey("swarm-gate", "verify")}
-	cases := []struct{ kind, want string }{
-		{"pull_request", "swarm-gate:pull_request:9e993e2f32cd"},
-		{"merge_group", "swarm-gate:merge_group:9e993e2f32cd"},
-	}
-	for _, tc := range cases {
-		if got := ses.externalID(tc.kind); got != tc.want {
-			t.Errorf("externalID(%s) = %s, want %s", tc.kind, got, tc.want)
-		}
-	}
-	if workflowKey("swarm-gate", "verify") == workflowKey("swarm-gate", "other") || workflowKey("swarm-gate", "verify") == workflowKey("poster", "verify") {
-		t.Error("two jobs share a key")
-	}
-}

@@ -119,3 +119,21 @@ func TestStartWithoutAPI(t *testing.T) {
 		t.Errorf("aggregate %s %s, want swarm-gate passed (the report's swarm/scope)", agg.Name, agg.Outcome)
 	}
 }
+
+// TestExternalIDs: the check runs' external ids tell evaluations, and
+// workflows and jobs, apart.
+func TestExternalIDs(t *testing.T) {
+	key := evaluate.WorkflowKey("swarm-gate", "verify")
+	cases := []struct{ kind, want string }{
+		{"pull_request", "swarm-gate:pull_request:9e993e2f32cd"},
+		{"merge_group", "swarm-gate:merge_group:9e993e2f32cd"},
+	}
+	for _, tc := range cases {
+		if got := evaluate.ExternalID(tc.kind, key); got != tc.want {
+			t.Errorf("ExternalID(%s) = %s, want %s", tc.kind, got, tc.want)
+		}
+	}
+	if key == evaluate.WorkflowKey("swarm-gate", "other") || key == evaluate.WorkflowKey("poster", "verify") {
+		t.Error("two jobs share a key")
+	}
+}
