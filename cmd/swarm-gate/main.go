@@ -1,7 +1,8 @@
-// Command swarm-gate re-checks opencode-swarm's gates for a pull request:
-// plan freeze, scope, placeholders, evidence, drift and the plan's shape,
-// from the git history of a local repository, and whether a phase can close
-// (phase-wrap). Run `swarm-gate help` for the commands.
+// Command swarm-gate is swarm-gate's one binary: it re-checks
+// opencode-swarm's gates for a pull request from the git history of a
+// local repository (check, phase-wrap, plan hash, ledger verify, config
+// validate), and runs as the GitHub Action (action) and as the GitHub App
+// server (serve). Run `swarm-gate help` for the commands.
 package main
 
 import (

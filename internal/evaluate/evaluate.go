@@ -1,9 +1,10 @@
-// Package evaluate is swarm-gate's evaluate-and-post core for both front
-// doors (the Action and the GitHub App): Check evaluates a target and
-// posts one check run per gate and the aggregate, Command answers a
-// `/swarm` comment command, through the small ports on GitHub declared
-// here, which *ghapi.Client satisfies directly; what differs between the
-// doors comes in Deps.
+// Package evaluate is swarm-gate's one evaluation core, for both front
+// doors (the Action and the GitHub App): it evaluates what an event asks
+// and posts the verdict, one check run per gate and the aggregate, plus
+// the summary comment (Check, PhaseWrap, Publish), or answers a `/swarm`
+// comment command (Command), through the small ports on GitHub declared
+// here, which *ghapi.Client satisfies; what differs between the doors
+// comes in Deps and Checkout.
 package evaluate
 
 import (
