@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/swarm-gate/swarm-gate/internal/demo"
 )
 
 // TestCLIConsistency: what a new user tried (issue 21 item 8).
@@ -45,5 +49,53 @@ func TestCLIConsistency(t *testing.T) {
 				t.Errorf("says OK: %s", out)
 			}
 		})
+	}
+}
+
+// TestPhaseNotInPlan: --phase naming a phase the plan does not have
+// says so and lists the plan's phases, for check and phase-wrap (issue 21
+// item 8).
+func TestPhaseNotInPlan(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := demo.Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	const want = "phase 999 (from flag) is not in .swarm/plan.json, which has phases 1"
+	for _, args := range [][]string{
+		{"check", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--phase", "999"},
+		{"phase-wrap", "--repo", dir, "--base", demo.BaseBranch, "--head", demo.HeadBranch, "--phase", "999"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%q: exit %d (want 2)\nstdout: %s\nstderr: %s\nwant stderr with %q", args, code, out, errs, want)
+		}
+	}
+}
+
+// TestServeHelpShowsRealDefaults: serve -h shows each setting's value when
+// the flag is not given: the default the server uses (not a 0 that stands
+// for it), or the variable's value when it is set (issue 21 item 8).
+func TestServeHelpShowsRealDefaults(t *testing.T) {
+	t.Setenv("SWARM_GATE_JOB_TIMEOUT", "7m")
+	code, out, errs := runCLI(t, "serve", "-h")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	help := out + errs
+	for _, want := range [][2]string{
+		{"-listen", `(default ":8080")`},
+		{"-queue-size", `(default "256")`},
+		{"-workers", fmt.Sprintf(`(default "%d")`, min(2*runtime.GOMAXPROCS(0), 4096))},
+		{"-job-timeout", `(default "7m")`},
+		{"-shutdown-timeout", `(default "20s")`},
+	} {
+		_, rest, ok := strings.Cut(help, "  "+want[0]+" ")
+		line, _, _ := strings.Cut(rest, "\n  -")
+		if !ok || !strings.Contains(line, want[1]) {
+			t.Errorf("serve -h: %s does not show %s:\n%s", want[0], want[1], line)
+		}
+	}
+	if strings.Contains(help, `(default "0")`) {
+		t.Errorf("serve -h shows a default of 0:\n%s", help)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -44,8 +45,8 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_LISTEN", "listen", ":8080", "address to serve POST /webhook, /healthz and /readyz on"},
 	{"SWARM_GATE_METRICS_LISTEN", "metrics-listen", "127.0.0.1:9090", "address to serve GET /metrics on (its own listener: the metrics name installations; \"off\": none); set SWARM_GATE_METRICS_TOKEN to require a bearer token"},
 	{"SWARM_GATE_METRICS_TOKEN", "", "", ""},
-	{"SWARM_GATE_WORKERS", "workers", "0", "evaluations run at once (0: twice the CPUs)"},
-	{"SWARM_GATE_QUEUE_SIZE", "queue-size", "0", "deliveries that may wait for a worker before the server answers 503 (0: 256)"},
+	{"SWARM_GATE_WORKERS", "workers", strconv.Itoa(min(2*runtime.GOMAXPROCS(0), maxWorkers)), "evaluations run at once (by default twice the CPUs; 0: the same)"},
+	{"SWARM_GATE_QUEUE_SIZE", "queue-size", strconv.Itoa(webhook.DefaultQueueSize), "deliveries that may wait for a worker before the server answers 503 (0: the default)"},
 	{"SWARM_GATE_JOB_TIMEOUT", "job-timeout", "10m", "deadline of one evaluation"},
 	{"SWARM_GATE_BODY_TIMEOUT", "body-timeout", "5s", "how long a delivery's body may take to arrive before the server answers 408 (GitHub sends it at once)"},
 	{"SWARM_GATE_MAX_PER_SOURCE", "max-per-source", "16", "requests from one source (an IPv4 address, an IPv6 /64) read at once before their signatures are checked; one more gets 429 (-1: no limit, e.g. behind a proxy that limits per client)"},
