@@ -3,7 +3,11 @@
 // request's commits into a fresh local repository, and has
 // internal/evaluate evaluate them (or answer the comment command) with its
 // own client, so that the App judges and reports exactly as the Action
-// does, with fewer API calls.
+// does, with fewer API calls. So that no pull request is left without its
+// checks, it also completes the aggregate check run of a job dropped at
+// shutdown (Abandon), re-queues the open pull requests whose checks are
+// missing or stuck (Reconciler), and asks GitHub to redeliver what failed
+// while no replica was up (RedeliverFailed).
 package app
 
 import (

@@ -1,8 +1,9 @@
 // Package ghapi is swarm-gate's narrow client of the GitHub REST API, over
 // go-github: check runs (posted as rendered elsewhere, annotations 50 at a
-// time, never left in progress), comments, reactions, permissions and pull
-// requests, through a transport that honours rate limits and retries only
-// what is safe to retry. It knows nothing of gates.
+// time, never left in progress), comments and reactions, permissions and
+// team memberships, pull requests, compares, files and git data (the
+// commit a command records), through a transport that honours rate limits
+// and retries only what is safe to retry. It knows nothing of gates.
 package ghapi
 
 import (
