@@ -68,6 +68,10 @@ const (
 	RuleEvidenceDependsGone         = "evidence/missing-dependency"
 	RuleEvidenceDependsLoop         = "evidence/circular-dependency"
 	RuleEvidenceDuplicateKey        = "evidence/duplicate-key"
+	// RuleEvidenceClosedByPR is a task the pull request marks closed: the
+	// plugin's /swarm close sets that on unfinished work, and a closed task
+	// needs no evidence (issue 20, weaknesses item 2).
+	RuleEvidenceClosedByPR = "evidence/closed-by-pull-request"
 )
 
 // evidenceDependsRules are swarm/evidence's rules for the task-order
@@ -87,6 +91,11 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	phases := phasesUnderCheck(in, plan, phase)
 	completed := tasksToCheck(in, phases)
+	closed := closedByPR(in)
+	if len(completed) == 0 && len(closed) > 0 {
+		return Result{Outcome: Failed, Title: closedTitle(closed), Findings: closed,
+			Summary: "No task is completed; " + closedSummary}
+	}
 	if len(completed) == 0 {
 		n := 0
 		for _, ph := range phases {
@@ -136,13 +145,22 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	failedTasks := len(completed) - ok
 	findings = append(findings, order...)
+	findings = append(findings, closed...)
+	if len(closed) > 0 {
+		summary += "\n\n" + upperFirst(closedSummary)
+	}
 	switch {
 	case failedTasks > 0:
 		title := fmt.Sprintf("%s without passing evidence", plural(failedTasks, "completed task", "completed tasks"))
 		if orderErrs > 0 {
 			title += fmt.Sprintf("; %s", plural(orderErrs, "task-order problem", "task-order problems"))
 		}
+		if len(closed) > 0 {
+			title += "; " + closedTitle(closed)
+		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+	case len(closed) > 0:
+		return Result{Outcome: Failed, Title: closedTitle(closed), Summary: summary, Findings: findings}
 	case orderErrs > 0:
 		title := plural(orderErrs, "task-order problem", "task-order problems") + ": "
 		for _, f := range order {
@@ -164,6 +182,53 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		findings = []Finding{}
 	}
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// closedSummary explains RuleEvidenceClosedByPR in a gate's summary.
+const closedSummary = "a task this pull request marks closed needs no evidence and counts as finished for its phase, but in the plugin only a person's `/swarm close` sets closed, on the tasks a session leaves unfinished (close_reason `session_terminated`; no agent tool can set it), so swarm/evidence fails on it."
+
+// closedByPR are the findings for the tasks of the head plan, in any phase,
+// that the pull request marks closed: closed at head, not closed (or
+// absent) on the merge base. The plugin sets closed only in /swarm close,
+// a person's command that marks every unfinished task closed
+// (close_reason "session_terminated") and then removes plan.json; its
+// update_task_status tool offers pending, in_progress, completed and
+// blocked. A closed task needs no evidence and counts as done for its
+// phase (phase-wrap, the plan's current phase), so closing one is how
+// unfinished, unreviewed work would pass as finished.
+func closedByPR(in *Input) []Finding {
+	var out []Finding
+	for _, ph := range in.Head.Plan.Phases {
+		for _, t := range ph.Tasks {
+			if t.Status != "closed" {
+				continue
+			}
+			was := "the merge base has no plan"
+			if bp := in.Base.Plan; bp != nil {
+				was = "the merge base has no such task"
+				if bt, _ := bp.FindTask(t.ID); bt != nil {
+					if bt.Status == "closed" {
+						continue
+					}
+					was = "it was " + bt.Status + " on the merge base"
+				}
+			}
+			out = append(out, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleEvidenceClosedByPR, Severity: SeverityError,
+				Key: fkey(RuleEvidenceClosedByPR, t.ID),
+				Message: fmt.Sprintf("task %s is marked closed by this pull request (%s), so it needs no evidence and counts as finished for phase %d: in the plugin only a person's `/swarm close` sets closed, on work left unfinished (close_reason \"session_terminated\"), and no agent tool can set it. If the work is done, mark it completed and record its review and test evidence; if it is set aside, mark it blocked with a blocked_reason",
+					t.ID, was, ph.ID)})
+		}
+	}
+	return out
+}
+
+// closedTitle is a gate title for RuleEvidenceClosedByPR findings.
+func closedTitle(closed []Finding) string {
+	ids := make([]string, 0, len(closed))
+	for _, f := range closed {
+		ids = append(ids, strings.Split(f.Key, "\x00")[1])
+	}
+	return fmt.Sprintf("%s marked closed by this pull request without evidence (%s): closed is /swarm close's mark for unfinished work", plural(len(closed), "task", "tasks"), listSome(ids, 8))
 }
 
 // taskOrderFindings are the task-order problems of the completed tasks

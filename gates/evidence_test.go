@@ -360,3 +360,53 @@ func TestEvidenceRequiredGatesWithoutReview(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceClosedByPR is issue 20 (weaknesses, item 2): a task needs
+// evidence only when completed, and a closed task counts as done for the
+// phase. In the plugin only a person's /swarm close sets closed (on the
+// tasks left unfinished, close_reason session_terminated; update_task_status
+// offers pending, in_progress, completed and blocked), so a pull request
+// that marks a task closed skipped its review and test evidence and closed
+// its phase without the work: swarm/evidence names it and fails. A task
+// closed on the merge base already is shown, not blamed.
+func TestEvidenceClosedByPR(t *testing.T) {
+	const plan = `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"1.1","phase":1,"status":"completed","description":"d"},
+		{"id":"1.2","phase":1,"status":"STATUS","description":"d"}]}]}`
+	gate := `{"taskId":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{},"test_engineer":{}}}`
+	side := func(status string) fstest.MapFS {
+		return fstest.MapFS{".swarm/plan.json": {Data: []byte(strings.Replace(plan, "STATUS", status, 1))}, ".swarm/evidence/1.1.json": {Data: []byte(gate)}}
+	}
+	for _, c := range []struct {
+		name, base, head string
+		want             Outcome
+		closedFinding    bool
+	}{
+		{"closed by the pull request", "pending", "closed", Failed, true},
+		{"closed from in_progress", "in_progress", "closed", Failed, true},
+		{"closed on the merge base already", "closed", "closed", Passed, false},
+		{"blocked instead", "pending", "blocked", Passed, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(side(c.head)), Base: load(side(c.base))})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if hasRule(r, RuleEvidenceClosedByPR) != c.closedFinding {
+				t.Fatalf("closed finding %v, want %v:\n%s", hasRule(r, RuleEvidenceClosedByPR), c.closedFinding, findingsText(r))
+			}
+			if c.closedFinding {
+				if all := r.Title + "\n" + findingsText(r); !strings.Contains(r.Title, "closed") || !strings.Contains(all, "task 1.2") || !strings.Contains(all, "/swarm close") || !strings.Contains(all, "blocked_reason") {
+					t.Errorf("title or message does not say what was done and what to do:\n%s", all)
+				}
+			}
+		})
+	}
+	// Only closed tasks, none completed: still judged.
+	only := strings.Replace(strings.Replace(plan, `"status":"completed"`, `"status":"pending"`, 1), "STATUS", "closed", 1)
+	base := strings.Replace(strings.Replace(plan, `"status":"completed"`, `"status":"pending"`, 1), "STATUS", "pending", 1)
+	r := eval(Evidence{}, &Input{Phase: 1, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(only)}}), Base: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(base)}})})
+	if r.Outcome != Failed || !hasRule(r, RuleEvidenceClosedByPR) {
+		t.Errorf("only a closed task: %s (%s)\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}
