@@ -72,6 +72,10 @@ const (
 	// plugin's /swarm close sets that on unfinished work, and a closed task
 	// needs no evidence (issue 20, weaknesses item 2).
 	RuleEvidenceClosedByPR = "evidence/closed-by-pull-request"
+	// RuleEvidencePredatesPR is a task the pull request completes whose
+	// newest review or test record is already on the merge base while the
+	// pull request changes the task's files (issue 20, weaknesses item 3).
+	RuleEvidencePredatesPR = "evidence/predates-pull-request"
 )
 
 // evidenceDependsRules are swarm/evidence's rules for the task-order
@@ -479,6 +483,7 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 	where := strings.Join(te.files, " and ")
 	var missing []string
 	failed := false
+	var predates []string // "gate (file, timestamp)" of records carried from the merge base
 	for _, gate := range uniqueInOrder(required) {
 		var last *evidenceRecord
 		for i := range recs {
@@ -499,6 +504,9 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 			failed = true
 			te.findings = append(te.findings, *f)
 			continue
+		}
+		if carried := carriedFromBase(in, t, gate, last); carried != nil {
+			predates = append(predates, carried...)
 		}
 		if last.bundle && last.invalid == "" && last.verdict == "" {
 			failed = true
@@ -530,12 +538,95 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %q, which is neither approving (approved, pass) nor rejecting (rejected, fail, NEEDS_REVISION); swarm-gate fails closed", t.ID, gate, last.verdict)})
 		}
 	}
+	if len(predates) > 0 {
+		if work := taskWorkInPR(in, t); len(work) > 0 {
+			failed = true
+			onPlan(RuleEvidencePredatesPR, fmt.Sprintf("task %s is completed by this pull request, which changes %s in its scope, but its newest %s already on the merge base: that review or test run came before this pull request's changes to the task's files, so it does not show that the work as it now stands passed; run the gate again after the last change",
+				t.ID, listSome(quoteAll(work), 5), map[bool]string{true: "record is", false: "records are"}[len(predates) == 1]+" "+strings.Join(predates, " and ")), predates...)
+		}
+	}
 	if len(missing) > 0 {
 		failed = true
 		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")), missing...)
 	}
 	te.ok = !failed && !dupFailed
 	return te
+}
+
+// carriedFromBase says, for a task the pull request completes (not
+// completed on the merge base), whether the newest record of a verifying
+// gate is one the merge base's evidence of the task already holds (same
+// file, gate, timestamp and verdict): the review or test run came before the
+// pull request. It returns the record's description, or nil.
+func carriedFromBase(in *Input, t swarm.Task, gate string, last *evidenceRecord) []string {
+	if !verifyingGates[gate] || in.Base == nil || in.Base.Plan == nil || in.Base.Evidence == nil || in.Changes == nil || in.AtMergeBase() {
+		return nil
+	}
+	bt, _ := in.Base.Plan.FindTask(t.ID)
+	if bt == nil || bt.Status == "completed" {
+		return nil // a task new to the plan has no evidence on the merge base that counts (evidence/stale dates it)
+	}
+	same := func(name, verdict, ts string) bool {
+		return gateName(name) == gate && verdict == last.verdict && ts == last.ts
+	}
+	desc := []string{fmt.Sprintf("%s record (%s, %s)", gate, last.file, tsOrNone(last.ts))}
+	if last.file == swarm.EvidenceDir+"/"+t.ID+".json" {
+		if btg, err := in.Base.Evidence.TaskGateFile(t.ID); err == nil && btg != nil {
+			for _, g := range btg.Gates {
+				if same(g.Name, g.Verdict, g.Timestamp) {
+					return desc
+				}
+			}
+		}
+		return nil
+	}
+	if btb, err := in.Base.Evidence.Bundle(last.file); err == nil && btb != nil {
+		for _, e := range btb.Entries {
+			if same(e.Type, e.Verdict, e.Timestamp) {
+				return desc
+			}
+		}
+		for _, g := range btb.Gates {
+			if same(g.Name, g.Verdict, g.Timestamp) {
+				return desc
+			}
+		}
+	}
+	return nil
+}
+
+// tsOrNone is s, or "no timestamp".
+func tsOrNone(s string) string {
+	if s == "" {
+		return "no timestamp"
+	}
+	return s
+}
+
+// taskWorkInPR are the paths the pull request changes (outside .swarm/)
+// in the task's scope (its declaration or files_touched, as swarm/scope
+// resolves it); for a task without a scope, every path it changes outside
+// .swarm/, as any of them may be its work.
+func taskWorkInPR(in *Input, t swarm.Task) []string {
+	if in.Changes == nil {
+		return nil
+	}
+	var entries map[string]bool
+	if ts, _, err := resolveTaskScope(in, &t, in.Head.Plan.Digests.Structure); err == nil && ts != nil && len(ts.entries) > 0 {
+		entries = toSet(ts.entries)
+	}
+	var out []string
+	for i := range in.Changes.Files {
+		for _, p := range scopePaths(&in.Changes.Files[i]) {
+			if isSwarmPath(p) || slices.Contains(out, p) {
+				continue
+			}
+			if entries == nil || InScope(entries, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // uniqueInOrder drops repeated items, keeping the first of each.
