@@ -541,8 +541,13 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 	if len(predates) > 0 {
 		if work := taskWorkInPR(in, t); len(work) > 0 {
 			failed = true
-			onPlan(RuleEvidencePredatesPR, fmt.Sprintf("task %s is completed by this pull request, which changes %s in its scope, but its newest %s already on the merge base: that review or test run came before this pull request's changes to the task's files, so it does not show that the work as it now stands passed; run the gate again after the last change",
-				t.ID, listSome(quoteAll(work), 5), map[bool]string{true: "record is", false: "records are"}[len(predates) == 1]+" "+strings.Join(predates, " and ")), predates...)
+			var gates []string
+			for _, d := range predates {
+				g, _, _ := strings.Cut(d, " ")
+				gates = append(gates, g)
+			}
+			onPlan(RuleEvidencePredatesPR, fmt.Sprintf("task %s is completed by this pull request, which changes %s in its scope, but its newest %s %s already on the merge base: that run came before this pull request's changes to the task's files, so it does not show that the work as it now stands passed; run %s again after the last change",
+				t.ID, listSome(quoteAll(work), 5), strings.Join(predates, " and "), map[bool]string{true: "is", false: "are"}[len(predates) == 1], strings.Join(gates, " and ")), predates...)
 		}
 	}
 	if len(missing) > 0 {
