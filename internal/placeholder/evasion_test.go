@@ -34,6 +34,9 @@ func TestPlaceholderEvasions(t *testing.T) {
 		{"todo !() in Rust", "a.rs", "fn f() -> u32 {\n    todo !()\n}\n", "placeholder/code-stub-body", 5, "todo"},
 		{"todo ! with a tab and a message", "a.rs", "fn f() -> u32 {\n    todo\t!(\"later\")\n}\n", "placeholder/code-stub-body", 5, "todo"},
 		{"todo != x is a comparison", "a.rs", "fn f(todo: u32) -> bool {\n    todo != 3\n}\n", "", 0, ""},
+		{"a placeholder value split by a zero-width space", "a.ts", "const name = \"place\u200bholder\";\n", "placeholder/text-placeholder", 15, "U+200B"},
+		{"not implemented split by a soft hyphen", "a.py", "msg = \"not imple\u00admented\"\n", "placeholder/text-placeholder", 8, "U+00AD"},
+		{"a string with a zero-width space and no placeholder", "a.ts", "const s = \"a\u200bb\";\n", "", 0, ""},
 		{"concatenated TO + DO is not a comment", "a.js", "const s = \"TO\" + \"DO\";\n", "", 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

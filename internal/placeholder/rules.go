@@ -126,8 +126,40 @@ func hiddenMarker(s string) (hit, bool) {
 	if !hasInvisible(s) {
 		return hit{}, false
 	}
+	stripped, at, name := stripInvisible(s)
+	h, ok := commentMarker(stripped)
+	if !ok {
+		return hit{}, false
+	}
+	h.col, h.hidden = at[h.col], name
+	return h, true
+}
+
+// hiddenStringMarker is stringMarker for a string segment whose
+// placeholder value or "not implemented" an invisible character splits
+// ("place\u200bholder"), as hiddenMarker is for comments.
+func hiddenStringMarker(s string, sg segment) (hit, bool) {
+	body := s[sg.start:sg.end]
+	if !hasInvisible(body) {
+		return hit{}, false
+	}
+	stripped, at, name := stripInvisible(body)
+	sg2 := sg
+	sg2.end = sg.start + len(stripped)
+	h, ok := stringMarker(s[:sg.start]+stripped+s[sg.end:], sg2)
+	if !ok {
+		return hit{}, false
+	}
+	h.col, h.hidden = sg.start+at[h.col-sg.start], name
+	return h, true
+}
+
+// stripInvisible is s without the characters invisibleAt takes, the
+// offset in s of each byte kept, and the first such character's name
+// ("U+200B").
+func stripInvisible(s string) (string, []int, string) {
 	var b strings.Builder
-	at := make([]int, 0, len(s)) // at[i]: offset in s of byte i of the stripped text
+	at := make([]int, 0, len(s))
 	name := ""
 	for i := 0; i < len(s); {
 		if n, r := invisibleAt(s, i); n > 0 {
@@ -141,12 +173,7 @@ func hiddenMarker(s string) (hit, bool) {
 		at = append(at, i)
 		i++
 	}
-	h, ok := commentMarker(b.String())
-	if !ok {
-		return hit{}, false
-	}
-	h.col, h.hidden = at[h.col], name
-	return h, true
+	return b.String(), at, name
 }
 
 // hasInvisible reports whether s holds a character invisibleAt takes.

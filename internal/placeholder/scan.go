@@ -408,7 +408,11 @@ func (sc *Scanner) codeLine(n int, text string, off int, segs []segment, code bo
 			}
 		}
 		if sg.isStringKind() {
-			if h, ok := stringMarker(body, sg); ok {
+			h, ok := stringMarker(body, sg)
+			if !ok {
+				h, ok = hiddenStringMarker(body, sg)
+			}
+			if ok {
 				sc.hits = append(sc.hits, h)
 			}
 		}
@@ -573,6 +577,9 @@ func hitMessage(h hit, excerpt string) string {
 		}
 		return fmt.Sprintf("%s comment on an added line: %s", strings.ToUpper(what), excerpt)
 	case rText:
+		if h.hidden != "" {
+			return fmt.Sprintf("placeholder text %q in a string on an added line, the word split by an invisible %s (hidden from a reader and a search): %s", what, h.hidden, excerpt)
+		}
 		return fmt.Sprintf("placeholder text %q in a string on an added line: %s", what, excerpt)
 	case rThrowTodo:
 		return "throws a TODO error on an added line: " + excerpt
