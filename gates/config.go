@@ -170,7 +170,8 @@ type ScopeConfig struct {
 	FailWidenedByPR bool
 	// WarnSelfApprovedWidening turns RuleSelfApprovedWidening (a task's
 	// scope widened by this pull request to cover a file it changes, with
-	// only an approval the pull request itself adds behind the new plan)
+	// only an approval the pull request itself adds behind the new plan,
+	// or a declaration it adds giving a task more than its files_touched)
 	// into a warning (default false: it fails).
 	WarnSelfApprovedWidening bool
 	// WarnNotDeclared turns SCOPE_NOT_DECLARED (a phase whose tasks declare

@@ -68,6 +68,14 @@ const (
 	RuleEvidenceDependsGone         = "evidence/missing-dependency"
 	RuleEvidenceDependsLoop         = "evidence/circular-dependency"
 	RuleEvidenceDuplicateKey        = "evidence/duplicate-key"
+	// RuleEvidenceClosedByPR is a task the pull request marks closed: the
+	// plugin's /swarm close sets that on unfinished work, and a closed task
+	// needs no evidence (issue 20, weaknesses item 2).
+	RuleEvidenceClosedByPR = "evidence/closed-by-pull-request"
+	// RuleEvidencePredatesPR is a task the pull request completes whose
+	// newest review or test record is already on the merge base while the
+	// pull request changes the task's files (issue 20, weaknesses item 3).
+	RuleEvidencePredatesPR = "evidence/predates-pull-request"
 )
 
 // evidenceDependsRules are swarm/evidence's rules for the task-order
@@ -87,6 +95,11 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	phases := phasesUnderCheck(in, plan, phase)
 	completed := tasksToCheck(in, phases)
+	closed := closedByPR(in)
+	if len(completed) == 0 && len(closed) > 0 {
+		return Result{Outcome: Failed, Title: closedTitle(closed), Findings: closed,
+			Summary: "No task is completed; " + closedSummary}
+	}
 	if len(completed) == 0 {
 		n := 0
 		for _, ph := range phases {
@@ -136,13 +149,22 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 	}
 	failedTasks := len(completed) - ok
 	findings = append(findings, order...)
+	findings = append(findings, closed...)
+	if len(closed) > 0 {
+		summary += "\n\n" + upperFirst(closedSummary)
+	}
 	switch {
 	case failedTasks > 0:
 		title := fmt.Sprintf("%s without passing evidence", plural(failedTasks, "completed task", "completed tasks"))
 		if orderErrs > 0 {
 			title += fmt.Sprintf("; %s", plural(orderErrs, "task-order problem", "task-order problems"))
 		}
+		if len(closed) > 0 {
+			title += "; " + closedTitle(closed)
+		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
+	case len(closed) > 0:
+		return Result{Outcome: Failed, Title: closedTitle(closed), Summary: summary, Findings: findings}
 	case orderErrs > 0:
 		title := plural(orderErrs, "task-order problem", "task-order problems") + ": "
 		for _, f := range order {
@@ -164,6 +186,53 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		findings = []Finding{}
 	}
 	return Result{Outcome: Passed, Title: title, Summary: summary, Findings: findings}
+}
+
+// closedSummary explains RuleEvidenceClosedByPR in a gate's summary.
+const closedSummary = "a task this pull request marks closed needs no evidence and counts as finished for its phase, but in the plugin only a person's `/swarm close` sets closed, on the tasks a session leaves unfinished (close_reason `session_terminated`; no agent tool can set it), so swarm/evidence fails on it."
+
+// closedByPR are the findings for the tasks of the head plan, in any phase,
+// that the pull request marks closed: closed at head, not closed (or
+// absent) on the merge base. The plugin sets closed only in /swarm close,
+// a person's command that marks every unfinished task closed
+// (close_reason "session_terminated") and then removes plan.json; its
+// update_task_status tool offers pending, in_progress, completed and
+// blocked. A closed task needs no evidence and counts as done for its
+// phase (phase-wrap, the plan's current phase), so closing one is how
+// unfinished, unreviewed work would pass as finished.
+func closedByPR(in *Input) []Finding {
+	var out []Finding
+	for _, ph := range in.Head.Plan.Phases {
+		for _, t := range ph.Tasks {
+			if t.Status != "closed" {
+				continue
+			}
+			was := "the merge base has no plan"
+			if bp := in.Base.Plan; bp != nil {
+				was = "the merge base has no such task"
+				if bt, _ := bp.FindTask(t.ID); bt != nil {
+					if bt.Status == "closed" {
+						continue
+					}
+					was = "it was " + bt.Status + " on the merge base"
+				}
+			}
+			out = append(out, Finding{Path: swarm.PlanPath, Line: t.Line, EndLine: t.Line, Rule: RuleEvidenceClosedByPR, Severity: SeverityError,
+				Key: fkey(RuleEvidenceClosedByPR, t.ID),
+				Message: fmt.Sprintf("task %s is marked closed by this pull request (%s), so it needs no evidence and counts as finished for phase %d: in the plugin only a person's `/swarm close` sets closed, on work left unfinished (close_reason \"session_terminated\"), and no agent tool can set it. If the work is done, mark it completed and record its review and test evidence; if it is set aside, mark it blocked with a blocked_reason",
+					t.ID, was, ph.ID)})
+		}
+	}
+	return out
+}
+
+// closedTitle is a gate title for RuleEvidenceClosedByPR findings.
+func closedTitle(closed []Finding) string {
+	ids := make([]string, 0, len(closed))
+	for _, f := range closed {
+		ids = append(ids, strings.Split(f.Key, "\x00")[1])
+	}
+	return fmt.Sprintf("%s marked closed by this pull request without evidence (%s): closed is /swarm close's mark for unfinished work", plural(len(closed), "task", "tasks"), listSome(ids, 8))
 }
 
 // taskOrderFindings are the task-order problems of the completed tasks
@@ -414,6 +483,7 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 	where := strings.Join(te.files, " and ")
 	var missing []string
 	failed := false
+	var predates []string // "gate (file, timestamp)" of records carried from the merge base
 	for _, gate := range uniqueInOrder(required) {
 		var last *evidenceRecord
 		for i := range recs {
@@ -434,6 +504,9 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 			failed = true
 			te.findings = append(te.findings, *f)
 			continue
+		}
+		if carried := carriedFromBase(in, t, gate, last); carried != nil {
+			predates = append(predates, carried...)
 		}
 		if last.bundle && last.invalid == "" && last.verdict == "" {
 			failed = true
@@ -465,12 +538,100 @@ func checkTaskEvidence(in *Input, t swarm.Task, defs map[string]taskDefinition) 
 				Message: fmt.Sprintf("task %s: the newest %s evidence has verdict %q, which is neither approving (approved, pass) nor rejecting (rejected, fail, NEEDS_REVISION); swarm-gate fails closed", t.ID, gate, last.verdict)})
 		}
 	}
+	if len(predates) > 0 {
+		if work := taskWorkInPR(in, t); len(work) > 0 {
+			failed = true
+			var gates []string
+			for _, d := range predates {
+				g, _, _ := strings.Cut(d, " ")
+				gates = append(gates, g)
+			}
+			onPlan(RuleEvidencePredatesPR, fmt.Sprintf("task %s is completed by this pull request, which changes %s in its scope, but its newest %s %s already on the merge base: that run came before this pull request's changes to the task's files, so it does not show that the work as it now stands passed; run %s again after the last change",
+				t.ID, listSome(quoteAll(work), 5), strings.Join(predates, " and "), map[bool]string{true: "is", false: "are"}[len(predates) == 1], strings.Join(gates, " and ")), predates...)
+		}
+	}
 	if len(missing) > 0 {
 		failed = true
 		onPlan(RuleEvidenceGateMissing, fmt.Sprintf("task %s is completed but %s has no record for required gate(s) %s", t.ID, where, strings.Join(missing, ", ")), missing...)
 	}
 	te.ok = !failed && !dupFailed
 	return te
+}
+
+// carriedFromBase says, for a task the pull request completes (not
+// completed on the merge base), whether the newest record of a verifying
+// gate is one the merge base's evidence of the task already holds (same
+// file, gate, timestamp and verdict): the review or test run came before the
+// pull request. It returns the record's description, or nil.
+func carriedFromBase(in *Input, t swarm.Task, gate string, last *evidenceRecord) []string {
+	if !verifyingGates[gate] || in.Base == nil || in.Base.Plan == nil || in.Base.Evidence == nil || in.Changes == nil || in.AtMergeBase() {
+		return nil
+	}
+	bt, _ := in.Base.Plan.FindTask(t.ID)
+	if bt == nil || bt.Status == "completed" {
+		return nil // a task new to the plan has no evidence on the merge base that counts (evidence/stale dates it)
+	}
+	same := func(name, verdict, ts string) bool {
+		return gateName(name) == gate && verdict == last.verdict && ts == last.ts
+	}
+	desc := []string{fmt.Sprintf("%s record (%s, %s)", gate, last.file, tsOrNone(last.ts))}
+	if last.file == swarm.EvidenceDir+"/"+t.ID+".json" {
+		if btg, err := in.Base.Evidence.TaskGateFile(t.ID); err == nil && btg != nil {
+			for _, g := range btg.Gates {
+				if same(g.Name, g.Verdict, g.Timestamp) {
+					return desc
+				}
+			}
+		}
+		return nil
+	}
+	if btb, err := in.Base.Evidence.Bundle(last.file); err == nil && btb != nil {
+		for _, e := range btb.Entries {
+			if same(e.Type, e.Verdict, e.Timestamp) {
+				return desc
+			}
+		}
+		for _, g := range btb.Gates {
+			if same(g.Name, g.Verdict, g.Timestamp) {
+				return desc
+			}
+		}
+	}
+	return nil
+}
+
+// tsOrNone is s, or "no timestamp".
+func tsOrNone(s string) string {
+	if s == "" {
+		return "no timestamp"
+	}
+	return s
+}
+
+// taskWorkInPR are the paths the pull request changes (outside .swarm/)
+// in the task's scope (its declaration or files_touched, as swarm/scope
+// resolves it); for a task without a scope, every path it changes outside
+// .swarm/, as any of them may be its work.
+func taskWorkInPR(in *Input, t swarm.Task) []string {
+	if in.Changes == nil {
+		return nil
+	}
+	var entries map[string]bool
+	if ts, _, err := resolveTaskScope(in, &t, in.Head.Plan.Digests.Structure); err == nil && ts != nil && len(ts.entries) > 0 {
+		entries = toSet(ts.entries)
+	}
+	var out []string
+	for i := range in.Changes.Files {
+		for _, p := range scopePaths(&in.Changes.Files[i]) {
+			if isSwarmPath(p) || slices.Contains(out, p) {
+				continue
+			}
+			if entries == nil || InScope(entries, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // uniqueInOrder drops repeated items, keeping the first of each.

@@ -360,3 +360,102 @@ func TestEvidenceRequiredGatesWithoutReview(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceClosedByPR is issue 20 (weaknesses, item 2): a task needs
+// evidence only when completed, and a closed task counts as done for the
+// phase. In the plugin only a person's /swarm close sets closed (on the
+// tasks left unfinished, close_reason session_terminated; update_task_status
+// offers pending, in_progress, completed and blocked), so a pull request
+// that marks a task closed skipped its review and test evidence and closed
+// its phase without the work: swarm/evidence names it and fails. A task
+// closed on the merge base already is shown, not blamed.
+func TestEvidenceClosedByPR(t *testing.T) {
+	const plan = `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"1.1","phase":1,"status":"completed","description":"d"},
+		{"id":"1.2","phase":1,"status":"STATUS","description":"d"}]}]}`
+	gate := `{"taskId":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{},"test_engineer":{}}}`
+	side := func(status string) fstest.MapFS {
+		return fstest.MapFS{".swarm/plan.json": {Data: []byte(strings.Replace(plan, "STATUS", status, 1))}, ".swarm/evidence/1.1.json": {Data: []byte(gate)}}
+	}
+	for _, c := range []struct {
+		name, base, head string
+		want             Outcome
+		closedFinding    bool
+	}{
+		{"closed by the pull request", "pending", "closed", Failed, true},
+		{"closed from in_progress", "in_progress", "closed", Failed, true},
+		{"closed on the merge base already", "closed", "closed", Passed, false},
+		{"blocked instead", "pending", "blocked", Passed, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := eval(Evidence{}, &Input{Phase: 1, Head: load(side(c.head)), Base: load(side(c.base))})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if hasRule(r, RuleEvidenceClosedByPR) != c.closedFinding {
+				t.Fatalf("closed finding %v, want %v:\n%s", hasRule(r, RuleEvidenceClosedByPR), c.closedFinding, findingsText(r))
+			}
+			if c.closedFinding {
+				if all := r.Title + "\n" + findingsText(r); !strings.Contains(r.Title, "closed") || !strings.Contains(all, "task 1.2") || !strings.Contains(all, "/swarm close") || !strings.Contains(all, "blocked_reason") {
+					t.Errorf("title or message does not say what was done and what to do:\n%s", all)
+				}
+			}
+		})
+	}
+	// Only closed tasks, none completed: still judged.
+	only := strings.Replace(strings.Replace(plan, `"status":"completed"`, `"status":"pending"`, 1), "STATUS", "closed", 1)
+	base := strings.Replace(strings.Replace(plan, `"status":"completed"`, `"status":"pending"`, 1), "STATUS", "pending", 1)
+	r := eval(Evidence{}, &Input{Phase: 1, Head: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(only)}}), Base: load(fstest.MapFS{".swarm/plan.json": {Data: []byte(base)}})})
+	if r.Outcome != Failed || !hasRule(r, RuleEvidenceClosedByPR) {
+		t.Errorf("only a closed task: %s (%s)\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}
+
+// TestEvidencePredatesPR is issue 20 (weaknesses, item 3): evidence already
+// on the merge base counted for a task this pull request completes, even
+// when the pull request changes the task's files after that review. The
+// newest reviewer or test_engineer record of a task the pull request
+// completes must not be one the merge base already holds when the pull
+// request changes a file in the task's scope: it reviewed the files before
+// this work. A status-only completion (the work and its evidence landed
+// earlier, as in quest-forge range 56's task 2.2) still passes.
+func TestEvidencePredatesPR(t *testing.T) {
+	const plan = `{"schema_version":"1.0.0","title":"T","swarm":"s","phases":[{"id":1,"name":"P","tasks":[
+		{"id":"1.1","phase":1,"status":"STATUS","description":"d","files_touched":["src/a.go"]}]}]}`
+	old := `{"taskId":"1.1","required_gates":["reviewer","test_engineer"],"gates":{"reviewer":{"sessionId":"s","timestamp":"2026-07-17T10:00:00.000Z","agent":"reviewer"},"test_engineer":{"sessionId":"s","timestamp":"2026-07-17T10:05:00.000Z","agent":"test_engineer"}}}`
+	fresh := strings.Replace(old, "2026-07-17T10:00:00.000Z", "2026-07-18T10:00:00.000Z", 1)
+	fresh = strings.Replace(fresh, "2026-07-17T10:05:00.000Z", "2026-07-18T10:05:00.000Z", 1)
+	side := func(status, ev string) fstest.MapFS {
+		return fstest.MapFS{".swarm/plan.json": {Data: []byte(strings.Replace(plan, "STATUS", status, 1))}, ".swarm/evidence/1.1.json": {Data: []byte(ev)}}
+	}
+	for _, c := range []struct {
+		name       string
+		baseStatus string
+		headEv     string
+		changed    string
+		want       Outcome
+		finding    bool
+	}{
+		{"the base's review, the task's file changed", "in_progress", old, "src/a.go", Failed, true},
+		{"a new review", "in_progress", fresh, "src/a.go", Passed, false},
+		{"status only: the task's files unchanged", "in_progress", old, "README.md", Passed, false},
+		{"completed on the merge base already", "completed", old, "src/a.go", Passed, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Input{Phase: 1, Head: load(side("completed", c.headEv)), Base: load(side(c.baseStatus, old)),
+				Changes: &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Modified, OldPath: c.changed, NewPath: c.changed}}}}
+			r := eval(Evidence{}, in)
+			if r.Outcome != c.want || hasRule(r, RuleEvidencePredatesPR) != c.finding {
+				t.Fatalf("outcome %s (%s), want %s with finding %v\n%s", r.Outcome, r.Title, c.want, c.finding, findingsText(r))
+			}
+			if c.finding {
+				all := findingsText(r)
+				for _, want := range []string{"task 1.1", "reviewer", "test_engineer", "src/a.go", "2026-07-17T10:00:00.000Z", "merge base"} {
+					if !strings.Contains(all, want) {
+						t.Errorf("findings lack %q:\n%s", want, all)
+					}
+				}
+			}
+		})
+	}
+}

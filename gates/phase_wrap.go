@@ -754,11 +754,13 @@ func agentsCheck(in *Input, phase *swarm.Phase) CheckItem {
 func tasksCheck(phase *swarm.Phase) CheckItem {
 	const step = "tasks"
 	var open []string
-	var blocked []string
+	var blocked, closed []string
 	line := 0
 	for _, t := range phase.Tasks {
 		switch {
-		case t.Status == "completed" || t.Status == "closed":
+		case t.Status == "completed":
+		case t.Status == "closed":
+			closed = append(closed, t.ID)
 		case t.Status == "blocked" && strings.TrimSpace(t.BlockedReason) != "":
 			blocked = append(blocked, t.ID)
 		case t.Status == "blocked":
@@ -782,10 +784,20 @@ func tasksCheck(phase *swarm.Phase) CheckItem {
 	if len(phase.Tasks) == 1 {
 		detail = "its only task is completed"
 	}
+	if len(closed) > 0 {
+		detail = fmt.Sprintf("%d of %d tasks completed, %d closed (%s)", len(phase.Tasks)-len(closed)-len(blocked), len(phase.Tasks), len(closed), strings.Join(closed, ", "))
+	}
 	if len(blocked) > 0 {
 		detail += fmt.Sprintf(" or explicitly blocked (%s)", strings.Join(blocked, ", "))
 	}
-	return checkPass(step, swarm.PlanPath, "%s", detail)
+	it := checkPass(step, swarm.PlanPath, "%s", detail)
+	if len(closed) > 0 {
+		// closed is /swarm close's mark for work a session left unfinished:
+		// it ends the phase, but it is not done work (swarm/evidence fails
+		// on a task the pull request closes).
+		it.Warnings = []string{fmt.Sprintf("closed, not completed: %s (the plugin's /swarm close marks unfinished tasks closed; they have no evidence)", strings.Join(closed, ", "))}
+	}
+	return it
 }
 
 // taskEvidenceCheck applies swarm/evidence's rule to the phase's completed

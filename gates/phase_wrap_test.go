@@ -451,3 +451,22 @@ func TestPhaseWrapErrorCause(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
+
+// TestPhaseWrapTasksClosed: a closed task ends its phase, as in the plugin,
+// but the tasks step no longer calls it completed: it names it, with a
+// warning that closed is /swarm close's mark for unfinished work (issue 20,
+// weaknesses item 2).
+func TestPhaseWrapTasksClosed(t *testing.T) {
+	ph := &swarm.Phase{ID: 1, Tasks: []swarm.Task{{ID: "1.1", Status: "completed"}, {ID: "1.2", Status: "closed"}}}
+	it := tasksCheck(ph)
+	if it.Status != CheckPass || !strings.Contains(it.Detail, "1 of 2 tasks completed, 1 closed (1.2)") {
+		t.Errorf("tasks step %s: %s", it.Status, it.Detail)
+	}
+	if len(it.Warnings) != 1 || !strings.Contains(it.Warnings[0], "closed, not completed: 1.2") {
+		t.Errorf("warnings %q", it.Warnings)
+	}
+	ph.Tasks[1].Status = "completed"
+	if it := tasksCheck(ph); it.Detail != "all 2 tasks completed" || len(it.Warnings) != 0 {
+		t.Errorf("all completed: %s %q", it.Detail, it.Warnings)
+	}
+}

@@ -230,7 +230,11 @@ func (g Scope) evaluate(_ context.Context, in *Input) Result {
 	failing := len(failingFindings(findings))
 	switch {
 	case outside > 0:
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s outside the scope of %s", plural(outside, "changed file", "changed files"), phaseList(phases)), Summary: summary, Findings: findings}
+		title := fmt.Sprintf("%s outside the scope of %s", plural(outside, "changed file", "changed files"), phaseList(phases))
+		if w := selfWidenedTitle(findings); w != "" {
+			title += "; " + w
+		}
+		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	case failing > 0:
 		title := fmt.Sprintf("the scope of %s is inconsistent", phaseList(phases))
 		for _, f := range findings {
@@ -238,12 +242,34 @@ func (g Scope) evaluate(_ context.Context, in *Input) Result {
 				title = "a task marked completed changed none of its files"
 			}
 		}
+		if w := selfWidenedTitle(findings); w != "" {
+			title = w
+		}
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	}
 	if len(paths) == 0 {
 		return Result{Outcome: Passed, Title: fmt.Sprintf("no changed files outside .swarm/; %s marked completed", plural(len(newlyDone), "task", "tasks")), Summary: summary, Findings: findings}
 	}
 	return Result{Outcome: Passed, Title: fmt.Sprintf("all %s inside the scope of %s", plural(len(paths), "changed file", "changed files"), phaseList(phases)), Summary: summary, Findings: findings}
+}
+
+// selfWidenedTitle names the tasks whose scope the agent widened itself
+// (failing scope/self-approved-widening findings), or "".
+func selfWidenedTitle(findings []Finding) string {
+	var ids []string
+	for _, f := range findings {
+		if f.Rule != RuleSelfApprovedWidening || f.Severity != SeverityError {
+			continue
+		}
+		if parts := strings.Split(f.Key, "\x00"); len(parts) > 1 && !slices.Contains(ids, parts[1]) {
+			ids = append(ids, parts[1])
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	sortTaskIDs(ids)
+	return fmt.Sprintf("the agent widened the scope of %s %s itself (self-approved widening)", map[bool]string{true: "task", false: "tasks"}[len(ids) == 1], listSome(ids, 5))
 }
 
 // newlyCompleted are the phase's tasks completed at head but not at the
@@ -487,7 +513,7 @@ func sortedKeys(m map[string]bool) []string {
 // scope names it: the agent approved its own widening.
 func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touched map[string][]string) []Finding {
 	ev := agentApprovalInPR(in, plan)
-	if ev == nil || in.Base.Plan == nil {
+	if in.Base.Plan == nil || ev == nil && in.override(CommandApprovePlanCritic, plan.Digests.Structure) != nil {
 		return nil
 	}
 	sev := SeverityError
@@ -527,6 +553,14 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 		_, hph := plan.FindTask(ts.task.ID)
 		if bt != nil && (hph == nil || bph.ID != hph.ID) {
 			bt = nil // moved from another phase: judged as a new task of this one
+		}
+		if ev == nil && (bt == nil || ts.source != ScopeFromDeclaration || !ts.newInPR || !hasEntry(bt.FilesTouched)) {
+			// No approval in the pull request: only a declaration it adds
+			// or changes can widen a task past the files_touched the
+			// approved plan lists without a new approval. A task with no
+			// files_touched has its scope from declare_scope alone (the
+			// plugin's normal way; scope/widened-by-pull-request shows it).
+			continue
 		}
 		var baseEntries []string
 		if bt == nil {
@@ -578,11 +612,22 @@ func selfApprovedWidening(in *Input, plan *swarm.Plan, scopes []*taskScope, touc
 				what = fmt.Sprintf("adds task %s to phase %d with the scope %s (which no task of the merge base's phase %d covers)", ts.task.ID, hph.ID, listSome(quoteAll(wider), 5), hph.ID)
 			}
 		}
+		if ev == nil {
+			out = append(out, Finding{Path: covered[0], Rule: RuleSelfApprovedWidening, Severity: sev, Key: fkey(RuleSelfApprovedWidening, append([]string{ts.task.ID}, wider...)...),
+				Message: fmt.Sprintf("this pull request's scope declaration %s %s and changes %s under it: only the agent's own declaration covers that, since the approved plan's files_touched does not and a plan-critic approval never reviews .swarm/scopes/. Add the file to the task's files_touched and have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this)",
+					strings.Join(ts.files, ", "), what, listSome(quoteAll(covered), 5))})
+			continue
+		}
 		out = append(out, Finding{Path: covered[0], Rule: RuleSelfApprovedWidening, Severity: sev, Key: fkey(RuleSelfApprovedWidening, append([]string{ts.task.ID}, wider...)...),
 			Message: fmt.Sprintf("this pull request %s, changes %s under it, and the only approval of the new plan is the agent's own, added by this pull request (%s seq %d): the agent approved its own scope widening. Have the critic review the plan, or a maintainer comment `/swarm approve-plan-critic <reason>` (scope.self_approved_widening: warn relaxes this; plan_freeze.approval: human or base-anchored prevents it)",
 				what, listSome(quoteAll(covered), 5), swarm.LedgerPath, ev.Seq)})
 	}
 	return out
+}
+
+// hasEntry reports whether a files_touched list has a valid entry.
+func hasEntry(files []string) bool {
+	return slices.ContainsFunc(files, func(e string) bool { _, err := NormalizeScopeEntry(e); return err == nil })
 }
 
 // agentApprovalInPR is the head plan's plan-critic approval when the pull

@@ -286,8 +286,11 @@ func TestScopeSelfApprovedWidening(t *testing.T) {
 		{name: "declaration changed, the changed file was in the base's declaration", head: testPlan, approveIn: true, changed: []string{"src/db.go"},
 			base:   map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`},
 			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go","src/x.go"]}`}, want: Passed},
+		// No approval needed at all, as the plan is unchanged: the agent's
+		// own declaration is all that covers the file (issue 20,
+		// weaknesses item 1; TestScopeDeclaredWideningUnapproved).
 		{name: "declaration widened, approval on the base branch", head: testPlan, changed: []string{"src/db.go"},
-			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Passed},
+			scopes: map[string]string{"scope-1.1.json": `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`}, want: Failed, sev: SeverityError},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -364,6 +367,10 @@ func TestScopeDeclarationWidening(t *testing.T) {
 			for _, fail := range []bool{false, true} {
 				cfg := DefaultConfig()
 				cfg.Scope.FailWidenedByPR = fail
+				// This test is about scope.widened_by_pr; the self-approved
+				// widening a declaration past files_touched also is
+				// (TestScopeDeclaredWideningUnapproved) is relaxed here.
+				cfg.Scope.WarnSelfApprovedWidening = true
 				in := &Input{Phase: 1, Head: load(headFS), Base: load(baseFS), Changes: &changeset.ChangeSet{Files: []changeset.File{modified(c.changed)}}, Config: cfg}
 				r := eval(Scope{}, in)
 				want, sev := Passed, SeverityWarning
@@ -390,5 +397,82 @@ func TestBroadExtras(t *testing.T) {
 	got := BroadExtras([]string{"dist/**", "**", "**/*", "*", "**/*.go", "*/**", "*.md"})
 	if want := []string{"**", "**/*", "*", "*/**"}; !slices.Equal(got, want) {
 		t.Errorf("BroadExtras = %q, want %q", got, want)
+	}
+}
+
+// TestScopeDeclaredWideningUnapproved is issue 20 (weaknesses, item 1): a
+// .swarm/scopes/ declaration the pull request adds or changes that gives a
+// task more than the files_touched the approved plan lists, with a change
+// to a newly covered file, needs no new plan approval at all (the plan's
+// structure is unchanged), so it only warned: the agent's cheaper route
+// around scope/self-approved-widening. It fails as that rule now. A task
+// whose files_touched is empty has its scope from declare_scope alone, as
+// in every real .swarm/ of the corpus: that stays a warning.
+func TestScopeDeclaredWideningUnapproved(t *testing.T) {
+	empty := edit(t, testPlan, `"files_touched": ["src/a.go"]`, `"files_touched": []`)
+	decl := `{"version":1,"taskId":"1.1","files":["src/a.go","src/db.go"]}`
+	cases := []struct {
+		name       string
+		plan       string
+		base, head string // scope-1.1.json on each side ("" = none)
+		changed    string
+		override   bool
+		relax      bool
+		want       Outcome
+		sev        Severity // of the self-approved-widening finding, "" = none
+	}{
+		{name: "declaration added, newly covered file changed", plan: testPlan, head: decl, changed: "src/db.go", want: Failed, sev: SeverityError},
+		{name: "declaration changed, newly covered file changed", plan: testPlan, base: `{"version":1,"taskId":"1.1","files":["src/a.go"]}`, head: decl, changed: "src/db.go", want: Failed, sev: SeverityError},
+		{name: "relaxed by policy", plan: testPlan, head: decl, changed: "src/db.go", relax: true, want: Passed, sev: SeverityWarning},
+		{name: "a maintainer's override", plan: testPlan, head: decl, changed: "src/db.go", override: true, want: Passed},
+		{name: "the newly covered file is not changed", plan: testPlan, head: decl, changed: "src/a.go", want: Passed},
+		{name: "declaration on the base branch", plan: testPlan, base: decl, head: decl, changed: "src/db.go", want: Passed},
+		{name: "no files_touched: the declaration is the scope", plan: empty, head: decl, changed: "src/db.go", want: Passed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLedger(t, c.plan).approve(c.plan)
+			headFS, baseFS := l.fs(c.plan), l.fs(c.plan)
+			if c.head != "" {
+				headFS[".swarm/scopes/scope-1.1.json"] = &fstest.MapFile{Data: []byte(c.head)}
+			}
+			if c.base != "" {
+				baseFS[".swarm/scopes/scope-1.1.json"] = &fstest.MapFile{Data: []byte(c.base)}
+			}
+			cfg := DefaultConfig()
+			cfg.Scope.WarnSelfApprovedWidening = c.relax
+			in := &Input{Phase: 1, Head: load(headFS), Base: load(baseFS), Changes: &changeset.ChangeSet{Files: []changeset.File{modified(c.changed)}}, Config: cfg}
+			if c.override {
+				in.Overrides = []Override{{Command: CommandApprovePlanCritic, Actor: "octocat", Reason: "db access is part of 1.1", RecordedAt: "2026-07-18T10:00:00Z", StructureHash: in.Head.Plan.Digests.Structure}}
+			}
+			r := eval(Scope{}, in)
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			var got *Finding
+			for i := range r.Findings {
+				if r.Findings[i].Rule == RuleSelfApprovedWidening {
+					got = &r.Findings[i]
+				}
+			}
+			switch {
+			case c.sev == "" && got != nil:
+				t.Fatalf("unexpected finding: %s", got.Message)
+			case c.sev != "" && got == nil:
+				t.Fatalf("no %s finding:\n%s", RuleSelfApprovedWidening, findingsText(r))
+			case got != nil:
+				for _, want := range []string{`widens task 1.1's scope to "src/db.go"`, ".swarm/scopes/scope-1.1.json", `"src/a.go"`, "/swarm approve-plan-critic"} {
+					if !strings.Contains(got.Message, want) {
+						t.Errorf("message lacks %q: %s", want, got.Message)
+					}
+				}
+				if got.Severity != c.sev || got.Path != "src/db.go" {
+					t.Errorf("finding %s %s", got.Severity, got.Path)
+				}
+				if c.want == Failed && !strings.Contains(r.Title, "task 1.1") {
+					t.Errorf("title does not name the widened task: %q", r.Title)
+				}
+			}
+		})
 	}
 }

@@ -69,7 +69,7 @@ func TestTaskOrder(t *testing.T) {
 		{name: "a dependency in progress", status: map[string]string{"1.1": "in_progress", "1.2": done}, phase: 1,
 			evidence: Failed, severity: SeverityError, rule: "completed-before-dependency", mention: "depends on 1.1, which is in_progress"},
 		{name: "a dependency completed", status: map[string]string{"1.1": done, "1.2": done}, phase: 1, evidence: Passed},
-		{name: "a dependency closed (swarm close) counts as done", status: map[string]string{"1.1": "closed", "1.2": done}, phase: 1, evidence: Passed},
+		{name: "a dependency closed (swarm close) counts as done", base: map[string]string{"1.1": "closed"}, status: map[string]string{"1.1": "closed", "1.2": done}, phase: 1, evidence: Passed},
 		{name: "a pending task waiting for its dependency is fine", status: map[string]string{"1.1": done}, phase: 1, evidence: Passed},
 		{name: "an unknown dependency of the same phase", status: map[string]string{"1.1": done, "1.2": done}, depends: map[string]string{"1.2": `["1.1","1.9"]`}, phase: 1,
 			evidence: Failed, severity: SeverityError, rule: "missing-dependency", mention: "task 1.2 depends on missing 1.9: no task of the plan has that id"},

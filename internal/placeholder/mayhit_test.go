@@ -64,7 +64,7 @@ func mayHitRef(s string) bool {
 			}
 		}
 	}
-	return false
+	return hasInvisible(s) // a marker split by one (hiddenMarker)
 }
 
 // mayHitPieces build lines that come near every check of mayHit.

@@ -1,9 +1,11 @@
 package placeholder
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the placeholder rules: the plugin's defaults
@@ -74,6 +76,9 @@ type hit struct {
 	col  int
 	what string
 	warn bool // a warning, not a failure (a marker in a document's prose)
+	// hidden names the invisible character inside a comment's marker
+	// ("U+200B"; hiddenMarker), "" when there is none.
+	hidden string
 }
 
 // commentWords are the plugin's comment rules in its order: the first rule
@@ -110,6 +115,95 @@ func commentMarker(s string) (hit, bool) {
 		}
 	}
 	return best, best.rule != numPhRules
+}
+
+// hiddenMarker is commentMarker for a comment whose marker an invisible
+// character splits ("TO\u200bDO", "FIX\u00adME"): a reader and a search
+// see nothing, and the plugin's regular expressions miss the word. The
+// comment is matched without its invisible characters (invisibleAt); the
+// hit's column is the word's in s, and hidden names the character.
+func hiddenMarker(s string) (hit, bool) {
+	if !hasInvisible(s) {
+		return hit{}, false
+	}
+	stripped, at, name := stripInvisible(s)
+	h, ok := commentMarker(stripped)
+	if !ok {
+		return hit{}, false
+	}
+	h.col, h.hidden = at[h.col], name
+	return h, true
+}
+
+// hiddenStringMarker is stringMarker for a string segment whose
+// placeholder value or "not implemented" an invisible character splits
+// ("place\u200bholder"), as hiddenMarker is for comments.
+func hiddenStringMarker(s string, sg segment) (hit, bool) {
+	body := s[sg.start:sg.end]
+	if !hasInvisible(body) {
+		return hit{}, false
+	}
+	stripped, at, name := stripInvisible(body)
+	sg2 := sg
+	sg2.end = sg.start + len(stripped)
+	h, ok := stringMarker(s[:sg.start]+stripped+s[sg.end:], sg2)
+	if !ok {
+		return hit{}, false
+	}
+	h.col, h.hidden = sg.start+at[h.col-sg.start], name
+	return h, true
+}
+
+// stripInvisible is s without the characters invisibleAt takes, the
+// offset in s of each byte kept, and the first such character's name
+// ("U+200B").
+func stripInvisible(s string) (string, []int, string) {
+	var b strings.Builder
+	at := make([]int, 0, len(s))
+	name := ""
+	for i := 0; i < len(s); {
+		if n, r := invisibleAt(s, i); n > 0 {
+			if name == "" {
+				name = fmt.Sprintf("U+%04X", r)
+			}
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		at = append(at, i)
+		i++
+	}
+	return b.String(), at, name
+}
+
+// hasInvisible reports whether s holds a character invisibleAt takes.
+func hasInvisible(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			if n, _ := invisibleAt(s, i); n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// invisibleAt is the length and rune of the invisible format character at
+// s[i] (0 when there is none): the soft hyphen, the combining grapheme
+// joiner, the Mongolian vowel separator, zero-width space, non-joiner and
+// joiner, the direction marks and embeddings, the word joiner and
+// invisible operators, the isolates, and the zero-width no-break space.
+func invisibleAt(s string, i int) (int, rune) {
+	if s[i] < 0x80 {
+		return 0, 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == 0x00AD, r == 0x034F, r == 0x180E, r == 0xFEFF,
+		0x200B <= r && r <= 0x200F, 0x202A <= r && r <= 0x202E, 0x2060 <= r && r <= 0x2064, 0x2066 <= r && r <= 0x2069:
+		return n, r
+	}
+	return 0, 0
 }
 
 // markerAt reports whether the marker word w (lowercase; upper is its upper
@@ -422,8 +516,8 @@ func codeHints(s string) uint8 {
 		case 't', 'T':
 			if s[i+1]|0x20 == 'h' && s[i+2]|0x20 == 'r' {
 				h |= hintThrow
-			} else if s[i+1] == 'o' && s[i+2] == 'd' && s[i+4] == '!' {
-				h |= hintMacro
+			} else if s[i+1] == 'o' && s[i+2] == 'd' && s[i+3] == 'o' && (s[i+4] == '!' || isSpace(s[i+4])) {
+				h |= hintMacro // todo! or todo !: rustc takes white space before the !
 			}
 		case 'p':
 			if s[i+1] == 'a' && s[i+2] == 'n' {
@@ -477,7 +571,8 @@ func skipSpace(s string, i int) int {
 // as whole words, as the rules match them: a segment never starts or ends
 // inside a word; or "implemented", of not implemented, unimplemented and
 // NotImplemented, or the swarm-gate of a suppression marker, anywhere), or
-// a stub return's candidate. A file none of whose added lines may hit has
+// a stub return's candidate, or an invisible character (hiddenMarker). A
+// file none of whose added lines may hit has
 // no findings, so it needs no head content. The plan.md rules are not
 // covered.
 //
@@ -543,7 +638,7 @@ func MayHit(s string) bool {
 			}
 		}
 	}
-	return false
+	return hasInvisible(s) // a marker split by one (hiddenMarker)
 }
 
 // wordHit is wordAt, or the word followed by an underscore: a string's
@@ -703,11 +798,11 @@ func isValidationPattern(back *lookback) bool {
 // a call with a message (which may go on below).
 func stubBody(s string, segs []segment, hints uint8) (h hit, body bool, open int, ok bool) {
 	if hints&hintMacro != 0 {
-		if k := keywordAt(s, segs, "todo!"); k >= 0 {
+		if k, _ := macroAt(s, segs, "todo"); k >= 0 {
 			return hit{rule: rStubBody, col: k, what: "todo!"}, false, 0, true
 		}
-		if k := keywordAt(s, segs, "unimplemented!"); k >= 0 {
-			h, worded, open := callMessage(s, segs, k, k+len("unimplemented!"))
+		if k, j := macroAt(s, segs, "unimplemented"); k >= 0 {
+			h, worded, open := callMessage(s, segs, k, j)
 			return h, !worded, open, true
 		}
 	}
@@ -820,6 +915,37 @@ func keywordAt(s string, segs []segment, kw string) int {
 		}
 	}
 	return -1
+}
+
+// macroAt finds the Rust macro call name! in code, as rustc reads it: the
+// name as a whole word (not after '.'), white space allowed before the
+// '!' (`todo !()`), and a '(', '[' or '{' after it, or the line's end (so
+// `todo != x` and TypeScript's `todo!.x` are no call). It returns the name's offset and the
+// offset just after the '!', or -1.
+func macroAt(s string, segs []segment, name string) (int, int) {
+	for from := 0; from < len(s); {
+		k := strings.Index(s[from:], name)
+		if k < 0 {
+			return -1, -1
+		}
+		p := from + k
+		from = p + 1
+		if p > 0 && (isWordByte(s[p-1]) || s[p-1] == '.') || !isCodeAt(segs, p) {
+			continue
+		}
+		j := p + len(name)
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j >= len(s) || s[j] != '!' {
+			continue
+		}
+		j++
+		if d := skipSpace(s, j); d == len(s) || s[d] == '(' || s[d] == '[' || s[d] == '{' {
+			return p, j
+		}
+	}
+	return -1, -1
 }
 
 // stubWording reports whether a string literal says its code is not

@@ -397,14 +397,22 @@ func (sc *Scanner) codeLine(n int, text string, off int, segs []segment, code bo
 	commented := false
 	for _, sg := range segs {
 		if sg.isCommentKind() {
-			if h, ok := commentMarker(body[sg.start:sg.end]); ok {
+			h, ok := commentMarker(body[sg.start:sg.end])
+			if !ok {
+				h, ok = hiddenMarker(body[sg.start:sg.end])
+			}
+			if ok {
 				h.col += sg.start
 				sc.hits = append(sc.hits, h)
 				commented = true
 			}
 		}
 		if sg.isStringKind() {
-			if h, ok := stringMarker(body, sg); ok {
+			h, ok := stringMarker(body, sg)
+			if !ok {
+				h, ok = hiddenStringMarker(body, sg)
+			}
+			if ok {
 				sc.hits = append(sc.hits, h)
 			}
 		}
@@ -564,8 +572,14 @@ func hitMessage(h hit, excerpt string) string {
 	what = clipN(what, 60)
 	switch h.rule {
 	case rCommentTodo, rCommentFixme, rCommentOther:
+		if h.hidden != "" {
+			return fmt.Sprintf("%s comment on an added line, the word split by an invisible %s (hidden from a reader and a search): %s", strings.ToUpper(what), h.hidden, excerpt)
+		}
 		return fmt.Sprintf("%s comment on an added line: %s", strings.ToUpper(what), excerpt)
 	case rText:
+		if h.hidden != "" {
+			return fmt.Sprintf("placeholder text %q in a string on an added line, the word split by an invisible %s (hidden from a reader and a search): %s", what, h.hidden, excerpt)
+		}
 		return fmt.Sprintf("placeholder text %q in a string on an added line: %s", what, excerpt)
 	case rThrowTodo:
 		return "throws a TODO error on an added line: " + excerpt
