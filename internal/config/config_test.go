@@ -404,7 +404,7 @@ func TestStrictPresetInREADME(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's strict preset does not parse: %v\n%s", err, block)
 	}
-	if cfg.PlanFreeze.Approval != gates.ApprovalBaseAnchored || !cfg.Scope.FailWidenedByPR || cfg.Scope.WarnSelfApprovedWidening {
+	if cfg.PlanFreeze.Approval != gates.ApprovalBaseAnchored || !cfg.Scope.FailWidenedByPR || cfg.Scope.WarnSelfApprovedWidening || !cfg.Limits.ScanNewGenerated {
 		t.Errorf("strict preset parsed as %+v %+v", cfg.PlanFreeze, cfg.Scope)
 	}
 }
