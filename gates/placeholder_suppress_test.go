@@ -58,3 +58,32 @@ func TestPlaceholderProsePolicy(t *testing.T) {
 		t.Fatalf("prose: fail: %s %q\n%s\n%s", r.Outcome, r.Title, findingsText(r), r.Summary)
 	}
 }
+
+// TestPlaceholderSentinelShown: a sentinel drops a line's findings as in
+// the plugin, and the drop is listed as a suppression (new-user pass: an
+// agent's "// TODO: later SC-PLACEHOLDER" passed unseen).
+func TestPlaceholderSentinelShown(t *testing.T) {
+	cfg := &Config{Placeholders: PlaceholdersConfig{Sentinels: []string{"ALLOW-STUB"}}}
+	r, got := placeholders(t, cfg,
+		added("a.go", "package a", "// TODO: later SC-PLACEHOLDER", "// FIXME: x allow-stub"),
+		added("b.go", "x := 1 // SC-PLACEHOLDER nothing to drop"),
+	)
+	if len(got) != 0 {
+		t.Fatalf("findings %v, want none", got)
+	}
+	want := []Suppression{
+		{Path: "a.go", Line: 2, Rules: []string{RuleCommentTodo}, Reason: "the line holds the plugin's sentinel SC-PLACEHOLDER"},
+		{Path: "a.go", Line: 3, Rules: []string{RuleCommentFixme}, Reason: "the line holds the policy's sentinel ALLOW-STUB (placeholders.sentinels)"},
+	}
+	if len(r.Suppressions) != len(want) {
+		t.Fatalf("suppressions %+v, want %+v", r.Suppressions, want)
+	}
+	for i := range want {
+		if g := r.Suppressions[i]; g.Path != want[i].Path || g.Line != want[i].Line || !slices.Equal(g.Rules, want[i].Rules) || g.Reason != want[i].Reason {
+			t.Errorf("suppression %d: %+v, want %+v", i, g, want[i])
+		}
+	}
+	if !strings.HasSuffix(r.Title, "(2 lines suppressed with a reason)") || !strings.Contains(r.Summary, "`a.go:2`: `placeholder/comment-todo`: the line holds the plugin's sentinel SC-PLACEHOLDER") {
+		t.Errorf("title %q, summary:\n%s", r.Title, r.Summary)
+	}
+}

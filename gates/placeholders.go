@@ -370,7 +370,7 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 // suppressionList is the summary's list of suppressed lines and reasons.
 func suppressionList(sup []Suppression) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Suppressed** (`swarm-gate:allow placeholder <reason>`): %s.", plural(len(sup), "line", "lines"))
+	fmt.Fprintf(&b, "**Suppressed** (`swarm-gate:allow placeholder <reason>` or a sentinel): %s.", plural(len(sup), "line", "lines"))
 	for i, s := range sup {
 		if i == maxListedChanges {
 			fmt.Fprintf(&b, "\n- and %d more (all in the JSON report's suppressions)", len(sup)-i)

@@ -88,15 +88,17 @@ type Options struct {
 // scanOptions are a scan's settings, from Options.
 type scanOptions struct {
 	sentinels []string // lowercased; SC-PLACEHOLDER first
+	named     []string // sentinels as written, for the suppression's reason
 	headings  bool     // Markdown '#' headings are comments (plugin parity)
 	failProse bool     // prose markers fail (placeholders.prose: fail)
 	off       [numPhRules]bool
 }
 
 func newScanOptions(c Options) *scanOptions {
-	o := &scanOptions{headings: !c.IgnoreMarkdownHeadings, failProse: c.FailProse, sentinels: []string{strings.ToLower(placeholderDefaultSentinel)}}
+	o := &scanOptions{headings: !c.IgnoreMarkdownHeadings, failProse: c.FailProse, sentinels: []string{strings.ToLower(placeholderDefaultSentinel)}, named: []string{placeholderDefaultSentinel}}
 	for _, s := range c.Sentinels {
 		o.sentinels = append(o.sentinels, strings.ToLower(s))
+		o.named = append(o.named, s)
 	}
 	for _, id := range c.Disable {
 		for r, known := range phRuleIDs {
@@ -528,8 +530,9 @@ func (sc *Scanner) emit(n int, text string, off int, hits []hit) {
 		if !checked {
 			checked = true
 			lower := strings.ToLower(excerptOf(text))
-			for _, s := range sc.opt.sentinels {
+			for si, s := range sc.opt.sentinels {
 				if strings.Contains(lower, s) {
+					sc.sentinelSuppressed(n, hits, coded, si)
 					return
 				}
 			}
@@ -538,6 +541,23 @@ func (sc *Scanner) emit(n int, text string, off int, hits []hit) {
 		sc.out = append(sc.out, Finding{Line: n, Column: utf16Col(text, off+h.col) + 1, Rule: phRuleIDs[h.rule],
 			Warning: h.warn && !sc.opt.failProse, Message: hitMessage(h, shown), Key: key(phRuleIDs[h.rule], strings.TrimSpace(text[off:]))})
 	}
+}
+
+// sentinelSuppressed records that sentinel si dropped the findings of
+// line n, as a marker with a reason does, so that the drop is shown (the
+// plugin drops them unseen).
+func (sc *Scanner) sentinelSuppressed(n int, hits []hit, coded bool, si int) {
+	var rules []string
+	for _, h := range hits {
+		if !sc.opt.off[h.rule] && !(h.rule == rText && coded) && !slices.Contains(rules, phRuleIDs[h.rule]) {
+			rules = append(rules, phRuleIDs[h.rule])
+		}
+	}
+	why := "the line holds the policy's sentinel " + sc.opt.named[si] + " (placeholders.sentinels)"
+	if si == 0 {
+		why = "the line holds the plugin's sentinel " + placeholderDefaultSentinel
+	}
+	sc.suppressed = append(sc.suppressed, Suppression{Line: n, Rules: rules, Reason: why})
 }
 
 // key is a finding's Key: the rule and what it is about (the trimmed
