@@ -82,7 +82,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&opts.Base, "base", "", "base ref the pull request targets (branch, tag or SHA), e.g. origin/main (required)")
 	fs.StringVar(&opts.Head, "head", "HEAD", "head ref of the pull request")
 	fs.StringVar(&opts.HeadBranch, "head-branch", "", "the pull request's head branch name, for the swarm/phase-<N> rule when --head is a SHA (in Actions: ${{ github.head_ref }})")
-	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch or swarm:phase-<N> label, else the phase whose tasks the pull request changes the status of, else the first phase not complete")
+	phase := fs.String("phase", "", "plan phase the pull request carries; empty or \"auto\": from a swarm/phase-<N> branch (the Action and the App also read a swarm:phase-<N> label), else the phase whose tasks the pull request changes the status of, else the first phase not complete")
 	fs.StringVar(&opts.DiffEngine, "diff-engine", "auto", "how to diff: auto (git CLI if present), git, or go-git")
 	only := fs.String("gates", "", "comma-separated check names to run, with or without swarm/ (e.g. swarm/placeholders,scope); default all but the on-demand swarm/phase-wrap")
 	fs.Func("sarif", "a SARIF 2.1.0 log another scanner wrote (gosec, semgrep, CodeQL...), for swarm/sast; repeatable", func(p string) error {

@@ -130,6 +130,9 @@ func readPolicyArg(path string, implicit bool, stdout, stderr io.Writer) ([]byte
 	case errors.Is(err, fs.ErrNotExist) && implicit:
 		fmt.Fprintf(stderr, "swarm-gate: %s does not exist (without it the check uses the built-in defaults); name a file: swarm-gate config validate FILE\n", path)
 		return nil, exitError
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "swarm-gate: %s does not exist\n", path)
+		return nil, exitError
 	case err != nil:
 		fmt.Fprintf(stderr, "swarm-gate: %v\n", err)
 		return nil, exitError

@@ -42,7 +42,7 @@ func TestConfigValidate(t *testing.T) {
 		{"YAML syntax error has a line", []string{"config", "validate", syntax}, 1, []string{syntax + ":2: "}, ""},
 		{".yaml spelling: valid YAML, but the check would not read it", []string{"config", "validate", yamlName}, 1, []string{yamlName + ": swarm-gate reads .github/swarm-gate.yml (with .yml): rename the file", yamlName + ": 1 problem\n"}, ""},
 		{"over the size limit", []string{"config", "validate", huge}, 1, []string{huge + ": is 1048579 bytes, over the 1048576-byte limit of a policy file\n", huge + ": 1 problem\n"}, ""},
-		{"missing file", []string{"config", "validate", filepath.Join(dir, "nope.yml")}, exitError, nil, "no such file"},
+		{"missing file", []string{"config", "validate", filepath.Join(dir, "nope.yml")}, exitError, nil, "nope.yml does not exist"},
 		{"directory", []string{"config", "validate", dir}, exitError, nil, "is a directory"},
 		{"two files", []string{"config", "validate", good, one}, exitUsage, nil, "usage: swarm-gate config validate [FILE]"},
 		{"no subcommand", []string{"config"}, exitUsage, nil, "the subcommand is validate"},

@@ -37,6 +37,9 @@ func TestCLIConsistency(t *testing.T) {
 		{"ledger verify names the path", []string{"ledger", "verify", filepath.Join(emptyDir, "nope")}, 2, "", filepath.Join(emptyDir, "nope") + " does not exist"},
 		{"ledger verify on a file", []string{"ledger", "verify", filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl")}, 2, "", filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl") + " is a file; give the folder that holds .swarm/"},
 		{"ledger verify on a folder without .swarm", []string{"ledger", "verify", t.TempDir()}, 2, "", " has no .swarm/ folder"},
+		{"phase-wrap on a missing folder", []string{"phase-wrap", "--dir", filepath.Join(emptyDir, "nope")}, 2, "", filepath.Join(emptyDir, "nope") + " does not exist"},
+		{"check on a missing repository", []string{"check", "--repo", filepath.Join(emptyDir, "nope"), "--base", "main"}, 2, "", filepath.Join(emptyDir, "nope") + " does not exist"},
+		{"config validate on a missing file", []string{"config", "validate", filepath.Join(emptyDir, "nope.yml")}, 2, "", filepath.Join(emptyDir, "nope.yml") + " does not exist"},
 		{"empty ledger", []string{"ledger", "verify", emptyDir}, 1, filepath.Join(emptyDir, ".swarm", "plan-ledger.jsonl") + " is empty", ""},
 	}
 	for _, c := range cases {

@@ -23,7 +23,7 @@ func runLedgerVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "Re-hashes every plan embedded in .swarm/plan-ledger.jsonl, replays the ledger (spec section 3.7),")
 		fmt.Fprintln(fs.Output(), "checks .swarm/plan.json against the last plan_hash_after, and says where plan.json stands against")
 		fmt.Fprintln(fs.Output(), "its newest plan-critic approval. DIR holds .swarm/, or is the .swarm folder (default .).")
-		fmt.Fprintln(fs.Output(), "Exit code: 0 verified, 1 mismatch, unexplained event or empty ledger, 2 a file cannot be read, 3 usage error.")
+		fmt.Fprintln(fs.Output(), "Exit code: 0 verified, 1 mismatch, unexplained event, repeated key or empty ledger, 2 a file cannot be read, 3 usage error.")
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {

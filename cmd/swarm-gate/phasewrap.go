@@ -177,6 +177,9 @@ func phaseWrapDir(dir string, phase int, now time.Time, nowSource string) *phase
 		// a report that fails before that has none.
 		rep.PhaseSource = gates.PhaseFromFlag
 	}
+	if _, err := os.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+		return rep.fail(fmt.Errorf("%s does not exist; pass --dir DIR, the folder that holds .swarm/", dir))
+	}
 	fsys := os.DirFS(dir)
 	head := swarm.Load(fsys)
 	if !head.Present {

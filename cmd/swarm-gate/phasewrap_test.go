@@ -127,7 +127,7 @@ func TestPhaseWrapUsage(t *testing.T) {
 		{[]string{"--head", "x"}, 3, "need --base"},
 		{[]string{"--at", "yesterday"}, 3, "RFC 3339"},
 		{[]string{"extra"}, 3, "unexpected argument"},
-		{[]string{"--dir", "/nonexistent/folder"}, 2, "has no .swarm/ folder"},
+		{[]string{"--dir", "/nonexistent/folder"}, 2, "/nonexistent/folder does not exist"},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"phase-wrap"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -97,6 +98,9 @@ func OpenGit(dir string) (*Git, error) {
 func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
+		if _, serr := os.Stat(dir); errors.Is(serr, iofs.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist", dir)
+		}
 		return nil, fmt.Errorf("%s is not a git repository (nor is any of its parents)", dir)
 	}
 	if err != nil {

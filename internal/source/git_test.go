@@ -23,7 +23,7 @@ func TestOpenGit(t *testing.T) {
 		{"repository root", r.dir, ""},
 		{"subdirectory: found like git finds it", filepath.Join(r.dir, "sub", "dir"), ""},
 		{"not a repository", notRepo, notRepo + " is not a git repository"},
-		{"missing directory", filepath.Join(notRepo, "nope"), "is not a git repository"},
+		{"missing directory", filepath.Join(notRepo, "nope"), "nope does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
