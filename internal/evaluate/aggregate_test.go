@@ -44,3 +44,15 @@ func TestAggregateNamesAgentApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestAggregateNamesDeclaredWidening: a widening through a scope
+// declaration alone, with no approval at all, is not called an approval.
+func TestAggregateNamesDeclaredWidening(t *testing.T) {
+	rep := &report.Report{Head: strings.Repeat("a", 40), Base: strings.Repeat("b", 40), MergeBase: strings.Repeat("b", 40)}
+	declared := gates.Finding{Rule: gates.RuleSelfApprovedWidening, Severity: gates.SeverityError, Path: "src/db.go",
+		Message: "this pull request's scope declaration .swarm/scopes/scope-1.1.json widens task 1.1's scope to \"src/**\""}
+	res := evaluate.Aggregate(rep, []gates.Result{{Name: "swarm/scope", Outcome: gates.Failed, Findings: []gates.Finding{declared}}}, &evaluate.Runs{}, nil)
+	if want := "> [!WARNING]\n> **Scope widened by the agent's own declaration in this PR**: this pull request's scope declaration"; !strings.HasPrefix(res.Summary, want) {
+		t.Errorf("summary does not start with %q:\n%s", want, res.Summary)
+	}
+}

@@ -135,7 +135,12 @@ func Aggregate(rep *report.Report, results []gates.Result, cs *Runs, note []stri
 	var b strings.Builder
 	if f := agentAttested(results); f != nil {
 		// What a reviewer most needs to know when everything is green.
-		fmt.Fprintf(&b, "> [!WARNING]\n> **Approved by the agent in this PR**: %s\n\n", mdtext.Inline(f.Message))
+		label := "Approved by the agent in this PR"
+		if f.Rule == gates.RuleSelfApprovedWidening && strings.HasPrefix(f.Message, "this pull request's scope declaration") {
+			// Widened through .swarm/scopes/: no approval was written at all.
+			label = "Scope widened by the agent's own declaration in this PR"
+		}
+		fmt.Fprintf(&b, "> [!WARNING]\n> **%s**: %s\n\n", label, mdtext.Inline(f.Message))
 	}
 	if rep.Error != "" {
 		fmt.Fprintf(&b, "swarm-gate could not evaluate this commit, so every check fails closed.\n\n%s\n", mdtext.CodeBlock(rep.Error))
