@@ -401,7 +401,7 @@ func outOfScopeMessage(f *changeset.File, p string, phases []*swarm.Phase, x *sc
 	} else {
 		msg += "."
 	}
-	return msg + " Move the change to the pull request of the phase that owns it, or add the file to a task's scope (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change)."
+	return msg + " Move the change to the pull request of the phase that owns it, or add the file to a task's scope (files_touched, then `/swarm approve-plan-critic <reason>` for the bookkeeping change); a file that is no phase's work (CI, tooling) belongs in the base branch policy's scope.extras."
 }
 
 // uncleanReason says why IsCleanPath rejects p.

@@ -65,6 +65,7 @@ func TestScopeRules(t *testing.T) {
 		}, "", []string{"ui-kit/button.tsx", "docs/guide.md"}, nil, Failed, RuleStaleBinding, SeverityNotice, "bound to plan structure hash 0000"},
 		{"go.sum follows go.mod in scope", nil, "", []string{"go.sum", "docs/guide.md"}, nil, Passed, "", "", "`go.sum`"},
 		{"a lockfile without its manifest in scope", nil, "", []string{"web/package-lock.json", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "web/package-lock.json"},
+		{"a CI file names scope.extras", nil, "", []string{".github/workflows/ci.yml", "docs/guide.md"}, nil, Failed, RuleOutOfScope, SeverityError, "a file that is no phase's work (CI, tooling) belongs in the base branch policy's scope.extras"},
 		{"lockfiles: false", nil, "", []string{"go.sum", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Lockfiles = false }), Failed, RuleOutOfScope, SeverityError, "go.sum (modified)"},
 		{"extras glob", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist/**"} }), Passed, "", "", "Allowed by scope.extras `dist/**`"},
 		{"extras: a folder covers what is under it", nil, "", []string{"dist/js/app.min.js", "docs/guide.md"}, cfg(func(s *ScopeConfig) { s.Extras = []string{"dist"} }), Passed, "", "", "Allowed by scope.extras `dist`"},
