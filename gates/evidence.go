@@ -162,6 +162,7 @@ func (g Evidence) Evaluate(_ context.Context, in *Input) Result {
 		if len(closed) > 0 {
 			title += "; " + closedTitle(closed)
 		}
+		summary += "\n\nNext step: for each task a finding names, have the agent run the gate it names (reviewer, test_engineer, ...) again on the finished work and commit the evidence that writes under `.swarm/evidence/`, or set the task back to in_progress until it passes."
 		return Result{Outcome: Failed, Title: title, Summary: summary, Findings: findings}
 	case len(closed) > 0:
 		return Result{Outcome: Failed, Title: closedTitle(closed), Summary: summary, Findings: findings}

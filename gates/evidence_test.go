@@ -62,7 +62,7 @@ func TestEvidenceCorpusTaskCompleted(t *testing.T) {
 	}
 	m[".swarm/plan.json"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(plan, `"status": "in_progress"`, `"status": "completed"`))}
 	r := eval(Evidence{}, &Input{Phase: 1, Head: load(m)})
-	if r.Outcome != Failed || !hasRule(r, RuleEvidenceGateMissing) || !strings.Contains(findingsText(r), "test_engineer") {
+	if r.Outcome != Failed || !hasRule(r, RuleEvidenceGateMissing) || !strings.Contains(findingsText(r), "test_engineer") || !strings.Contains(r.Summary, "Next step: for each task a finding names") {
 		t.Errorf("outcome %s, want failed for the missing test_engineer gate\n%s", r.Outcome, findingsText(r))
 	}
 }

@@ -213,6 +213,7 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s could not be scanned (%s)", plural(failing, "changed source file", "changed source files"), notScannedWhy(ps.out))
 	case failing > 0:
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing, "placeholder", "placeholders"))
+		res.Summary += "\n\nNext step: finish the work each finding marks and remove the marker; a line that is meant to stay (a tracked follow-up, sample text) gets `swarm-gate:allow placeholder <reason>` in a comment on it, which the summary lists."
 		if st.preExisting > 0 {
 			res.Title += fmt.Sprintf(" (%s moved or already on the base branch)", plural(st.preExisting, "finding", "findings"))
 		}
