@@ -115,7 +115,7 @@ func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
 		// lists the loose objects and the packs once, instead of trying
 		// to open a loose object file (and stating each element of its
 		// path) before every read from a pack.
-		objects := cache.NewObjectLRUDefault()
+		objects := cache.NewObjectLRU(objectCacheSize)
 		st := &cachedStorage{
 			Storage: filesystem.NewStorageWithOptions(bufferedIdx{fs.Filesystem()}, objects, filesystem.Options{
 				LargeObjectThreshold: largeObject,
@@ -291,6 +291,15 @@ func (b *bufferedFile) Seek(offset int64, whence int) (int64, error) {
 type bufferedStatFile struct{ bufferedFile }
 
 func (b *bufferedStatFile) Stat() (iofs.FileInfo, error) { return b.File.(statter).Stat() }
+
+// objectCacheSize bounds go-git's object cache (its default is 96 MiB).
+// What is read again is trees (each snapshot's lookups, the change set's
+// modes and sizes) and delta bases; a changed file's blob is read once or
+// twice, one read after the other, so a cache as big as the pull
+// request's blobs only holds memory: with the default, the blobs the
+// placeholder gate and the secret scan read through go-git (head and
+// merge-base contents) stayed until 96 MiB of them were cached.
+const objectCacheSize = 8 * cache.MiByte
 
 // largeObject is the object size, in bytes, above which git objects are
 // streamed from disk instead of being read whole into memory (and kept in
