@@ -58,6 +58,14 @@ type Git struct {
 	// FilesDone returns, never after.
 	OnFile    func(*changeset.File)
 	FilesDone func()
+	// ReleaseAdded, with OnFile, drops each passed file's added lines
+	// from the ChangeSet as soon as OnFile returns (the ChangeSet's File
+	// keeps their count in Released): OnFile's receivers, which hold the
+	// passed File until they are done with it, are then their only
+	// readers, and memory holds the added text of the files they have
+	// not finished rather than of the whole pull request. A file whose
+	// lines are set again afterwards (a copy's) holds those in Added.
+	ReleaseAdded bool
 
 	dir    string // as given to OpenGit
 	gitDir string // the repository's git directory ("" when not on disk)
