@@ -306,8 +306,11 @@ func (b *bufferedStatFile) Stat() (iofs.FileInfo, error) { return b.File.(statte
 // twice, one read after the other, so a cache as big as the pull
 // request's blobs only holds memory: with the default, the blobs the
 // placeholder gate and the secret scan read through go-git (head and
-// merge-base contents) stayed until 96 MiB of them were cached.
-const objectCacheSize = 8 * cache.MiByte
+// merge-base contents) stayed until 96 MiB of them were cached. On
+// bench/gen's 3M-added-line repository the placeholder gate peaked at
+// 102 MiB RSS with 8 MiB, 92-94 MiB with 4 MiB and 84-90 MiB with 2 MiB,
+// at the same CPU time.
+const objectCacheSize = 4 * cache.MiByte
 
 // largeObject is the object size, in bytes, above which git objects are
 // streamed from disk instead of being read whole into memory (and kept in
