@@ -18,6 +18,11 @@ import (
 // whose lines were released (changeset.File.Released) without a result
 // of its own cannot be scanned again: Evaluate fails closed on it.
 type Prescan struct {
+	// Done, when not nil, is called with each file File passed once the
+	// scan is finished with it (its added lines are not read afterwards),
+	// from the Prescan's goroutine. Set it before the first File.
+	Done func(*changeset.File)
+
 	ctx   context.Context
 	in    *Input
 	files chan *changeset.File
@@ -52,22 +57,30 @@ func (p *Prescan) run() {
 	cfg := p.in.config().Placeholders
 	ps := newPhScan(cfg)
 	for f := range p.files {
-		if f.NewPath == "" || p.ctx.Err() != nil {
-			continue // deleted (nothing to scan), or cancelled: Evaluate reports it
+		p.scan(cfg, ps, f)
+		if p.Done != nil {
+			p.Done(f)
 		}
-		ps.out, ps.suppressed = nil, nil // each file's own
-		r := &placeholderResult{key: changeset.KeyOf(f)}
-		if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
-			continue
-		}
-		r.out, r.suppressed = ps.out, ps.suppressed
-		if _, dup := p.byPath[f.NewPath]; dup {
-			// Two entries with one head path: Evaluate scans both itself.
-			p.byPath[f.NewPath] = nil
-			continue
-		}
-		p.byPath[f.NewPath] = r
 	}
+}
+
+// scan scans one file File passed and keeps its result.
+func (p *Prescan) scan(cfg PlaceholdersConfig, ps *phScan, f *changeset.File) {
+	if f.NewPath == "" || p.ctx.Err() != nil {
+		return // deleted (nothing to scan), or cancelled: Evaluate reports it
+	}
+	ps.out, ps.suppressed = nil, nil // each file's own
+	r := &placeholderResult{key: changeset.KeyOf(f)}
+	if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
+		return
+	}
+	r.out, r.suppressed = ps.out, ps.suppressed
+	if _, dup := p.byPath[f.NewPath]; dup {
+		// Two entries with one head path: Evaluate scans both itself.
+		p.byPath[f.NewPath] = nil
+		return
+	}
+	p.byPath[f.NewPath] = r
 }
 
 // File queues f for the scan; f must not change afterwards. Not after Wait.

@@ -254,16 +254,22 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	// swarm/placeholders scans each file while git writes the next
 	// (gates.Prescan); the head and merge-base readers are its alone
 	// until FilesDone.
+	// What they hold of the diff's added lines at once is bounded
+	// (streamBudget).
+	hold, readers := newAddedHold(streamBudget), 0
 	var prescan *gates.Prescan
 	if hasGate(gs, gates.Placeholders{}.Name()) {
 		prescan = gates.StartPrescan(ctx, &gates.Input{Config: cfg, Linguist: linguist, HeadFile: headFile, BaseFile: baseFile})
+		prescan.Done = hold.done
+		readers++
 		defer prescan.Wait()
 	}
 	// swarm/sast's secret scan too reads each file's added lines as git
 	// writes the next (secretStream).
 	var secretsAhead *secretStream
 	if hasGate(gs, gates.SAST{}.Name()) {
-		secretsAhead = startSecretStream(ctx, len(opts.SARIF) > 0)
+		secretsAhead = startSecretStream(ctx, len(opts.SARIF) > 0, hold.done)
+		readers++
 		defer secretsAhead.wait()
 	}
 	// Only the gates that read the changed files get a diff: the
@@ -279,6 +285,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		// read from it.
 		repo.ReleaseAdded = true
 		repo.OnFile = func(f *changeset.File) {
+			hold.take(f, readers)
 			if prescan != nil {
 				prescan.File(f)
 			}

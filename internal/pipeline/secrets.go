@@ -292,6 +292,7 @@ func scanAdded(sc *secrets.Scanner, f *changeset.File, lines *[]secrets.Line) se
 type secretStream struct {
 	ctx      context.Context
 	keepRuns bool
+	done1    func(*changeset.File) // when not nil, called with each file once scanned
 	files    chan *changeset.File
 	closed   sync.Once
 	done     chan struct{}
@@ -307,9 +308,10 @@ type streamedSecret struct {
 }
 
 // startSecretStream starts scanning the files File will pass; keepRuns
-// keeps their added line numbers too.
-func startSecretStream(ctx context.Context, keepRuns bool) *secretStream {
-	s := &secretStream{ctx: ctx, keepRuns: keepRuns, files: make(chan *changeset.File, 64), done: make(chan struct{}),
+// keeps their added line numbers too; done, when not nil, is called with
+// each file once the scan is finished with it.
+func startSecretStream(ctx context.Context, keepRuns bool, done func(*changeset.File)) *secretStream {
+	s := &secretStream{ctx: ctx, keepRuns: keepRuns, done1: done, files: make(chan *changeset.File, 64), done: make(chan struct{}),
 		byPath: map[string]*streamedSecret{}, runs: map[string][][2]int{}}
 	go s.run()
 	return s
@@ -320,21 +322,30 @@ func (s *secretStream) run() {
 	sc, err := secrets.Default()
 	var lines []secrets.Line
 	for f := range s.files {
-		if f.NewPath == "" {
-			continue // deleted: nothing to scan
+		s.scan(sc, err, f, &lines)
+		if s.done1 != nil {
+			s.done1(f)
 		}
-		if s.keepRuns {
-			s.runs[f.NewPath] = lineRuns(f.Added)
-		}
-		if err != nil || s.ctx.Err() != nil {
-			continue // startSecretScans reports the error; Check the cancellation
-		}
-		if _, dup := s.byPath[f.NewPath]; dup {
-			s.byPath[f.NewPath] = nil // startSecretScans scans both
-			continue
-		}
-		s.byPath[f.NewPath] = &streamedSecret{key: changeset.KeyOf(f), scan: scanAdded(sc, f, &lines)}
 	}
+}
+
+// scan scans one file File passed and keeps its result; err is the error
+// loading the rules.
+func (s *secretStream) scan(sc *secrets.Scanner, err error, f *changeset.File, lines *[]secrets.Line) {
+	if f.NewPath == "" {
+		return // deleted: nothing to scan
+	}
+	if s.keepRuns {
+		s.runs[f.NewPath] = lineRuns(f.Added)
+	}
+	if err != nil || s.ctx.Err() != nil {
+		return // startSecretScans reports the error; Check the cancellation
+	}
+	if _, dup := s.byPath[f.NewPath]; dup {
+		s.byPath[f.NewPath] = nil // startSecretScans scans both
+		return
+	}
+	s.byPath[f.NewPath] = &streamedSecret{key: changeset.KeyOf(f), scan: scanAdded(sc, f, lines)}
 }
 
 // File queues f for the scan; f must not change afterwards. Not after
