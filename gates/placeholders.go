@@ -179,6 +179,11 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 			ps.suppressed = append(ps.suppressed, r.suppressed...)
 			continue
 		}
+		if f.Released > 0 {
+			// Its lines went to the Prescan alone, which has no result for
+			// this file: nothing is left to scan.
+			return CouldNotEvaluate(g.Name(), fmt.Errorf("the %s of %s were released after the streamed scan, which has no result for the file as the change set has it; please report this", plural(f.Released, "added line", "added lines"), f.NewPath))
+		}
 		if err := placeholderFile(ctx, in, cfg, f, ps, &st); err != nil {
 			return CouldNotEvaluate(g.Name(), err)
 		}

@@ -11,10 +11,18 @@ import (
 // file overlaps git writing the next (issue 25). The pipeline feeds it
 // (File), waits for it (Wait) and hands it to the gates as Input.Prescan;
 // Evaluate takes a file's result only when the file it finally gets is
-// the one scanned (same status, paths, flags, size and added lines: the
+// the one scanned (changeset.Key.Same: same status, paths, flags and size,
+// and its added lines the ones the source released after the scan; the
 // source may complete a file after the diff, as a copy's lines), and
-// scans any other file itself. The result is the same either way.
+// scans any other file itself. The result is the same either way. A file
+// whose lines were released (changeset.File.Released) without a result
+// of its own cannot be scanned again: Evaluate fails closed on it.
 type Prescan struct {
+	// Done, when not nil, is called with each file File passed once the
+	// scan is finished with it (its added lines are not read afterwards),
+	// from the Prescan's goroutine. Set it before the first File.
+	Done func(*changeset.File)
+
 	ctx   context.Context
 	in    *Input
 	files chan *changeset.File
@@ -25,9 +33,10 @@ type Prescan struct {
 }
 
 // placeholderResult is what placeholderFile gave for one file, with the
-// file it scanned.
+// Key of the file it scanned (not the file: its added lines are released
+// once scanned).
 type placeholderResult struct {
-	file       *changeset.File
+	key        changeset.Key
 	st         placeholderStats
 	out        []Finding
 	suppressed []Suppression
@@ -48,22 +57,30 @@ func (p *Prescan) run() {
 	cfg := p.in.config().Placeholders
 	ps := newPhScan(cfg)
 	for f := range p.files {
-		if f.NewPath == "" || p.ctx.Err() != nil {
-			continue // deleted (nothing to scan), or cancelled: Evaluate reports it
+		p.scan(cfg, ps, f)
+		if p.Done != nil {
+			p.Done(f)
 		}
-		ps.out, ps.suppressed = nil, nil // each file's own
-		r := &placeholderResult{file: f}
-		if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
-			continue
-		}
-		r.out, r.suppressed = ps.out, ps.suppressed
-		if _, dup := p.byPath[f.NewPath]; dup {
-			// Two entries with one head path: Evaluate scans both itself.
-			p.byPath[f.NewPath] = nil
-			continue
-		}
-		p.byPath[f.NewPath] = r
 	}
+}
+
+// scan scans one file File passed and keeps its result.
+func (p *Prescan) scan(cfg PlaceholdersConfig, ps *phScan, f *changeset.File) {
+	if f.NewPath == "" || p.ctx.Err() != nil {
+		return // deleted (nothing to scan), or cancelled: Evaluate reports it
+	}
+	ps.out, ps.suppressed = nil, nil // each file's own
+	r := &placeholderResult{key: changeset.KeyOf(f)}
+	if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
+		return
+	}
+	r.out, r.suppressed = ps.out, ps.suppressed
+	if _, dup := p.byPath[f.NewPath]; dup {
+		// Two entries with one head path: Evaluate scans both itself.
+		p.byPath[f.NewPath] = nil
+		return
+	}
+	p.byPath[f.NewPath] = r
 }
 
 // File queues f for the scan; f must not change afterwards. Not after Wait.
@@ -95,19 +112,10 @@ func (p *Prescan) placeholders(f *changeset.File) *placeholderResult {
 		return nil
 	}
 	r := p.byPath[f.NewPath]
-	if r == nil || !sameScanInput(r.file, f) {
+	if r == nil || !r.key.Same(f) {
 		return nil
 	}
 	return r
-}
-
-// sameScanInput reports whether b is a as far as the placeholder scan
-// reads a file: an added-line slice is compared by identity (the source
-// shares it between the streamed and the final file).
-func sameScanInput(a, b *changeset.File) bool {
-	return a.Status == b.Status && a.OldPath == b.OldPath && a.NewPath == b.NewPath &&
-		a.Binary == b.Binary && a.TooLarge == b.TooLarge && a.Size == b.Size &&
-		len(a.Added) == len(b.Added) && (len(a.Added) == 0 || &a.Added[0] == &b.Added[0])
 }
 
 // add adds the counts and lists of one file's scan to st.

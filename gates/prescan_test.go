@@ -3,6 +3,8 @@ package gates
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
@@ -43,20 +45,47 @@ func TestPrescanSameResult(t *testing.T) {
 	if len(want.Findings) == 0 || len(want.Suppressions) == 0 {
 		t.Fatalf("the fixture has no findings or suppressions: %+v", want)
 	}
+	// As the source streams them: the Prescan gets each file, and the
+	// change set keeps it without its added lines (Released).
 	pre := in()
+	released := slices.Clone(files)
 	p := StartPrescan(context.Background(), pre)
 	for i := range files {
 		p.File(&files[i])
+		released[i].Released, released[i].Added = len(files[i].Added), nil
 	}
 	p.Wait()
 	pre.Prescan = p
-	for i := range files {
-		if f := &files[i]; f.NewPath != "" && p.placeholders(f) == nil {
+	pre.Changes = &changeset.ChangeSet{Files: released}
+	for i := range released {
+		if f := &released[i]; f.NewPath != "" && p.placeholders(f) == nil {
 			t.Errorf("no scan ahead of %s", f.NewPath)
 		}
 	}
 	if got := eval(Placeholders{}, pre); !reflect.DeepEqual(got, want) {
 		t.Errorf("with Prescan:\n%+v\nwithout:\n%+v", got, want)
+	}
+}
+
+// TestPrescanReleasedWithoutScan: a file whose added lines were released
+// (changeset.File.Released) with no scan ahead of it as it is now makes the
+// gate fail closed: nothing is left to scan, and it must not pass unread.
+func TestPrescanReleasedWithoutScan(t *testing.T) {
+	streamed := added("src/c.go", "package c", "// TODO: later")
+	final := streamed
+	final.Size = 99 // not the file scanned
+	final.Released, final.Added = len(streamed.Added), nil
+	in := &Input{Head: empty(), Changes: &changeset.ChangeSet{Files: []changeset.File{final}}}
+	p := StartPrescan(context.Background(), in)
+	p.File(&streamed)
+	p.Wait()
+	in.Prescan = p
+	if r := eval(Placeholders{}, in); r.Outcome != Error || !strings.Contains(r.Title, "released") {
+		t.Errorf("released lines without a scan: %s %q, want an error", r.Outcome, r.Title)
+	}
+	in.Prescan = nil
+	if r := eval(Placeholders{}, in); r.Outcome != Error {
+		t.Errorf("released lines and no Prescan: %s %q, want an error", r.Outcome, r.Title)
 	}
 }
 
@@ -74,10 +103,24 @@ func TestPrescanChangedFile(t *testing.T) {
 	if r := eval(Placeholders{}, in); len(r.Findings) != 0 || r.Outcome != Passed {
 		t.Errorf("the stale scan was used: %s, %+v", r.Outcome, r.Findings)
 	}
-	moved := streamed
-	moved.Size = 99
-	if sameScanInput(&streamed, &moved) {
-		t.Error("a file whose size changed counts as the one scanned")
+	key := changeset.KeyOf(&streamed)
+	for name, change := range map[string]func(*changeset.File){
+		"size":        func(f *changeset.File) { f.Size = 99 },
+		"binary":      func(f *changeset.File) { f.Binary = true },
+		"status":      func(f *changeset.File) { f.Status = changeset.Copied },
+		"lines again": func(f *changeset.File) {}, // Added kept: set again after the stream
+		"fewer lines": func(f *changeset.File) { f.Added, f.Released = nil, len(f.Added)-1 },
+	} {
+		f := streamed
+		change(&f)
+		if key.Same(&f) {
+			t.Errorf("a file changed (%s) counts as the one scanned", name)
+		}
+	}
+	f := streamed
+	f.Added, f.Released = nil, len(streamed.Added)
+	if !key.Same(&f) {
+		t.Error("the file scanned, its lines released, is not the same")
 	}
 }
 

@@ -79,6 +79,12 @@ type SASTScan struct {
 	// or control byte, UTF-16) whose whole content was scanned for
 	// secrets, since git gives no added lines for them.
 	SecretWhole []string
+	// AddedRuns are, by head path, the runs of consecutive line numbers
+	// added to the changed files whose added lines the source released
+	// (changeset.File.Released), for the SARIF results, which are new on
+	// an added line: first and last line of each run, ascending. Only
+	// kept when SARIF logs are read.
+	AddedRuns map[string][][2]int
 }
 
 // SkippedFile is a changed file swarm/sast did not scan, and why.
@@ -349,7 +355,10 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 	// Secrets were judged by value against the merge base when scanned.
 	pre = append(pre, s.SecretsPre...)
 	fresh = append(fresh, s.Secrets...)
-	added := addedLines(in.Changes)
+	var added map[string]map[int]bool
+	if len(sarif) > 0 {
+		added = addedLines(in.Changes, s.AddedRuns)
+	}
 	for _, f := range sarif {
 		switch {
 		case s.BaseBaseline != nil && f.Stable && s.BaseBaseline.Has(f.Fingerprint):
@@ -559,17 +568,25 @@ func touchesAdded(added map[int]bool, line, end int) bool {
 }
 
 // addedLines maps each changed path to the set of head line numbers the
-// pull request adds.
-func addedLines(cs *changeset.ChangeSet) map[string]map[int]bool {
+// pull request adds: from the file's added lines, or, for a file whose
+// lines were released, from runs (SASTScan.AddedRuns).
+func addedLines(cs *changeset.ChangeSet, runs map[string][][2]int) map[string]map[int]bool {
 	out := map[string]map[int]bool{}
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		if f.NewPath == "" {
 			continue
 		}
-		m := make(map[int]bool, len(f.Added))
+		m := make(map[int]bool, f.AddedCount())
 		for _, l := range f.Added {
 			m[l.Line] = true
+		}
+		if f.Released > 0 {
+			for _, r := range runs[f.NewPath] {
+				for l := r[0]; l <= r[1]; l++ {
+					m[l] = true
+				}
+			}
 		}
 		out[f.NewPath] = m
 	}

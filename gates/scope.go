@@ -389,7 +389,7 @@ func outOfScopeMessage(f *changeset.File, p string, phases []*swarm.Phase, x *sc
 		what = "copied to " + f.NewPath
 	case f.Status == changeset.Copied:
 		what = "copied from " + f.OldPath
-	case f.Status == changeset.Modified && f.ModeChanged() && len(f.Added) == 0:
+	case f.Status == changeset.Modified && f.ModeChanged() && f.AddedCount() == 0:
 		what = fmt.Sprintf("mode changed %o → %o", f.OldMode, f.NewMode)
 	}
 	msg := fmt.Sprintf("%s (%s) is outside the scope of %s: no task of %s covers it", p, what, phaseList(phases), map[bool]string{true: "the phase", false: "these phases"}[len(phases) == 1])

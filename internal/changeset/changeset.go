@@ -64,6 +64,42 @@ type File struct {
 	// by internal/source, every line of the new file is added; for a rename,
 	// only the lines that differ from the old file are.
 	Added []AddedLine `json:"added,omitempty"`
+	// Released counts the added lines the source handed to the streaming
+	// readers of a diff (source.Git.OnFile) and then dropped: Added is
+	// nil then, and those readers' results (by Key) are all that is left
+	// of them, so that a pull request's added text is never held whole
+	// (issue 25). 0 when Added holds every added line. Not part of the
+	// JSON form.
+	Released int `json:"-"`
+}
+
+// AddedCount is the number of lines the change adds to the file, released
+// ones included.
+func (f *File) AddedCount() int { return len(f.Added) + f.Released }
+
+// Key is what a streaming reader of a File remembers of it, to tell later
+// whether the ChangeSet's final File is the one it read: what a scan of
+// the added lines depends on, and how many there were. See Same.
+type Key struct {
+	Status           Status
+	OldPath, NewPath string
+	Binary, TooLarge bool
+	Size             int64
+	Lines            int
+}
+
+// KeyOf is f's Key.
+func KeyOf(f *File) Key {
+	return Key{Status: f.Status, OldPath: f.OldPath, NewPath: f.NewPath, Binary: f.Binary, TooLarge: f.TooLarge, Size: f.Size, Lines: f.AddedCount()}
+}
+
+// Same reports whether f is the file k was taken of, as far as a scan of
+// its added lines goes: the same fields, and its added lines, if any, the
+// released ones. A File whose lines were set again after the stream (the
+// source completes a copy's lines) holds them in Added and is not the
+// same.
+func (k Key) Same(f *File) bool {
+	return len(f.Added) == 0 && k == KeyOf(f)
 }
 
 // Path is the path the file has at head, or its old path when deleted.
@@ -89,7 +125,7 @@ type ChangeSet struct {
 func (c *ChangeSet) AddedLineCount() int {
 	n := 0
 	for i := range c.Files {
-		n += len(c.Files[i].Added)
+		n += c.Files[i].AddedCount()
 	}
 	return n
 }

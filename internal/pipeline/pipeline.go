@@ -254,21 +254,55 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	// swarm/placeholders scans each file while git writes the next
 	// (gates.Prescan); the head and merge-base readers are its alone
 	// until FilesDone.
+	// What they hold of the diff's added lines at once is bounded
+	// (streamBudget).
+	hold, readers := newAddedHold(streamBudget), 0
 	var prescan *gates.Prescan
 	if hasGate(gs, gates.Placeholders{}.Name()) {
 		prescan = gates.StartPrescan(ctx, &gates.Input{Config: cfg, Linguist: linguist, HeadFile: headFile, BaseFile: baseFile})
+		prescan.Done = hold.done
+		readers++
 		defer prescan.Wait()
-		repo.OnFile, repo.FilesDone = prescan.File, prescan.Wait
+	}
+	// swarm/sast's secret scan too reads each file's added lines as git
+	// writes the next (secretStream).
+	var secretsAhead *secretStream
+	if hasGate(gs, gates.SAST{}.Name()) {
+		secretsAhead = startSecretStream(ctx, len(opts.SARIF) > 0, hold.done)
+		readers++
+		defer secretsAhead.wait()
 	}
 	// Only the gates that read the changed files get a diff: the
 	// others judge the .swarm/ artifacts alone.
 	changes := &changeset.ChangeSet{Files: []changeset.File{}}
 	if gates.NeedsChanges(gs) {
-		changes, err = repo.ChangeSet(ctx, mb, head)
-		repo.OnFile, repo.FilesDone = nil, nil
-		if prescan != nil {
-			prescan.Wait() // the go-git engine does not call FilesDone
+		// The streaming readers above are the only gates' work that reads
+		// added text (the others count lines at most): the source drops
+		// each file's added lines from the change set once they have it,
+		// and they drop it once read, so memory holds the files being
+		// read, not the pull request (issue 25). The go-git engine does
+		// not stream: its change set keeps its lines, which the gates then
+		// read from it.
+		repo.ReleaseAdded = true
+		repo.OnFile = func(f *changeset.File) {
+			hold.take(f, readers)
+			if prescan != nil {
+				prescan.File(f)
+			}
+			if secretsAhead != nil {
+				secretsAhead.File(f)
+			}
 		}
+		filesDone := func() {
+			if prescan != nil {
+				prescan.Wait()
+			}
+			secretsAhead.close() // its scans need no repository: they go on
+		}
+		repo.FilesDone = filesDone
+		changes, err = repo.ChangeSet(ctx, mb, head)
+		repo.OnFile, repo.FilesDone, repo.ReleaseAdded = nil, nil, false
+		filesDone() // the go-git engine does not call FilesDone
 		if err != nil {
 			return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
 		}
@@ -293,7 +327,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
 			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, in.Config.Limits, log)
-			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, opts.SARIF, repo.Root(), in.Linguist, in.Config.Limits)
+			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, secretsAhead, opts.SARIF, repo.Root(), in.Linguist, in.Config.Limits)
 			reads.close()
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
 		}

@@ -56,13 +56,13 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	headFS, _ := g.Snapshot(head)
 	baseFS, _ := g.Snapshot(mb)
 	ling := gitattr.New(baseFS)
-	want := scanSAST(1, changes, headFS, baseFS, nil, nil, "", ling, gates.LimitsConfig{})
+	want := scanSAST(1, changes, headFS, baseFS, nil, nil, nil, "", ling, gates.LimitsConfig{})
 	reads := startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, slog.Default())
 	if reads == nil {
 		t.Fatal("no prefetch")
 	}
 	planned := len(reads.planned)
-	got := scanSAST(1, changes, headFS, baseFS, reads, nil, "", ling, gates.LimitsConfig{})
+	got := scanSAST(1, changes, headFS, baseFS, reads, nil, nil, "", ling, gates.LimitsConfig{})
 	reads.close()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("with the prefetch:\n%+v\nfrom the snapshots:\n%+v", got, want)
@@ -115,7 +115,7 @@ func TestSASTNewGenerated(t *testing.T) {
 					t.Fatal("no prefetch")
 				}
 			}
-			s := scanSAST(1, changes, headFS, baseFS, reads, nil, "", ling, lim)
+			s := scanSAST(1, changes, headFS, baseFS, reads, nil, nil, "", ling, lim)
 			reads.close()
 			found := false
 			for _, f := range s.Head {

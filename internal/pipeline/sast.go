@@ -44,11 +44,19 @@ const MaxSASTFiles = 5000
 //
 // reads, when not nil, hands out the files in the loop's order (see
 // planSASTReads); any other file is read from headFS or mergeBaseFS.
-func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, reads *prefetched, sarifPaths []string, root string, linguist gates.Linguist, lim gates.LimitsConfig) *gates.SASTScan {
+// stream, when not nil, is the secret scan of the files the diff streamed
+// (secretStream), whose added lines the source may have released.
+func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS, reads *prefetched, stream *secretStream, sarifPaths []string, root string, linguist gates.Linguist, lim gates.LimitsConfig) *gates.SASTScan {
 	s := &gates.SASTScan{Skipped: map[string]int{}}
-	secretScans := startSecretScans(changes)
+	secretScans := startSecretScans(changes, stream)
 	nulTexts := map[int]secretScan{} // by index in changes.Files: binaryTextScan's scans
-	headContent := map[string][]byte{}
+	// The SARIF findings' fingerprints read the head files again; the
+	// files scanned are kept for them only when there are SARIF logs,
+	// else each is dropped once scanned.
+	var headContent map[string][]byte
+	if len(sarifPaths) > 0 {
+		headContent = map[string][]byte{}
+	}
 	changed := map[string]bool{}
 	for i := range changes.Files {
 		f := &changes.Files[i]
@@ -126,7 +134,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			continue
 		}
 		s.Scanned++
-		headContent[f.NewPath] = content
+		if headContent != nil {
+			headContent[f.NewPath] = content
+		}
 		s.Head = append(s.Head, findings...)
 		s.Dismissed = append(s.Dismissed, dismissed...)
 		if hasOld {
@@ -166,6 +176,10 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 	s.BaseBaseline, s.BaseBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(mergeBaseFS, swarm.MaxJSONValues), phase)
 	s.HeadBaseline, s.HeadBaselineErr = sast.LoadBaseline(swarm.WithJSONBudget(headFS, swarm.MaxJSONValues), phase)
 	scanSecrets(s, changes, mergeBaseFS, secretScans, nulTexts)
+	if len(sarifPaths) > 0 && stream != nil {
+		stream.wait()
+		s.AddedRuns = stream.runs
+	}
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,45 +56,53 @@ func TestCheckSAST(t *testing.T) {
 			`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"gosec","rules":[{"id":"G999"}]}},"results":[{"ruleId":"G999","level":"error","message":{"text":"bad"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"app/run.go"},"region":{"startLine":9}}}]},{"ruleId":"G999","level":"error","message":{"text":"old"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"app/run.go"},"region":{"startLine":6}}}]}]}]}`,
 			gates.Failed, []string{"app/run.go:9"}, "2 results in changed files"},
 	}
+	// Both engines: the git engine streams the added lines and releases
+	// them from the change set (SARIF results are then placed by
+	// SASTScan.AddedRuns); go-git keeps them.
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := newRepo(t)
-			r.commit("", map[string]string{"app/run.go": run, ".swarm/plan.json": miniPlan})
-			r.commit("swarm/phase-1", c.head)
-			opts := Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-1", Phase: 1, Gates: sastOnly, DiffEngine: "go-git"}
-			if c.sarif != "" {
-				p := filepath.Join(t.TempDir(), "gosec.sarif")
-				if err := os.WriteFile(p, []byte(c.sarif), 0o644); err != nil {
+		for _, engine := range []string{"go-git", "git"} {
+			t.Run(c.name+"/"+engine, func(t *testing.T) {
+				if _, err := exec.LookPath("git"); err != nil && engine == "git" {
+					t.Skip("no git on PATH")
+				}
+				r := newRepo(t)
+				r.commit("", map[string]string{"app/run.go": run, ".swarm/plan.json": miniPlan})
+				r.commit("swarm/phase-1", c.head)
+				opts := Options{RepoDir: r.dir, Base: "main", Head: "swarm/phase-1", Phase: 1, Gates: sastOnly, DiffEngine: engine}
+				if c.sarif != "" {
+					p := filepath.Join(t.TempDir(), "gosec.sarif")
+					if err := os.WriteFile(p, []byte(c.sarif), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					opts.SARIF = []string{p}
+				}
+				rep, err := Check(context.Background(), opts)
+				if err != nil {
 					t.Fatal(err)
 				}
-				opts.SARIF = []string{p}
-			}
-			rep, err := Check(context.Background(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := rep.Gates[0]
-			if g.Outcome != c.want {
-				t.Fatalf("outcome %s (%s), want %s\n%+v\n%s", g.Outcome, g.Title, c.want, g.Findings, g.Summary)
-			}
-			var errs []string
-			for _, f := range g.Findings {
-				if f.Severity == gates.SeverityError {
-					errs = append(errs, fmt.Sprintf("%s:%d", f.Path, f.Line))
+				g := rep.Gates[0]
+				if g.Outcome != c.want {
+					t.Fatalf("outcome %s (%s), want %s\n%+v\n%s", g.Outcome, g.Title, c.want, g.Findings, g.Summary)
 				}
-			}
-			if strings.Join(errs, " ") != strings.Join(c.errors, " ") {
-				t.Errorf("failing findings at %v, want %v\n%+v", errs, c.errors, g.Findings)
-			}
-			var all strings.Builder
-			all.WriteString(g.Title + "\n" + g.Summary)
-			for _, f := range g.Findings {
-				all.WriteString("\n" + f.Message)
-			}
-			if !strings.Contains(all.String(), c.mention) {
-				t.Errorf("output does not mention %q:\n%s", c.mention, all.String())
-			}
-		})
+				var errs []string
+				for _, f := range g.Findings {
+					if f.Severity == gates.SeverityError {
+						errs = append(errs, fmt.Sprintf("%s:%d", f.Path, f.Line))
+					}
+				}
+				if strings.Join(errs, " ") != strings.Join(c.errors, " ") {
+					t.Errorf("failing findings at %v, want %v\n%+v", errs, c.errors, g.Findings)
+				}
+				var all strings.Builder
+				all.WriteString(g.Title + "\n" + g.Summary)
+				for _, f := range g.Findings {
+					all.WriteString("\n" + f.Message)
+				}
+				if !strings.Contains(all.String(), c.mention) {
+					t.Errorf("output does not mention %q:\n%s", c.mention, all.String())
+				}
+			})
+		}
 	}
 }
 

@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -62,7 +64,7 @@ func scanSecrets(s *gates.SASTScan, changes *changeset.ChangeSet, mergeBaseFS fs
 			s.SecretWhole = append(s.SecretWhole, f.NewPath)
 		}
 		s.SecretFiles++
-		s.SecretLines += max(len(f.Added), r.lines)
+		s.SecretLines += max(f.AddedCount(), r.lines)
 		found, dismissed, omitted := r.found, r.dismissed, r.omitted
 		s.SecretsOmitted += omitted
 		for _, d := range dismissed {
@@ -224,36 +226,174 @@ func decodeUTF16(content []byte) ([]byte, bool) {
 // scanSecrets may report, on a goroutine of its own (the rules are pure
 // CPU work on lines already in memory, and the Scanner is safe for
 // concurrent use), so that it overlaps swarm/sast reading and scanning
-// whole files. The returned function waits for the scans and gives them
-// by index into changes.Files, or the error loading the rules.
-func startSecretScans(changes *changeset.ChangeSet) func() ([]secretScan, error) {
+// whole files. A file stream scanned as the diff produced it, and that
+// the change set still has as it was then, is not scanned again; one whose
+// lines the source released (changeset.File.Released) without such a
+// scan cannot be, and makes the secret scan fail closed. The returned
+// function waits for the scans and gives them by index into
+// changes.Files, or the error loading the rules. stream may be nil.
+func startSecretScans(changes *changeset.ChangeSet, stream *secretStream) func() ([]secretScan, error) {
 	sc, err := secrets.Default()
 	if err != nil {
 		return func() ([]secretScan, error) { return nil, err }
 	}
 	results := make([]secretScan, len(changes.Files))
+	var lost []string // released without a scan
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		stream.wait()
 		var lines []secrets.Line
 		for i := range changes.Files {
 			f := &changes.Files[i]
-			if f.Status == changeset.Deleted || f.NewPath == "" || len(f.Added) == 0 && !f.Binary || sc.PathAllowed(f.NewPath) {
+			if r := stream.result(f); r != nil {
+				results[i] = *r
 				continue
 			}
-			lines = lines[:0]
-			for _, l := range f.Added {
-				lines = append(lines, secrets.Line{N: l.Line, Text: l.Text})
+			if f.Released > 0 {
+				lost = append(lost, f.NewPath)
+				continue
 			}
-			r := &results[i]
-			r.scanned = true
-			r.found, r.dismissed, r.omitted = sc.ScanLines(f.NewPath, lines)
+			results[i] = scanAdded(sc, f, &lines)
 		}
 	}()
 	return func() ([]secretScan, error) {
 		<-done
+		if len(lost) > 0 {
+			return nil, fmt.Errorf("the added lines of %d changed files (%s first) were released after the streamed secret scan, which has no result for them as the change set has them; please report this", len(lost), lost[0])
+		}
 		return results, nil
 	}
+}
+
+// scanAdded is the secret scan of one changed file's added lines (lines
+// is scratch space); not scanned when scanSecrets reports nothing of it.
+func scanAdded(sc *secrets.Scanner, f *changeset.File, lines *[]secrets.Line) secretScan {
+	var r secretScan
+	if f.Status == changeset.Deleted || f.NewPath == "" || len(f.Added) == 0 && !f.Binary || sc.PathAllowed(f.NewPath) {
+		return r
+	}
+	*lines = (*lines)[:0]
+	for _, l := range f.Added {
+		*lines = append(*lines, secrets.Line{N: l.Line, Text: l.Text})
+	}
+	r.scanned = true
+	r.found, r.dismissed, r.omitted = sc.ScanLines(f.NewPath, *lines)
+	return r
+}
+
+// secretStream is the secret scan of swarm/sast run on each changed file
+// as the diff produces it (source.Git.OnFile), on a goroutine of its own,
+// so that the source can release the file's added lines once every
+// streaming reader has seen them (issue 25): what is kept of a file is its
+// changeset.Key and its scan, and, when SARIF logs are read, the runs of
+// its added line numbers (gates.SASTScan.AddedRuns). startSecretScans
+// takes the scans.
+type secretStream struct {
+	ctx      context.Context
+	keepRuns bool
+	done1    func(*changeset.File) // when not nil, called with each file once scanned
+	files    chan *changeset.File
+	closed   sync.Once
+	done     chan struct{}
+	// Only read after done is closed.
+	byPath map[string]*streamedSecret // nil: two files of one head path
+	runs   map[string][][2]int
+}
+
+// streamedSecret is the scan of one streamed file.
+type streamedSecret struct {
+	key  changeset.Key
+	scan secretScan
+}
+
+// startSecretStream starts scanning the files File will pass; keepRuns
+// keeps their added line numbers too; done, when not nil, is called with
+// each file once the scan is finished with it.
+func startSecretStream(ctx context.Context, keepRuns bool, done func(*changeset.File)) *secretStream {
+	s := &secretStream{ctx: ctx, keepRuns: keepRuns, done1: done, files: make(chan *changeset.File, 64), done: make(chan struct{}),
+		byPath: map[string]*streamedSecret{}, runs: map[string][][2]int{}}
+	go s.run()
+	return s
+}
+
+func (s *secretStream) run() {
+	defer close(s.done)
+	sc, err := secrets.Default()
+	var lines []secrets.Line
+	for f := range s.files {
+		s.scan(sc, err, f, &lines)
+		if s.done1 != nil {
+			s.done1(f)
+		}
+	}
+}
+
+// scan scans one file File passed and keeps its result; err is the error
+// loading the rules.
+func (s *secretStream) scan(sc *secrets.Scanner, err error, f *changeset.File, lines *[]secrets.Line) {
+	if f.NewPath == "" {
+		return // deleted: nothing to scan
+	}
+	if s.keepRuns {
+		s.runs[f.NewPath] = lineRuns(f.Added)
+	}
+	if err != nil || s.ctx.Err() != nil {
+		return // startSecretScans reports the error; Check the cancellation
+	}
+	if _, dup := s.byPath[f.NewPath]; dup {
+		s.byPath[f.NewPath] = nil // startSecretScans scans both
+		return
+	}
+	s.byPath[f.NewPath] = &streamedSecret{key: changeset.KeyOf(f), scan: scanAdded(sc, f, lines)}
+}
+
+// File queues f for the scan; f must not change afterwards. Not after
+// close.
+func (s *secretStream) File(f *changeset.File) { s.files <- f }
+
+// close ends the input; the queued files are still scanned. It may be
+// called more than once.
+func (s *secretStream) close() {
+	if s != nil {
+		s.closed.Do(func() { close(s.files) })
+	}
+}
+
+// wait ends the input and waits until every queued file is scanned; a nil
+// stream has nothing to wait for.
+func (s *secretStream) wait() {
+	if s != nil {
+		s.close()
+		<-s.done
+	}
+}
+
+// result is the streamed scan of f, or nil when there is none for exactly
+// this file (changeset.Key.Same). Only after wait.
+func (s *secretStream) result(f *changeset.File) *secretScan {
+	if s == nil || f.NewPath == "" {
+		return nil
+	}
+	r := s.byPath[f.NewPath]
+	if r == nil || !r.key.Same(f) {
+		return nil
+	}
+	return &r.scan
+}
+
+// lineRuns gives the runs of consecutive line numbers of added lines (in
+// ascending order), as first and last line.
+func lineRuns(added []changeset.AddedLine) [][2]int {
+	var runs [][2]int
+	for _, l := range added {
+		if n := len(runs); n > 0 && runs[n-1][1]+1 == l.Line {
+			runs[n-1][1] = l.Line
+			continue
+		}
+		runs = append(runs, [2]int{l.Line, l.Line})
+	}
+	return runs
 }
 
 // secretFinding is a secrets.Finding as swarm/sast reports it: rule

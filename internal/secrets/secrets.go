@@ -115,6 +115,9 @@ type Scanner struct {
 	noKeywords  []int   // rules run on every line
 	pathOnly    []int   // rules that match a file's path alone
 
+	// stops are the stop words of each allowlist above (see lists).
+	stops map[*config.Allowlist]*stopWords
+
 	// pathMu guards pathVerdict, PathAllowed's answers by path: the
 	// global allowlist is one large expression, and the pipeline asks
 	// about each file before ScanLines asks again.
@@ -167,8 +170,12 @@ func DefaultConfig() (config.Config, error) {
 // refused: the default configuration has none, and judging them needs
 // gitleaks' proximity logic, which this package does not have.
 func New(cfg config.Config) (*Scanner, error) {
-	s := &Scanner{global: cfg.Allowlists}
-	for _, a := range cfg.Allowlists {
+	s := &Scanner{stops: map[*config.Allowlist]*stopWords{}}
+	var err error
+	if s.global, err = s.lists(cfg.Allowlists); err != nil {
+		return nil, fmt.Errorf("gitleaks global allowlist: %w", err)
+	}
+	for _, a := range s.global {
 		s.globalPaths = append(s.globalPaths, newPathFilter(a.Paths))
 	}
 	kwIndex := map[string]int{}
@@ -182,6 +189,10 @@ func New(cfg config.Config) (*Scanner, error) {
 			continue
 		}
 		pr := &rule{Rule: r, generic: strings.Contains(strings.ToLower(id), "generic")}
+		var err error
+		if pr.Allowlists, err = s.lists(r.Allowlists); err != nil {
+			return nil, fmt.Errorf("gitleaks rule %s: allowlist: %w", id, err)
+		}
 		if r.Regex != nil {
 			ml, err := spansLines(r.Regex.String())
 			if err != nil {
@@ -224,6 +235,70 @@ func New(cfg config.Config) (*Scanner, error) {
 	}
 	s.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
 	return s, nil
+}
+
+// lists gives allowlists the same as these, but for their stop words,
+// which s.stops holds instead: gitleaks' Validate keeps them in an
+// Aho-Corasick trie of its own, some 8 MiB for generic-api-key's 1,446
+// words, a fifth of what a check holds in memory (issue 25). The copies are
+// validated again without their stop words, so their regexes and paths
+// are combined as gitleaks combines them; each keeps its StopWords (as
+// Validate left them, lower case), which only s.stops reads.
+func (s *Scanner) lists(in []*config.Allowlist) ([]*config.Allowlist, error) {
+	out := make([]*config.Allowlist, 0, len(in))
+	for _, a := range in {
+		c := &config.Allowlist{Description: a.Description, MatchCondition: a.MatchCondition, Commits: a.Commits,
+			Paths: a.Paths, RegexTarget: a.RegexTarget, Regexes: a.Regexes}
+		if len(c.Commits) > 0 || len(c.Paths) > 0 || len(c.Regexes) > 0 {
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+		}
+		c.StopWords = a.StopWords
+		if len(a.StopWords) > 0 {
+			s.stops[c] = newStopWords(a.StopWords)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// stopWords is a set of stop words, by length.
+type stopWords struct {
+	words map[string]bool
+	lens  []int // the lengths the words have, ascending
+}
+
+func newStopWords(words []string) *stopWords {
+	w := &stopWords{words: make(map[string]bool, len(words))}
+	for _, x := range words {
+		x = strings.ToLower(x)
+		if x == "" || w.words[x] {
+			continue
+		}
+		w.words[x] = true
+		if i, found := slices.BinarySearch(w.lens, len(x)); !found {
+			w.lens = slices.Insert(w.lens, i, len(x))
+		}
+	}
+	return w
+}
+
+// in reports whether secret, in lower case, holds one of the words, as
+// gitleaks' Allowlist.ContainsStopWord does.
+func (w *stopWords) in(secret string) bool {
+	if w == nil || secret == "" {
+		return false
+	}
+	secret = strings.ToLower(secret)
+	for _, n := range w.lens {
+		for i := 0; i+n <= len(secret); i++ {
+			if w.words[secret[i:i+n]] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // RuleIDs lists the rules' ids, in the configuration's order.
@@ -688,7 +763,7 @@ func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out 
 			lineKey = k
 			clear(lineOK)
 		}
-		if allowed(s.global, path, secret, match, allowLine, lineOK) || allowed(r.Allowlists, path, secret, match, allowLine, lineOK) {
+		if s.allowed(s.global, path, secret, match, allowLine, lineOK) || s.allowed(r.Allowlists, path, secret, match, allowLine, lineOK) {
 			continue
 		}
 		out = append(out, Finding{
@@ -706,7 +781,7 @@ func (s *Scanner) matchText(r *rule, path, text string, nums, starts []int, out 
 // of regexes or stop words suffices, with AND every criterion the list has
 // (paths included; commits never match, there is no commit here).
 // lineOK holds the verdicts of "line" lists' regexes on line.
-func allowed(lists []*config.Allowlist, path, secret, match, line string, lineOK map[*config.Allowlist]bool) bool {
+func (s *Scanner) allowed(lists []*config.Allowlist, path, secret, match, line string, lineOK map[*config.Allowlist]bool) bool {
 	for _, a := range lists {
 		var regexOK bool
 		switch a.RegexTarget {
@@ -722,7 +797,7 @@ func allowed(lists []*config.Allowlist, path, secret, match, line string, lineOK
 		default:
 			regexOK = a.RegexAllowed(secret)
 		}
-		stopOK, _ := a.ContainsStopWord(secret)
+		stopOK := s.stops[a].in(secret)
 		if a.MatchCondition != config.AllowlistMatchAnd {
 			if regexOK || stopOK {
 				return true

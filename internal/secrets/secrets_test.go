@@ -2,8 +2,11 @@ package secrets
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 // Credentials for the tests are assembled at run time from pieces, so that
@@ -274,6 +277,53 @@ func TestKeywordUnicodeLowerCase(t *testing.T) {
 		fs, _, _ := s.ScanLines("config.env", []Line{{N: 1, Text: text}})
 		if len(fs) != 1 || fs[0].Secret != "Zx8kQ2mP9vL4nR7tW3yB" {
 			t.Errorf("%q: findings %+v, want the generic rule's Zx8kQ2mP9vL4nR7tW3yB (gitleaks finds it)", text, fs)
+		}
+	}
+}
+
+// TestStopWordsAsGitleaks: the scanner's stop words (stopWords) exempt what
+// gitleaks' Allowlist.ContainsStopWord exempts, and its allowlists keep no
+// trie of their own (gitleaks builds one of some 8 MiB for
+// generic-api-key's words; the scanner holds them once, in a set).
+func TestStopWordsAsGitleaks(t *testing.T) {
+	cfg, err := DefaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orig *config.Allowlist
+	for _, a := range cfg.Rules["generic-api-key"].Allowlists {
+		if len(a.StopWords) > 0 {
+			orig = a
+		}
+	}
+	if orig == nil {
+		t.Fatal("generic-api-key has no stop words in gitleaks' default configuration")
+	}
+	samples := []string{"", "x", "abcdef0123456789", "MyExampleKey", "TOKEN_VALUE", "sk_live_a1b2c3", "passwordpassword", "8f14e45fceea167a5a36dedd4bea2543"}
+	for _, w := range orig.StopWords[:50] {
+		samples = append(samples, w, strings.ToUpper(w)+"9x", "a"+w[:len(w)-1])
+	}
+	stops := newStopWords(orig.StopWords)
+	for _, x := range samples {
+		want, _ := orig.ContainsStopWord(x)
+		if got := stops.in(x); got != want {
+			t.Errorf("%q: stop word %v, gitleaks says %v", x, got, want)
+		}
+	}
+	lists := append([]*config.Allowlist{}, sc.global...)
+	for _, r := range sc.rules {
+		lists = append(lists, r.Allowlists...)
+	}
+	for _, a := range lists {
+		if !reflect.ValueOf(a).Elem().FieldByName("stopwordTrie").IsNil() {
+			t.Errorf("an allowlist (%s) keeps gitleaks' stop-word trie", a.Description)
+		}
+		if len(a.StopWords) > 0 && sc.stops[a] == nil {
+			t.Errorf("an allowlist (%s) has stop words the scanner does not hold", a.Description)
 		}
 	}
 }

@@ -140,7 +140,7 @@ func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.E
 		if file.Size > limit {
 			// Both engines keep a big head blob out of copy detection; this
 			// is the same bound, should one get here.
-			f.TooLarge, f.Added = true, nil
+			f.TooLarge, f.Added, f.Released = true, nil, 0
 			continue
 		}
 		text, err := file.Contents()
@@ -148,10 +148,10 @@ func expandCopies(cs *changeset.ChangeSet, toTree *object.Tree, objects storer.E
 			return fmt.Errorf("reading the copy %s: %w", f.NewPath, err)
 		}
 		if isBinary([]byte(text)) {
-			f.Binary, f.Added = true, nil
+			f.Binary, f.Added, f.Released = true, nil, 0
 			continue
 		}
-		f.Added = AllLines(text)
+		f.Added, f.Released = AllLines(text), 0
 	}
 	return nil
 }

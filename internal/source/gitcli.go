@@ -248,6 +248,10 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 				}
 			}
 			g.OnFile(f)
+			if g.ReleaseAdded {
+				kept := &cs.Files[len(cs.Files)-1]
+				kept.Released, kept.Added = len(kept.Added), nil
+			}
 		}
 		return nil
 	})
