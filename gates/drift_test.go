@@ -158,6 +158,15 @@ func TestDriftHandMade(t *testing.T) {
 		{name: "spec.md deleted, the base plan traced none of it", status: "completed", base: "- FR-007: It MUST fly.\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftSpecDeleted, sev: SeverityWarning,
 			mention: "none traced by the plan there"},
 		{name: "spec.md kept", status: "completed", spec: tracedSpec, base: tracedSpec, drift: driftEntry("approved", "ok", ""), want: Passed, mention: "approved"},
+		// Attacker pass: deleting the one MUST requirement the agent did not
+		// implement (FR-002 here) from spec.md passed every gate (only an
+		// unknown-ref warning), though deleting spec.md whole fails. With
+		// no specHash in the plan, nothing else records the revision.
+		{name: "a traced MUST requirement removed from spec.md", status: "completed", spec: "- FR-001: It MUST parse.\n", base: tracedSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftRequirementRemoved, sev: SeverityError,
+			mention: "the pull request removes 1 MUST/SHALL requirement (FR-002) from .swarm/spec.md"},
+		{name: "a traced MUST requirement removed, traceability: warn", status: "completed", spec: "- FR-001: It MUST parse.\n", base: tracedSpec, drift: driftEntry("approved", "ok", ""), config: func(c *Config) { c.Drift.WarnTraceability = true },
+			want: Passed, rule: RuleDriftRequirementRemoved, sev: SeverityWarning},
+		{name: "an untraced MAY requirement removed", status: "completed", spec: tracedSpec, base: tracedSpec + "- FR-005: It MAY log.\n", drift: driftEntry("approved", "ok", ""), want: Passed},
 		{name: "FR-000 is flagged", status: "completed", spec: tracedSpec + "- FR-000: zero MUST x\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftInvalidID, sev: SeverityWarning},
 	}
 	for _, c := range cases {
