@@ -492,15 +492,22 @@ func specDeleted(ctx context.Context, in *Input) (*Finding, error) {
 
 // requirementsRemoved is the finding of a pull request that deletes MUST or
 // SHALL requirements (or criteria) from spec.md that the merge base's plan
-// traces to, while the head plan records no specHash (nil when it does
-// not): deleting spec.md whole fails (specDeleted), and so must deleting
-// the one requirement an agent did not implement. A plan with a specHash is
-// the plugin's to keep in step (plan-freeze fails it while it is stale, and
-// the plugin's acknowledgment of a spec revision re-saves it with the new
-// hash); one without has no such record, so a requirement gone from the
-// spec is gone unseen. drift.traceability: warn makes it a warning.
+// traces to (nil when it does not): deleting spec.md whole fails
+// (specDeleted), and so must deleting the one requirement an agent did not
+// implement. When the head plan keeps the merge base's specHash, plan-freeze
+// fails the plan as stale instead (with acknowledge-spec-drift as the
+// override); when it records none, or one the pull request re-saved against
+// the revised spec (the agent's own acknowledgment, which needs no
+// approval: specHash is outside the structure hash), nothing else would
+// name the requirement gone. drift.traceability: warn makes it a warning.
 func requirementsRemoved(ctx context.Context, in *Input) (*Finding, error) {
-	if in.Base == nil || in.Base.SpecDoc == nil || in.Head.SpecDoc == nil || in.Base.Plan == nil || in.Head.Plan == nil || in.Head.Plan.SpecHash != "" {
+	if in.Base == nil || in.Base.SpecDoc == nil || in.Head.SpecDoc == nil || in.Base.Plan == nil || in.Head.Plan == nil {
+		return nil, nil
+	}
+	if h := in.Head.Plan.SpecHash; h != "" && h == in.Base.Plan.SpecHash {
+		// The plan still records the merge base's spec: plan-freeze fails
+		// it as stale, and a maintainer's acknowledge-spec-drift is the
+		// way past that.
 		return nil, nil
 	}
 	var tasks []swarm.Task
@@ -526,7 +533,7 @@ func requirementsRemoved(ctx context.Context, in *Input) (*Finding, error) {
 		sev = SeverityWarning
 	}
 	return &Finding{Path: swarm.SpecPath, Line: 1, EndLine: 1, Rule: RuleDriftRequirementRemoved, Severity: sev, Key: fkey(RuleDriftRequirementRemoved, strings.Join(gone, ",")),
-		Message: fmt.Sprintf("the pull request removes %s (%s) from %s, which the merge base's plan traces to, and the plan records no specHash that a spec revision would re-save: nothing checks the plan against %s any more; restore %s, or revise the spec through the plugin so that the plan is re-saved against it (its specHash)",
+		Message: fmt.Sprintf("the pull request removes %s (%s) from %s, which the merge base's plan traces to, and no maintainer acknowledged the revision (the plan records no specHash, or one this pull request re-saved): nothing checks the plan against %s any more; restore %s; a spec that really drops it needs a maintainer's decision (drift.traceability: warn in the base branch's policy lets it pass)",
 			plural(len(gone), "MUST/SHALL requirement", "MUST/SHALL requirements"), listSome(gone, 30), swarm.SpecPath, map[bool]string{true: "it", false: "them"}[len(gone) == 1], map[bool]string{true: "it", false: "them"}[len(gone) == 1])}, nil
 }
 

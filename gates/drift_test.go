@@ -372,3 +372,32 @@ func BenchmarkDriftTrace(b *testing.B) {
 		(Drift{}).Evaluate(context.Background(), in)
 	}
 }
+
+// TestDriftRequirementRemovedWithSpecHash: a plan with a specHash does not
+// let a requirement go either when the pull request re-saves the plan
+// against the revised spec itself (specHash is outside the structure hash,
+// so no approval covers it: attacker pass, FR-002 deleted from spec.md and
+// the specHash updated by a save_plan snapshot passed every gate); when the
+// plan keeps the merge base's specHash, plan-freeze's staleness names it
+// instead, and drift stays quiet.
+func TestDriftRequirementRemovedWithSpecHash(t *testing.T) {
+	tracedSpec := "- FR-001: The tool MUST write CSV.\n- FR-002: It SHALL export.\n"
+	plan := strings.Replace(driftPlan, "STATUS", "completed", 1)
+	withHash := func(spec string) string {
+		return strings.Replace(plan, `{`, `{"specHash":"`+swarm.SpecHash([]byte(spec))+`",`, 1)
+	}
+	revised := "- FR-001: The tool MUST write CSV.\n"
+	side := func(plan, spec string) *swarm.Artifacts {
+		return load(fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}, ".swarm/spec.md": {Data: []byte(spec)},
+			".swarm/evidence/1/drift-verifier.json": {Data: []byte(driftEntry("approved", "ok", ""))}})
+	}
+	base := side(withHash(tracedSpec), tracedSpec)
+	r := eval(Drift{}, &Input{Phase: 1, Base: base, Head: side(withHash(revised), revised)})
+	if r.Outcome != Failed || !hasRule(r, RuleDriftRequirementRemoved) {
+		t.Errorf("specHash re-saved by the pull request: %s %q, want %s\n%s", r.Outcome, r.Title, RuleDriftRequirementRemoved, findingsText(r))
+	}
+	r = eval(Drift{}, &Input{Phase: 1, Base: base, Head: side(withHash(tracedSpec), revised)})
+	if hasRule(r, RuleDriftRequirementRemoved) {
+		t.Errorf("specHash kept (stale, plan-freeze's): %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}
