@@ -61,6 +61,7 @@ const (
 	RuleDriftInvalidID            = "drift/invalid-id"
 	RuleDriftUnknownRef           = "drift/unknown-ref"
 	RuleDriftSpecDeleted          = "drift/spec-deleted"
+	RuleDriftRequirementRemoved   = "drift/requirement-removed"
 )
 
 // Plugin failure codes of the drift step.
@@ -138,6 +139,13 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	if deleted != nil {
 		findings = append([]Finding{*deleted}, findings...)
 	}
+	removed, err := requirementsRemoved(ctx, in)
+	if err != nil {
+		return CouldNotEvaluate(g.Name(), err)
+	}
+	if removed != nil {
+		findings = append([]Finding{*removed}, findings...)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Drift verifier** (%s): %s %s\n\n", mdtext.Code(swarm.PhaseEvidencePath(phase.ID, swarm.PhaseDriftVerifier)), item.Status, mdtext.Inline(item.Detail))
 	if in.Head.SpecDoc != nil {
@@ -156,6 +164,11 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	switch {
 	case deleted != nil && deleted.Severity == SeverityError:
 		res.Outcome, res.Title = Failed, "the pull request deletes "+swarm.SpecPath+", which the plan traces to"
+		if errs > 1 {
+			res.Title += fmt.Sprintf(" (+%s)", plural(errs-1, "more finding", "more findings"))
+		}
+	case removed != nil && removed.Severity == SeverityError:
+		res.Outcome, res.Title = Failed, "the pull request removes requirements the plan traces to from "+swarm.SpecPath
 		if errs > 1 {
 			res.Title += fmt.Sprintf(" (+%s)", plural(errs-1, "more finding", "more findings"))
 		}
@@ -475,6 +488,53 @@ func specDeleted(ctx context.Context, in *Input) (*Finding, error) {
 	f.Message = fmt.Sprintf("the pull request deletes %s while the merge base's plan traces to it: %s (%s) of the %d the spec defined disappear with it, and nothing checks the plan against them any more; restore %s, or replace it with the new spec and re-save the plan against it",
 		swarm.SpecPath, plural(len(traced), "traced requirement", "traced requirements"), listSome(traced, 30), n, swarm.SpecPath)
 	return f, nil
+}
+
+// requirementsRemoved is the finding of a pull request that deletes MUST or
+// SHALL requirements (or criteria) from spec.md that the merge base's plan
+// traces to (nil when it does not): deleting spec.md whole fails
+// (specDeleted), and so must deleting the one requirement an agent did not
+// implement. When the head plan keeps the merge base's specHash, plan-freeze
+// fails the plan as stale instead (with acknowledge-spec-drift as the
+// override); when it records none, or one the pull request re-saved against
+// the revised spec (the agent's own acknowledgment, which needs no
+// approval: specHash is outside the structure hash), nothing else would
+// name the requirement gone. drift.traceability: warn makes it a warning.
+func requirementsRemoved(ctx context.Context, in *Input) (*Finding, error) {
+	if in.Base == nil || in.Base.SpecDoc == nil || in.Head.SpecDoc == nil || in.Base.Plan == nil || in.Head.Plan == nil {
+		return nil, nil
+	}
+	if h := in.Head.Plan.SpecHash; h != "" && h == in.Base.Plan.SpecHash {
+		// The plan still records the merge base's spec: plan-freeze fails
+		// it as stale, and a maintainer's acknowledge-spec-drift is the
+		// way past that.
+		return nil, nil
+	}
+	var tasks []swarm.Task
+	for _, ph := range in.Base.Plan.Phases {
+		tasks = append(tasks, ph.Tasks...)
+	}
+	ix, err := newTraceIndex(ctx, tasks, in.Base.SpecDoc.Requirements)
+	if err != nil {
+		return nil, err
+	}
+	defined := specIndex(in.Head.SpecDoc)
+	var gone []string
+	for _, r := range in.Base.SpecDoc.Requirements {
+		if (r.Obligation == "MUST" || r.Obligation == "SHALL") && ix.names(r) && !specDefines(defined, r.ID) {
+			gone = append(gone, r.ID)
+		}
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	sev := SeverityError
+	if in.config().Drift.WarnTraceability {
+		sev = SeverityWarning
+	}
+	return &Finding{Path: swarm.SpecPath, Line: 1, EndLine: 1, Rule: RuleDriftRequirementRemoved, Severity: sev, Key: fkey(RuleDriftRequirementRemoved, strings.Join(gone, ",")),
+		Message: fmt.Sprintf("the pull request removes %s (%s) from %s, which the merge base's plan traces to, and no maintainer acknowledged the revision (the plan records no specHash, or one this pull request re-saved): nothing checks the plan against %s any more; restore %s; a spec that really drops it needs a maintainer's decision (drift.traceability: warn in the base branch's policy lets it pass)",
+			plural(len(gone), "MUST/SHALL requirement", "MUST/SHALL requirements"), listSome(gone, 30), swarm.SpecPath, map[bool]string{true: "it", false: "them"}[len(gone) == 1], map[bool]string{true: "it", false: "them"}[len(gone) == 1])}, nil
 }
 
 // traceResult is the traceability part of swarm/drift.

@@ -158,6 +158,15 @@ func TestDriftHandMade(t *testing.T) {
 		{name: "spec.md deleted, the base plan traced none of it", status: "completed", base: "- FR-007: It MUST fly.\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftSpecDeleted, sev: SeverityWarning,
 			mention: "none traced by the plan there"},
 		{name: "spec.md kept", status: "completed", spec: tracedSpec, base: tracedSpec, drift: driftEntry("approved", "ok", ""), want: Passed, mention: "approved"},
+		// Attacker pass: deleting the one MUST requirement the agent did not
+		// implement (FR-002 here) from spec.md passed every gate (only an
+		// unknown-ref warning), though deleting spec.md whole fails. With
+		// no specHash in the plan, nothing else records the revision.
+		{name: "a traced MUST requirement removed from spec.md", status: "completed", spec: "- FR-001: It MUST parse.\n", base: tracedSpec, drift: driftEntry("approved", "ok", ""), want: Failed, rule: RuleDriftRequirementRemoved, sev: SeverityError,
+			mention: "the pull request removes 1 MUST/SHALL requirement (FR-002) from .swarm/spec.md"},
+		{name: "a traced MUST requirement removed, traceability: warn", status: "completed", spec: "- FR-001: It MUST parse.\n", base: tracedSpec, drift: driftEntry("approved", "ok", ""), config: func(c *Config) { c.Drift.WarnTraceability = true },
+			want: Passed, rule: RuleDriftRequirementRemoved, sev: SeverityWarning},
+		{name: "an untraced MAY requirement removed", status: "completed", spec: tracedSpec, base: tracedSpec + "- FR-005: It MAY log.\n", drift: driftEntry("approved", "ok", ""), want: Passed},
 		{name: "FR-000 is flagged", status: "completed", spec: tracedSpec + "- FR-000: zero MUST x\n", drift: driftEntry("approved", "ok", ""), want: Passed, rule: RuleDriftInvalidID, sev: SeverityWarning},
 	}
 	for _, c := range cases {
@@ -361,5 +370,34 @@ func BenchmarkDriftTrace(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		(Drift{}).Evaluate(context.Background(), in)
+	}
+}
+
+// TestDriftRequirementRemovedWithSpecHash: a plan with a specHash does not
+// let a requirement go either when the pull request re-saves the plan
+// against the revised spec itself (specHash is outside the structure hash,
+// so no approval covers it: attacker pass, FR-002 deleted from spec.md and
+// the specHash updated by a save_plan snapshot passed every gate); when the
+// plan keeps the merge base's specHash, plan-freeze's staleness names it
+// instead, and drift stays quiet.
+func TestDriftRequirementRemovedWithSpecHash(t *testing.T) {
+	tracedSpec := "- FR-001: The tool MUST write CSV.\n- FR-002: It SHALL export.\n"
+	plan := strings.Replace(driftPlan, "STATUS", "completed", 1)
+	withHash := func(spec string) string {
+		return strings.Replace(plan, `{`, `{"specHash":"`+swarm.SpecHash([]byte(spec))+`",`, 1)
+	}
+	revised := "- FR-001: The tool MUST write CSV.\n"
+	side := func(plan, spec string) *swarm.Artifacts {
+		return load(fstest.MapFS{".swarm/plan.json": {Data: []byte(plan)}, ".swarm/spec.md": {Data: []byte(spec)},
+			".swarm/evidence/1/drift-verifier.json": {Data: []byte(driftEntry("approved", "ok", ""))}})
+	}
+	base := side(withHash(tracedSpec), tracedSpec)
+	r := eval(Drift{}, &Input{Phase: 1, Base: base, Head: side(withHash(revised), revised)})
+	if r.Outcome != Failed || !hasRule(r, RuleDriftRequirementRemoved) {
+		t.Errorf("specHash re-saved by the pull request: %s %q, want %s\n%s", r.Outcome, r.Title, RuleDriftRequirementRemoved, findingsText(r))
+	}
+	r = eval(Drift{}, &Input{Phase: 1, Base: base, Head: side(withHash(tracedSpec), revised)})
+	if hasRule(r, RuleDriftRequirementRemoved) {
+		t.Errorf("specHash kept (stale, plan-freeze's): %s %q\n%s", r.Outcome, r.Title, findingsText(r))
 	}
 }

@@ -25,7 +25,13 @@ type taskDefinition struct {
 // taskDefinitions maps each task id of the ledger's embedded plans (of the
 // head plan's id) to its latest definition. A ledger without embedded plans
 // (a legacy one) gives an empty map: there is nothing to date evidence by.
-func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
+//
+// Events from index from on (those the pull request adds) are dated no
+// earlier than floor (the merge base ledger's newest time; zero: none):
+// the agent writes their timestamps, and a redefinition, or a replacement
+// plan's first event, backdated before the base's last event would make
+// evidence the base already had postdate it.
+func taskDefinitions(l *swarm.Ledger, planID string, from int, floor time.Time) map[string]taskDefinition {
 	out := map[string]taskDefinition{}
 	if l == nil {
 		return out
@@ -38,6 +44,10 @@ func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
 			continue
 		}
 		at, timed := parseISOTime(ev.Timestamp)
+		floored := false
+		if timed && i >= from && at.Before(floor) {
+			at, floored = floor, true
+		}
 		for _, ph := range ev.Plan.Phases {
 			for _, t := range ph.Tasks {
 				d := def{t.Description, t.Acceptance}
@@ -70,6 +80,9 @@ func taskDefinitions(l *swarm.Ledger, planID string) map[string]taskDefinition {
 					continue
 				}
 				if what != "" {
+					if floored {
+						what += fmt.Sprintf(" by this pull request, whose timestamp %s is before the merge base's newest ledger event, so it counts from that event's time", ev.Timestamp)
+					}
 					out[t.ID] = taskDefinition{seq: ev.Seq, line: ev.Line, at: at, timed: timed, ts: ev.Timestamp, what: what}
 				}
 			}
@@ -101,7 +114,20 @@ func headDefinitions(in *Input) map[string]taskDefinition {
 	if l == nil && in.Head.LedgerErr == nil || in.Head.LedgerResetting && in.Base != nil && in.Base.Ledger != nil {
 		l = in.Base.Ledger
 	}
-	return taskDefinitions(l, in.Head.Plan.ID())
+	// floor stays zero (nothing is re-dated) when l is the merge base's
+	// own ledger.
+	from, floor := 0, time.Time{}
+	if b := in.Base; b != nil && b.Ledger != nil && l != b.Ledger {
+		for i := range b.Ledger.Events {
+			if at, ok := parseISOTime(b.Ledger.Events[i].Timestamp); ok && at.After(floor) {
+				floor = at
+			}
+		}
+		if swarm.CheckAppendOnly(b.Ledger, l).Extends {
+			from = len(b.Ledger.Events)
+		}
+	}
+	return taskDefinitions(l, in.Head.Plan.ID(), from, floor)
 }
 
 // staleEvidence is the finding of a task's newest record of a gate that is

@@ -187,3 +187,38 @@ func TestBundleEntryWithoutVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleEvidenceBackdatedDefinition: the ledger events a pull request
+// adds carry the agent's own timestamps, so a redefinition (or a
+// replacement plan's first event) dated before the merge base's newest
+// ledger event counts from that event's time: a review record the base
+// already had cannot postdate it. Before, a backdated redefinition (seq 4
+// stamped 18:00, before the base's seq 3 at 18:03) made the base's 18:02:30
+// review "newer" than the task's new definition (attacker pass: a
+// retitled plan whose new ledger was dated the day before kept the old
+// tasks' evidence for rewritten tasks, and every gate passed).
+func TestStaleEvidenceBackdatedDefinition(t *testing.T) {
+	testPlan := edit(t, testPlan, `"depends": ["1.1"]`, `"depends": []`)
+	redefined := edit(t, testPlan, `"description": "Wire the command"`, `"description": "Wire the command and the import"`)
+	done := edit(t, redefined, `"status": "pending", "size": "small", "description": "Wire`, `"status": "completed", "size": "small", "description": "Wire`)
+	evidence := []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-07-17T18:02:30.000Z"}}}`)
+	baseB := newLedger(t, testPlan).approve(testPlan).snapshot(testPlan)
+	base := baseB.fs(testPlan)
+	base[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: evidence}
+	headB := newLedger(t, testPlan).approve(testPlan).snapshot(testPlan).snapshot(redefined)
+	last := len(headB.lines) - 1
+	headB.lines[last] = regexp.MustCompile(`"timestamp":"[^"]*"`).ReplaceAllString(headB.lines[last], `"timestamp":"2026-07-17T18:00:00.000Z"`)
+	head := headB.snapshot(done).fs(done)
+	head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: evidence}
+	r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)})
+	if r.Outcome != Failed || !hasRule(r, RuleEvidenceStale) || !strings.Contains(findingsText(r), "is before the merge base's newest ledger event") {
+		t.Fatalf("%s %q, want evidence/stale\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	// Dated honestly after the base's events, a review after it passes.
+	headB = newLedger(t, testPlan).approve(testPlan).snapshot(testPlan).snapshot(redefined)
+	head = headB.snapshot(done).fs(done)
+	head[".swarm/evidence/1.2.json"] = &fstest.MapFile{Data: []byte(`{"taskId":"1.2","required_gates":["reviewer"],"gates":{"reviewer":{"timestamp":"2026-07-17T18:04:30.000Z"}}}`)}
+	if r := eval(Evidence{}, &Input{Phase: 1, Head: load(head), Base: load(base)}); r.Outcome != Passed {
+		t.Errorf("an honest redefinition reviewed after: %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}

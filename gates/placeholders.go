@@ -189,13 +189,19 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 		}
 	}
 	ps.out = append(ps.out, st.notScanned(in.config())...)
-	failing := 0
+	sev := unscannedSeverity(in.config())
+	for _, l := range codeSymlinks(in.Changes) {
+		ps.out = append(ps.out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, l.path, "symlink"), Message: symlinkMessage(l, sev)})
+	}
+	failing, unscannedLinks := 0, 0 // unscannedLinks: symlinks to what is not scanned as code, as warnings
 	for _, fd := range ps.out {
 		switch {
 		case fd.Delta == DeltaPreExisting:
 			st.preExisting++
 		case fd.Severity == SeverityError:
 			failing++
+		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned && strings.HasSuffix(fd.Key, "\x00symlink"):
+			unscannedLinks++
 		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned:
 			st.unscanned++
 		case fd.Severity == SeverityWarning && fd.Rule == RuleTooLargeToScan:
@@ -232,6 +238,9 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	}
 	if st.unscanned > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s over 1 MiB not scanned)", plural(st.unscanned, "source file", "source files"))
+	}
+	if unscannedLinks > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s to what is not scanned as code)", plural(unscannedLinks, "symlink", "symlinks"))
 	}
 	if st.unscannedBig > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
@@ -474,6 +483,8 @@ func notScannedWhy(fs []Finding) string {
 			w = "too large to scan"
 		case strings.Contains(f.Message, "NUL bytes"):
 			w = "NUL bytes"
+		case strings.HasSuffix(f.Key, "\x00symlink"):
+			w = "a symlink to what is not scanned as code"
 		}
 		if !slices.Contains(why, w) {
 			why = append(why, w)

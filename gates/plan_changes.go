@@ -165,14 +165,22 @@ func removedTasks(in *Input, ledger *swarm.Ledger, rep *swarm.Replay, plan *swar
 // acceptance, depends or files_touched the pull request rewrites is a
 // redefinition, listed before and after, which fails unless an approval
 // covers the head plan (approval, nil when none holds). Only a plan of the
-// same plan id is compared; transient resets inside the pull request do not
-// count when the head is whole again.
+// same plan id is compared, except that with status_regression: fail a
+// plan of another id (a replacement: a new title or swarm, which the
+// replacement's finding lists as a warning) is checked for regressions too,
+// or retitling the plan would reset finished work past that policy.
+// Transient resets inside the pull request do not count when the head is
+// whole again.
 func completedWork(in *Input, plan *swarm.Plan, approval *swarm.LedgerEvent) []Finding {
 	base := in.Base.Plan
-	if base == nil || base.ID() != plan.ID() {
+	if base == nil {
 		return nil
 	}
+	samePlan := base.ID() == plan.ID()
 	policy := in.config().PlanFreeze.StatusRegression
+	if !samePlan && policy != RegressionFail {
+		return nil
+	}
 	var out []Finding
 	for _, bph := range base.Phases {
 		for _, bt := range bph.Tasks {
@@ -183,7 +191,7 @@ func completedWork(in *Input, plan *swarm.Plan, approval *swarm.LedgerEvent) []F
 			if ht == nil || (ht.Status != "completed" && ht.Status != "closed") {
 				out = append(out, regression(in, policy, &bph, &bt, ht))
 			}
-			if ht == nil {
+			if ht == nil || !samePlan {
 				continue
 			}
 			if changes := redefinition(&bt, ht); len(changes) > 0 {

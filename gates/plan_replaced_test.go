@@ -118,3 +118,28 @@ func seqOf(t *testing.T, data []byte) string {
 	}
 	return l[j:k]
 }
+
+// TestPlanReplacedStatusRegression: a plan replacement (a new title, the
+// base ledger archived, the agent's own critic_approved line for the new
+// plan) does not carry the base's completed tasks as completed. With
+// plan_freeze.status_regression: fail that is a reset of finished work and
+// fails, as it does without a replacement; it passed with a warning before
+// (attacker pass: a retitled plan reset tasks 1.1 and 1.2 under
+// status_regression: fail, and every gate passed). The default policy keeps
+// the replacement's documented warning listing the dropped work.
+func TestPlanReplacedStatusRegression(t *testing.T) {
+	const repo = "JG1995__fm-value-scout"
+	base := corpusFS(t, repo, ".swarm/plan.json", ".swarm/plan-ledger.jsonl")
+	const archive = ".swarm/plan-ledger.archived-1777918817105-598682382.jsonl"
+	head := with(newLedger(t, testPlan).approve(testPlan).fs(testPlan), archive, base[".swarm/plan-ledger.jsonl"].Data)
+	strict := DefaultConfig()
+	strict.PlanFreeze.StatusRegression = RegressionFail
+	r := eval(PlanFreeze{}, &Input{Phase: 1, Base: load(base), Head: load(head), Config: strict})
+	if r.Outcome != Failed || !hasRule(r, RuleCompletedReset) && !hasRule(r, RuleCompletedRemoved) {
+		t.Errorf("status_regression: fail, plan replaced: %s %q, want a completed-task reset or removal failing\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+	r = eval(PlanFreeze{}, &Input{Phase: 1, Base: load(base), Head: load(head)})
+	if r.Outcome != Passed {
+		t.Errorf("default policy, plan replaced: %s %q, want passed with warnings\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}

@@ -281,10 +281,10 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && len(unscanned) > 0 && len(s.Secrets) == 0 {
 		findings = append(findings, unscanned...)
 		if unscannedSeverity(in.config()) == SeverityError {
-			return Result{Outcome: Failed, Title: "zero files were scanned: " + unscannedTitle(s), Findings: findings,
+			return Result{Outcome: Failed, Title: "zero files were scanned: " + unscannedTitle(in, s), Findings: findings,
 				Summary: "SAST requires at least one file to scan; zero files were scanned (the plugin's sast_scan fails the same way, failure_kind coverage). Split the file, or scan it with another tool and pass its SARIF log (--sarif; the Action's sarif input); limits.unscanned: warn in the base branch's policy lets such files pass as warnings."}
 		}
-		return Result{Outcome: Passed, Title: "nothing scanned: " + unscannedTitle(s) + " (limits.unscanned: warn)", Findings: findings,
+		return Result{Outcome: Passed, Title: "nothing scanned: " + unscannedTitle(in, s) + " (limits.unscanned: warn)", Findings: findings,
 			Summary: "The built-in rules scanned no file (" + skippedText(s) + "): the changed files could not be scanned, which the policy lets pass as warnings (limits.unscanned: warn)."}
 	}
 	if s.Scanned == 0 && s.SARIFKept == 0 && len(s.NotScanned) == 0 && s.SecretFiles == 0 {
@@ -478,7 +478,7 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 	case s.SecretsOmitted > 0:
 		return Result{Outcome: Failed, Title: fmt.Sprintf("%s over the limits not shown", plural(s.SecretsOmitted, "secret finding", "secret findings")), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0 && len(failingFindings(findings)) == len(failingFindings(unscanned)):
-		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed file", "changed files"), unscannedTitle(s)), Summary: summary, Findings: findings}
+		return Result{Outcome: Failed, Title: fmt.Sprintf("%s could not be scanned: %s", plural(len(unscanned), "changed file", "changed files"), unscannedTitle(in, s)), Summary: summary, Findings: findings}
 	case len(failingFindings(findings)) > 0:
 		return Result{Outcome: Failed, Title: "the pull request edits its own SAST baseline without rationale", Summary: summary, Findings: findings}
 	}
@@ -487,7 +487,7 @@ func (g SAST) evaluate(_ context.Context, in *Input) Result {
 		title += fmt.Sprintf(" and %s scanned for secrets", plural(s.SecretLines, "added line", "added lines"))
 	}
 	if n := len(unscanned); n > 0 {
-		title += fmt.Sprintf("; %s not scanned (%s, limits.unscanned: warn)", plural(n, "code file", "code files"), unscannedTitle(s))
+		title += fmt.Sprintf("; %s not scanned (%s, limits.unscanned: warn)", plural(n, "code file", "code files"), unscannedTitle(in, s))
 	}
 	if n := len(s.Generated); n > 0 {
 		title += fmt.Sprintf("; %s generated, vendored or minified not scanned by the built-in rules", plural(n, "file", "files"))
@@ -531,11 +531,14 @@ func sastUnscanned(in *Input, s *SASTScan, c *Config) []Finding {
 			out = append(out, tooLargeFinding(c, p, sizes[p], "scan it with another tool and pass its SARIF log (--sarif)"))
 		}
 	}
+	for _, l := range codeSymlinks(in.Changes) {
+		out = append(out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RuleSASTNotScanned, Severity: sev, Key: fkey(RuleSASTNotScanned, l.path, "symlink"), Message: symlinkMessage(l, sev)})
+	}
 	return out
 }
 
 // unscannedTitle says why the unscanned code files were not scanned.
-func unscannedTitle(s *SASTScan) string {
+func unscannedTitle(in *Input, s *SASTScan) string {
 	var why []string
 	if n := len(s.TooLarge); n > 0 {
 		why = append(why, plural(n, "file", "files")+" over 512 KiB")
@@ -545,6 +548,9 @@ func unscannedTitle(s *SASTScan) string {
 	}
 	if n := len(s.BinaryCode); n > 0 {
 		why = append(why, plural(n, "source file", "source files")+" skipped as binary (NUL bytes)")
+	}
+	if n := len(codeSymlinks(in.Changes)); n > 0 {
+		why = append(why, plural(n, "symlink", "symlinks")+" whose target is not scanned as code")
 	}
 	return strings.Join(why, ", ")
 }

@@ -194,6 +194,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleDriftUnknownRef:           {"A task references a requirement id spec.md does not have.", "fix the reference"},
 	gates.RuleDriftInvalidID:            {"A requirement id in spec.md is not of the form FR-### or SC-###.", "fix the id in spec.md"},
 	gates.RuleDriftSpecDeleted:          {"The pull request deletes spec.md while the merge base's plan traces to it.", "restore .swarm/spec.md, or a maintainer comments `/swarm acknowledge-spec-drift <reason>`"},
+	gates.RuleDriftRequirementRemoved:   {"The pull request removes a MUST/SHALL requirement the merge base's plan traces to from spec.md, and no maintainer acknowledged the revision.", "restore the requirement in .swarm/spec.md, or revise the spec through the plugin so that the plan is re-saved against it"},
 
 	// swarm/plan-lint
 	gates.RulePlanLintLargeTask:   {"A task touches 6 or more files.", "split the task"},
