@@ -191,7 +191,7 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	ps.out = append(ps.out, st.notScanned(in.config())...)
 	sev := unscannedSeverity(in.config())
 	for _, l := range codeSymlinks(in.Changes) {
-		ps.out = append(ps.out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, l.path, "symlink"), Message: symlinkMessage(l, sev)})
+		ps.out = append(ps.out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, l.path, l.kind()), Message: symlinkMessage(l, sev)})
 	}
 	failing, unscannedLinks := 0, 0 // unscannedLinks: symlinks to what is not scanned as code, as warnings
 	for _, fd := range ps.out {
@@ -200,7 +200,7 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 			st.preExisting++
 		case fd.Severity == SeverityError:
 			failing++
-		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned && strings.HasSuffix(fd.Key, "\x00symlink"):
+		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned && (strings.HasSuffix(fd.Key, "\x00symlink") || strings.HasSuffix(fd.Key, "\x00submodule")):
 			unscannedLinks++
 		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned:
 			st.unscanned++
@@ -240,7 +240,7 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 		res.Title += fmt.Sprintf(" (%s over 1 MiB not scanned)", plural(st.unscanned, "source file", "source files"))
 	}
 	if unscannedLinks > 0 && failing == 0 {
-		res.Title += fmt.Sprintf(" (%s to what is not scanned as code)", plural(unscannedLinks, "symlink", "symlinks"))
+		res.Title += fmt.Sprintf(" (%s not scanned)", plural(unscannedLinks, "symlink or submodule", "symlinks or submodules"))
 	}
 	if st.unscannedBig > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
@@ -485,6 +485,8 @@ func notScannedWhy(fs []Finding) string {
 			w = "NUL bytes"
 		case strings.HasSuffix(f.Key, "\x00symlink"):
 			w = "a symlink to what is not scanned as code"
+		case strings.HasSuffix(f.Key, "\x00submodule"):
+			w = "a git submodule"
 		}
 		if !slices.Contains(why, w) {
 			why = append(why, w)

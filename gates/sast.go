@@ -532,7 +532,7 @@ func sastUnscanned(in *Input, s *SASTScan, c *Config) []Finding {
 		}
 	}
 	for _, l := range codeSymlinks(in.Changes) {
-		out = append(out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RuleSASTNotScanned, Severity: sev, Key: fkey(RuleSASTNotScanned, l.path, "symlink"), Message: symlinkMessage(l, sev)})
+		out = append(out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RuleSASTNotScanned, Severity: sev, Key: fkey(RuleSASTNotScanned, l.path, l.kind()), Message: symlinkMessage(l, sev)})
 	}
 	return out
 }
@@ -549,8 +549,19 @@ func unscannedTitle(in *Input, s *SASTScan) string {
 	if n := len(s.BinaryCode); n > 0 {
 		why = append(why, plural(n, "source file", "source files")+" skipped as binary (NUL bytes)")
 	}
-	if n := len(codeSymlinks(in.Changes)); n > 0 {
-		why = append(why, plural(n, "symlink", "symlinks")+" whose target is not scanned as code")
+	links, subs := 0, 0
+	for _, l := range codeSymlinks(in.Changes) {
+		if l.submodule {
+			subs++
+		} else {
+			links++
+		}
+	}
+	if links > 0 {
+		why = append(why, plural(links, "symlink", "symlinks")+" whose target is not scanned as code")
+	}
+	if subs > 0 {
+		why = append(why, plural(subs, "git submodule", "git submodules"))
 	}
 	return strings.Join(why, ", ")
 }

@@ -19,6 +19,9 @@ type linkedCode struct {
 	path   string // the symlink
 	target string // its target as written ("" when unknown)
 	why    string // what the target is
+	// submodule is true for a git submodule (gitlink) the pull request
+	// adds or changes.
+	submodule bool
 }
 
 // codeSymlinks lists the changed symlinks whose content a build reads as
@@ -30,7 +33,18 @@ func codeSymlinks(cs *changeset.ChangeSet) []linkedCode {
 	var out []linkedCode
 	for i := range cs.Files {
 		f := &cs.Files[i]
-		if f.Status == changeset.Deleted || f.NewPath == "" || f.NewMode&0o170000 != 0o120000 || !isSourceCode(f.NewPath) {
+		if f.Status == changeset.Deleted || f.NewPath == "" {
+			continue
+		}
+		if f.NewMode&0o170000 == 0o160000 {
+			// A submodule the pull request adds, moves or points at
+			// another commit: that commit's files (any repository's, even
+			// an orphan commit of this one) are checked out by a
+			// recursive clone and built, and no gate read them.
+			out = append(out, linkedCode{path: f.NewPath, submodule: true, why: "a git submodule, whose files (another commit's, which can be any repository's) no gate reads"})
+			continue
+		}
+		if f.NewMode&0o170000 != 0o120000 || !isSourceCode(f.NewPath) {
 			continue
 		}
 		if len(f.Added) == 0 {
@@ -66,9 +80,24 @@ func linkTargetProblem(link, target string) string {
 	return ""
 }
 
+// kind is the key suffix of l's not-scanned findings.
+func (l linkedCode) kind() string {
+	if l.submodule {
+		return "submodule"
+	}
+	return "symlink"
+}
+
 // symlinkMessage is the not-scanned message of l for a gate, ending with
 // what to do about it (per the severity).
 func symlinkMessage(l linkedCode, sev Severity) string {
+	if l.submodule {
+		msg := l.path + " is " + l.why + "; the pull request adds it or changes the commit it points at, so that code was not scanned"
+		if sev == SeverityError {
+			return msg + ": commit the code itself, or set limits.unscanned: warn in the base branch's policy"
+		}
+		return msg + " (limits.unscanned: warn)"
+	}
 	msg := l.path + " is a symlink"
 	if l.target != "" {
 		msg += " to " + l.target

@@ -15,6 +15,13 @@ func link(p, target string) changeset.File {
 	return f
 }
 
+// submodule is a gitlink the pull request adds at p.
+func submodule(p string) changeset.File {
+	f := added(p, "Subproject commit 0123456789abcdef0123456789abcdef01234567")
+	f.NewMode = 0o160000
+	return f
+}
+
 // TestSymlinkedCodeNotScanned: a symlink with a source file's name whose
 // target is prose, data or a .swarm/ file is code a build compiles (go
 // build follows cmd/export/impl.go -> ../../.swarm/impl.txt) that neither
@@ -44,7 +51,13 @@ func TestSymlinkedCodeNotScanned(t *testing.T) {
 		{"a .py link to a .go file", nil, []changeset.File{link("a.py", "b.go")},
 			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
 		{"limits.unscanned: warn: a warning", warn, []changeset.File{link("cmd/export/impl.go", "impl.txt"), added("b.go", "package b")},
-			Passed, Passed, "no placeholders in 2 added lines (1 symlink to what is not scanned as code)", "not scanned (1 symlink whose target is not scanned as code, limits.unscanned: warn)"},
+			Passed, Passed, "no placeholders in 2 added lines (1 symlink or submodule not scanned)", "not scanned (1 symlink whose target is not scanned as code, limits.unscanned: warn)"},
+		// A submodule the pull request adds or bumps: its commit's files
+		// (any repository's) are built from a recursive clone, unread.
+		{"a submodule added in scope", nil, []changeset.File{submodule("cmd/export/sub"), added("b.go", "package b")},
+			Failed, Failed, "1 changed source file could not be scanned (a git submodule)", "could not be scanned: 1 git submodule"},
+		{"a submodule with limits.unscanned: warn", warn, []changeset.File{submodule("cmd/export/sub"), added("b.go", "package b")},
+			Passed, Passed, "no placeholders in 2 added lines (1 symlink or submodule not scanned)", "not scanned (1 git submodule, limits.unscanned: warn)"},
 		// Legitimate links stay clean: a doc linked to a doc, code to code
 		// of its language (the target is scanned on its own).
 		{"CLAUDE.md -> AGENTS.md", nil, []changeset.File{link("CLAUDE.md", "AGENTS.md")},
@@ -62,7 +75,7 @@ func TestSymlinkedCodeNotScanned(t *testing.T) {
 			}
 			head := map[string]string{}
 			for _, f := range c.files {
-				if f.NewMode != 0o120000 {
+				if f.NewMode == 0 {
 					head[f.NewPath] = f.Added[0].Text
 				}
 			}
