@@ -37,7 +37,7 @@ package pipeline
 // | invalid UTF-8: ledger | an appended event whose plan_hash_after has a 0xff: the replay cannot explain it, swarm/plan-freeze fails naming the line |
 // | invalid UTF-8: evidence | a verdict "appr\xffoved": not an approval, swarm/evidence fails naming the file |
 // | invalid UTF-8: names and lines | `cmd/export/\xff.go` adding "// TODO \xff": found and named |
-// | submodule in the change set | a gitlink in scope: no placeholder or SAST finding on it; a gitlink outside scope: swarm/scope fails naming it |
+// | submodule in the change set | a gitlink in scope: placeholders and SAST fail it closed as not scanned; a gitlink outside scope: swarm/scope fails naming it |
 // | submodule in .swarm | `.swarm/evidence` or `.swarm/plan.json` a gitlink: the gate cannot evaluate, "submodule" |
 // | case-only rename | internal/export/CSV.go -> csv.go: swarm/scope treats both paths, and the old one is out of scope |
 // | LFS pointer: plan.json | "is a Git LFS pointer ... commit .swarm/ without LFS" |
@@ -312,7 +312,10 @@ func TestHostileRepositories(t *testing.T) {
 			h["third_party/lib"] = gitlink(strings.Repeat("cd", 20))
 		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
 			wantGate(t, r, err, "swarm/scope", []gates.Outcome{gates.Failed}, "third_party/lib")
-			wantNoFindingOn(t, r, "cmd/export/vendored")
+			// In scope, but no gate reads another commit's files: not scanned.
+			wantFinding(t, r, err, "swarm/placeholders", "cmd/export/vendored", 1)
+			wantFinding(t, r, err, "swarm/sast", "cmd/export/vendored", 1)
+			wantMention(t, r, err, "cmd/export/vendored is a git submodule, whose files (another commit's, which can be any repository's) no gate reads")
 		}},
 		{name: "submodule in .swarm: evidence", mutate: func(g *hostileGit, b, h hostileTree) {
 			dropPrefix(h, ".swarm/evidence/")
