@@ -37,6 +37,7 @@ package pipeline
 // | invalid UTF-8: ledger | an appended event whose plan_hash_after has a 0xff: the replay cannot explain it, swarm/plan-freeze fails naming the line |
 // | invalid UTF-8: evidence | a verdict "appr\xffoved": not an approval, swarm/evidence fails naming the file |
 // | invalid UTF-8: names and lines | `cmd/export/\xff.go` adding "// TODO \xff": found and named |
+// | code symlinks | cmd/export/impl.go -> notes.txt fails placeholders and sast closed as not scanned; alias.go -> main.go has no finding (both engines) |
 // | submodule in the change set | a gitlink in scope: placeholders and SAST fail it closed as not scanned; a gitlink outside scope: swarm/scope fails naming it |
 // | submodule in .swarm | `.swarm/evidence` or `.swarm/plan.json` a gitlink: the gate cannot evaluate, "submodule" |
 // | case-only rename | internal/export/CSV.go -> csv.go: swarm/scope treats both paths, and the old one is out of scope |
@@ -306,6 +307,16 @@ func TestHostileRepositories(t *testing.T) {
 			h["cmd/export/\xff\xfe.go"] = file("package main // TODO \xff\xfe\n")
 		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
 			wantFinding(t, r, err, "swarm/placeholders", "cmd/export/\xff\xfe.go", 1)
+		}},
+		{name: "code symlinks", mutate: func(g *hostileGit, b, h hostileTree) {
+			h["cmd/export/alias.go"] = symlink("main.go")
+			h["cmd/export/impl.go"] = symlink("notes.txt")
+		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
+			// The streaming readers must leave a symlink's target in the
+			// change set: a link to same-language source is fine.
+			wantFinding(t, r, err, "swarm/placeholders", "cmd/export/impl.go", 1)
+			wantFinding(t, r, err, "swarm/sast", "cmd/export/impl.go", 1)
+			wantNoFindingOn(t, r, "cmd/export/alias.go")
 		}},
 		{name: "submodule in the change set", mutate: func(g *hostileGit, b, h hostileTree) {
 			h["cmd/export/vendored"] = gitlink(strings.Repeat("ab", 20))
