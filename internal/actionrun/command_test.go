@@ -111,7 +111,8 @@ func TestCommandRefusals(t *testing.T) {
 	}{
 		{"read permission", "reader", "read", "/swarm approve-plan-critic why not", "needs write permission on the repository (the base branch's policy, commands.min_permission); @reader has read permission"},
 		{"pull request author", "author", "admin", "/swarm approve-plan-critic my own plan", "@author opened this pull request"},
-		{"a committer of the pull request", "cocoder", "admin", "/swarm approve-plan-critic I pushed the fix", "@cocoder authored or committed commits of this pull request"},
+		{"a pusher of the branch", "pusher", "admin", "/swarm approve-plan-critic pushed under another email", "@pusher authored, committed or pushed commits of this pull request"},
+		{"a committer of the pull request", "cocoder", "admin", "/swarm approve-plan-critic I pushed the fix", "@cocoder authored, committed or pushed commits of this pull request"},
 		{"permission unreadable", "stranger", "", "/swarm recheck", "could not read @stranger's permission on the repository, so it refuses (fail closed)"},
 		{"unknown command", "maint", "write", "/swarm aprove-plan-critic x", "did you mean `/swarm approve-plan-critic`?"},
 		{"reason too long", "maint", "write", "/swarm approve-plan-critic " + strings.Repeat("r", 501), "the reason is 501 characters"},
@@ -121,6 +122,7 @@ func TestCommandRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, "Codertocat/Hello-World")
 			h.commandPR()
+			h.fake.RecordActivity(h.repo, ghfake.Activity{Branch: "swarm/phase-1", Before: h.head, After: h.head, At: time.Now().Add(-time.Minute), Type: "push", Actor: "pusher"})
 			h.fake.SetPullCommits(h.repo, 7, ghfake.PullCommit{SHA: h.head, Author: "author", Committer: "web-flow"}, ghfake.PullCommit{SHA: h.head, Author: "cocoder", Committer: "cocoder"})
 			if tc.perm != "" {
 				h.fake.SetPermission(h.repo, tc.user, tc.perm)
@@ -1344,7 +1346,10 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 		}
 		h.run(context.Background(), nil)
 		cs := h.replies()
-		if len(cs) != 1 || !strings.Contains(cs[0].Body, "does not reach back to your comment (1000 changes since were read)") || strings.Contains(cs[0].Body, `"head_sha":"`) {
+		// Under commands.allow_self_approval: false the pushers are read
+		// from the same log first, and it does not reach the branch's
+		// creation either.
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, "does not reach back to its creation (1000 changes read), so who pushed to it is unknown") || strings.Contains(cs[0].Body, `"head_sha":"`) {
 			t.Fatalf("want a refusal, got %+v", cs)
 		}
 	})
@@ -1353,7 +1358,7 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 		h.fake.Fail(ghfake.Fault{Operation: "repos/list-activities", Times: -1, Status: http.StatusForbidden, Body: `{"message":"Resource not accessible by integration"}`})
 		h.commentEventAt("maint", "/swarm approve-plan-critic reviewed the plan", commented)
 		h.run(context.Background(), nil)
-		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read the activity of branch") || !strings.Contains(cs[0].Body, "comment again naming it") {
+		if cs := h.replies(); len(cs) != 1 || !strings.Contains(cs[0].Body, "could not read who authored, committed or pushed this pull request's commits") || !strings.Contains(cs[0].Body, "listing the activity of branch") {
 			t.Fatalf("want a refusal that fails closed, got %+v", cs)
 		}
 	})

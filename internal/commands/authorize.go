@@ -84,10 +84,10 @@ func Authorize(r Request) Decision {
 	}
 	if r.NeedsContributors() {
 		if r.ContributorsErr != nil {
-			return refuse("swarm-gate could not read who authored and committed this pull request's commits, so it cannot tell whether @%s approves their own work, and refuses (fail closed; commands.allow_self_approval: false): %s", r.Actor.Login, ghapi.Brief(r.ContributorsErr))
+			return refuse("swarm-gate could not read who authored, committed or pushed this pull request's commits, so it cannot tell whether @%s approves their own work, and refuses (fail closed; commands.allow_self_approval: false): %s", r.Actor.Login, ghapi.Brief(r.ContributorsErr))
 		}
 		if slices.ContainsFunc(r.Contributors, func(l string) bool { return strings.EqualFold(l, r.Actor.Login) }) {
-			return refuse("@%s authored or committed commits of this pull request, and by policy its own people cannot approve its plan or spec drift (commands.allow_self_approval: false); ask a maintainer who has not pushed to it", r.Actor.Login)
+			return refuse("@%s authored, committed or pushed commits of this pull request, and by policy its own people cannot approve its plan or spec drift (commands.allow_self_approval: false); ask a maintainer who has not pushed to it", r.Actor.Login)
 		}
 	}
 	return Decision{Allowed: true}

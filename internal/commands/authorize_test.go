@@ -191,7 +191,7 @@ func TestAuthorizeHelpForBots(t *testing.T) {
 }
 
 // TestAuthorizeContributors: under commands.allow_self_approval: false,
-// an override by someone who authored or committed commits of the pull
+// an override by someone who authored, committed or pushed commits of the pull
 // request (not only its opener) is refused, and so is one when they
 // cannot be read; recheck and help never need them, and
 // allow_self_approval: true lets them approve.
@@ -206,9 +206,9 @@ func TestAuthorizeContributors(t *testing.T) {
 		want         string // "" allowed, else part of the reason
 	}{
 		{"not a contributor", ApprovePlanCritic, []string{"author", "web-flow"}, nil, false, ""},
-		{"a co-author", ApprovePlanCritic, []string{"author", "Octo"}, nil, false, "authored or committed commits of this pull request"},
-		{"a co-author acknowledging drift", AcknowledgeSpecDrift, []string{"octo"}, nil, false, "authored or committed"},
-		{"unreadable", ApprovePlanCritic, nil, errors.New("500 Internal Server Error"), false, "could not read who authored and committed"},
+		{"a co-author", ApprovePlanCritic, []string{"author", "Octo"}, nil, false, "authored, committed or pushed commits of this pull request"},
+		{"a co-author acknowledging drift", AcknowledgeSpecDrift, []string{"octo"}, nil, false, "authored, committed or pushed"},
+		{"unreadable", ApprovePlanCritic, nil, errors.New("500 Internal Server Error"), false, "could not read who authored, committed or pushed"},
 		{"a co-author, self-approval allowed", ApprovePlanCritic, []string{"octo"}, nil, true, ""},
 		{"unreadable, self-approval allowed", ApprovePlanCritic, nil, errors.New("500"), true, ""},
 		{"a co-author rechecks", Recheck, []string{"octo"}, errors.New("500"), false, ""},

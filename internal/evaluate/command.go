@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -243,7 +244,7 @@ func (th *thread) evidence(ctx context.Context, number int, t event.Target) (*ev
 	if err != nil {
 		return nil, commands.Pull{}, err
 	}
-	return &evidence{th: th, capi: capi, hist: hist, number: number, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
+	return &evidence{th: th, capi: capi, hist: hist, pr: pr, seen: map[string]firstSeen{}}, commands.Pull{Number: number, Author: pr.Author, Policy: policy.Commands}, nil
 }
 
 // evidence implements commands.Evidence for one evaluation.
@@ -251,9 +252,8 @@ type evidence struct {
 	th   *thread
 	capi API
 	hist *pipeline.History
-	// number is the pull request's.
-	number int
-	seen   map[string]firstSeen // FirstSeen's reads, by SHA
+	pr   *ghapi.PullRequest
+	seen map[string]firstSeen // FirstSeen's reads, by SHA
 }
 
 type firstSeen struct {
@@ -288,7 +288,36 @@ func (e *evidence) Commit(sha string) (*commands.MarkedCommit, error) {
 // Contributors lists who authored or committed the pull request's
 // commits.
 func (e *evidence) Contributors(ctx context.Context) ([]string, error) {
-	return e.capi.PullRequestContributors(ctx, e.th.Repo, e.number)
+	return contributors(ctx, e.capi, e.th.Repo, e.pr)
+}
+
+// contributors are the logins that authored or committed pr's commits and,
+// for a head branch in the base repository, every login that ever pushed to
+// it (the branch's activity log, read to its creation): a pusher chooses the
+// commits' emails, so the commits alone need not name them. A fork's
+// activity is not readable with the base repository's token; its commits
+// are what GitHub vouches for. Fails when either list may be incomplete.
+func contributors(ctx context.Context, api Contents, repo ghapi.Repo, pr *ghapi.PullRequest) ([]string, error) {
+	logins, err := api.PullRequestContributors(ctx, repo, pr.Number)
+	if err != nil || pr.HeadRepo != repo.String() {
+		return logins, err
+	}
+	if pr.HeadRef == "" {
+		return nil, fmt.Errorf("pull request #%d names no head branch, so who pushed to it is unknown", pr.Number)
+	}
+	changes, _, err := api.BranchActivity(ctx, repo, pr.HeadRef, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if len(changes) == 0 || changes[len(changes)-1].Type != "branch_creation" {
+		return nil, fmt.Errorf("GitHub's activity log of branch %s does not reach back to its creation (%d changes read), so who pushed to it is unknown", pr.HeadRef, len(changes))
+	}
+	for _, c := range changes {
+		if c.Actor != "" && !slices.ContainsFunc(logins, func(l string) bool { return strings.EqualFold(l, c.Actor) }) {
+			logins = append(logins, c.Actor)
+		}
+	}
+	return logins, nil
 }
 
 // FirstSeen reads the earliest created_at of sha's check suites, once per
@@ -436,7 +465,7 @@ func (c *cmdRun) run(ctx context.Context, cmd *commands.Command) (int, error) {
 		}
 	}
 	if req.NeedsContributors() {
-		req.Contributors, req.ContributorsErr = th.API.PullRequestContributors(ctx, th.Repo, c.number)
+		req.Contributors, req.ContributorsErr = contributors(ctx, th.API, th.Repo, pr)
 	}
 	if d := commands.Authorize(req); !d.Allowed {
 		return c.refuse(ctx, cmd.Text, d.Reason)
@@ -830,7 +859,7 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	}
 	b.WriteString("; `help` is open to everyone, bots included. Commands on a closed pull request are refused.")
 	if !p.AllowSelfApproval {
-		b.WriteString(" The pull request's author, and anyone who authored or committed its commits, cannot record overrides on it (`commands.allow_self_approval: false`).")
+		b.WriteString(" The pull request's author, and anyone who authored, committed or pushed its commits, cannot record overrides on it (`commands.allow_self_approval: false`).")
 	}
 	b.WriteString("\n\n")
 	b.WriteString(st.table())
