@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
@@ -86,7 +87,11 @@ type rule struct {
 	// space ([\s'"]{0,3} between a name and its value): gitleaks, run on
 	// the whole added text, finds a value on the line after its name, so
 	// such a rule also runs on a keyword line joined with the next few.
-	breaks  bool
+	breaks bool
+	// cross, for a rule that breaks, matches every line that starts a
+	// match going on past the line's end (crossCheck); a line it does
+	// not match is not joined with the next.
+	cross   *crossFilter
 	generic bool
 	// minLen is the fewest bytes a match can have: a line shorter than
 	// that cannot match, so the expression is not run on it.
@@ -110,10 +115,13 @@ type Scanner struct {
 	// a substring prefilter (gitleaks joins them into one expression, which
 	// Go's NFA runs slowly on every path).
 	globalPaths []pathFilter
-	trie        *ahocorasick.Trie
-	byKeyword   [][]int // keyword index -> rule indexes
-	noKeywords  []int   // rules run on every line
-	pathOnly    []int   // rules that match a file's path alone
+	// kw finds the rules' keywords in a line; trie does when kw is nil
+	// (an automaton too large for kw's table).
+	kw         *keywords
+	trie       *ahocorasick.Trie
+	byKeyword  [][]int // keyword index -> rule indexes
+	noKeywords []int   // rules run on every line
+	pathOnly   []int   // rules that match a file's path alone
 
 	// stops are the stop words of each allowlist above (see lists).
 	stops map[*config.Allowlist]*stopWords
@@ -199,7 +207,12 @@ func New(cfg config.Config) (*Scanner, error) {
 				return nil, fmt.Errorf("gitleaks rule %s: %w", id, err)
 			}
 			pr.multiline = ml
-			pr.breaks = !ml && matchesNewline(r.Regex.String())
+			if !ml && matchesNewline(r.Regex.String()) {
+				if pr.cross, err = crossCheck(r.Regex.String()); err != nil {
+					return nil, fmt.Errorf("gitleaks rule %s: line-end expression: %w", id, err)
+				}
+				pr.breaks = pr.cross != nil
+			}
 			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
 			pr.minLen = minLen(re)
 			if r1, r2 := relax(re), trimStart(re); r1 || r2 {
@@ -233,8 +246,30 @@ func New(cfg config.Config) (*Scanner, error) {
 			s.byKeyword[j] = append(s.byKeyword[j], i)
 		}
 	}
-	s.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	if s.kw = newKeywords(keywords); s.kw == nil {
+		s.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	}
 	return s, nil
+}
+
+// findKeywords appends to dst the index of each keyword text holds (lower
+// cased as gitleaks does, with strings.ToLower; ascii says text is ASCII),
+// once or more.
+func (s *Scanner) findKeywords(text string, ascii bool, dst []int) []int {
+	var kw []byte
+	if ascii && s.kw != nil {
+		kw = unsafe.Slice(unsafe.StringData(text), len(text)) // only read
+	} else {
+		kw = []byte(strings.ToLower(text))
+	}
+	if s.kw != nil {
+		return s.kw.find(kw, dst)
+	}
+	s.trie.Walk(kw, func(_, _, pattern int64) bool {
+		dst = append(dst, int(pattern))
+		return true
+	})
+	return dst
 }
 
 // lists gives allowlists the same as these, but for their stop words,
@@ -505,25 +540,23 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 	hits := make([]bool, len(s.rules))
 	var hitList []int
 	multiLines := map[int][]int{} // multi-line rule -> indexes into lines with a keyword
+	var kwHits []int
 	for li, ln := range lines {
-		buf = lowerASCII(buf[:0], ln.Text)
 		ascii := !hasNonASCII(ln.Text)
+		lowered := false // buf holds ln.Text in ASCII lower case
 		hitList = hitList[:0]
 		// gitleaks finds keywords in strings.ToLower of the text, which
-		// folds more than ASCII (the Kelvin sign becomes k).
-		kw := buf
-		if !ascii {
-			kw = []byte(strings.ToLower(ln.Text))
-		}
-		s.trie.Walk(kw, func(_, _, pattern int64) bool {
-			for _, ri := range s.byKeyword[pattern] {
+		// folds more than ASCII (the Kelvin sign becomes k); on an ASCII
+		// line the automaton folds capitals itself.
+		kwHits = s.findKeywords(ln.Text, ascii, kwHits[:0])
+		for _, p := range kwHits {
+			for _, ri := range s.byKeyword[p] {
 				if !hits[ri] {
 					hits[ri] = true
 					hitList = append(hitList, ri)
 				}
 			}
-			return true
-		})
+		}
 		hitList = append(hitList, s.noKeywords...)
 		for _, ri := range hitList {
 			hits[ri] = false
@@ -536,13 +569,25 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 				continue
 			}
 			if r.breaks && li+1 < len(lines) && lines[li+1].N == ln.N+1 {
-				all = s.matchBroken(r, path, lines, li, all)
+				var lower []byte
+				if ascii {
+					if !lowered {
+						buf, lowered = lowerASCII(buf[:0], ln.Text), true
+					}
+					lower = buf
+				}
+				if r.cross.match(ln.Text, lower) {
+					all = s.matchBroken(r, path, lines, li, all)
+				}
 			}
 			if len(ln.Text) < r.minLen {
 				continue
 			}
 			switch {
 			case r.lead != nil && ascii:
+				if !lowered {
+					buf, lowered = lowerASCII(buf[:0], ln.Text), true
+				}
 				if !r.lead.match(ln.Text, buf) {
 					continue
 				}
