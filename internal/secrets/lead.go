@@ -20,17 +20,26 @@ const maxLeads = 64
 type lead struct {
 	lits     [][]byte
 	anchored *regexp.Regexp
+	// boundary is true when the expression starts with \b, which match
+	// checks by hand before the literal (anchored is the rest): Go's \b
+	// is ASCII, between a word byte [0-9A-Za-z_] and a non-word one.
+	boundary bool
 }
 
 // newLead returns the leading literals of re (the loosened expression) and
 // its anchored form, or nil when re does not start with literals of at
 // least two bytes.
 func newLead(re *syntax.Regexp) *lead {
+	boundary := false
+	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
+		boundary = true
+		re = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}
+	}
 	lits, _ := leading(re)
 	if len(lits) == 0 {
 		return nil
 	}
-	l := &lead{}
+	l := &lead{boundary: boundary}
 	seen := map[string]bool{}
 	for _, s := range lits {
 		if len(s) < 2 {
@@ -142,6 +151,10 @@ func (l *lead) match(text string, lower []byte) bool {
 			if i < 0 {
 				break
 			}
+			if l.boundary && isWordByte(text[off+i]) == (off+i > 0 && isWordByte(text[off+i-1])) {
+				off += i + 1
+				continue
+			}
 			if l.anchored.MatchString(text[off+i:]) {
 				return true
 			}
@@ -149,6 +162,11 @@ func (l *lead) match(text string, lower []byte) bool {
 		}
 	}
 	return false
+}
+
+// isWordByte reports whether c is an ASCII word character, as \b has them.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // hasNonASCII reports whether s has a byte outside ASCII, where lower

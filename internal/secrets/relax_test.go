@@ -60,7 +60,8 @@ func TestLeading(t *testing.T) {
 		{`(?i)(?:access|auth|(?-i:[Aa]pi|API)|key)[ \t]*=`, []string{"access", "auth", "api", "api", "key"}},
 		{`AKIA[A-Z0-9]{16}`, []string{"akia"}},
 		{`(?:ghp|gho)_[a-z]{36}`, []string{"gho_", "ghp_"}},
-		{`\bkey=`, nil},                   // an assertion first: no literal starts every match
+		{`\bkey=`, []string{"key="}},      // a leading \b is checked by hand
+		{`^key=`, nil},                    // another assertion first: no literal starts every match
 		{`k?ey`, nil},                     // may start with e
 		{`[a-z0-9]{3}key`, nil},           // a class too large to list
 		{`(?:key|x)[a-z]`, nil},           // x is one byte, too short to search for
@@ -93,6 +94,14 @@ func TestLeading(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") || (got == nil) != (want == nil) {
 			t.Errorf("leading literals of %s = %q, want %q", c.in, got, want)
+		}
+	}
+	// A leading \b: where the literal starts a word, not inside one.
+	re, _ := syntax.Parse(`\b(?:s\.|_x)[a-z]{3}`, syntax.Perl)
+	b := newLead(re)
+	for text, want := range map[string]bool{"s.abc": true, "os.abc": false, "(s.abc": true, "a s.abc": true, "a_xabc": false, "a _xabc": true, "_xabc": true, "s.ab": false} {
+		if got := b.match(text, lowerASCII(nil, text)); got != want || got != regexp.MustCompile(re.String()).MatchString(text) {
+			t.Errorf("%s on %q: %v, want %v", re, text, got, want)
 		}
 	}
 	// On ASCII text only: (?i)k also matches the Kelvin sign, which ASCII

@@ -15,10 +15,11 @@ import (
 )
 
 // unpruned returns the default scanner as it was before the keyword
-// automaton and the line-end expressions (issue 25): keywords found by
-// gitleaks' Aho-Corasick trie, and every rule whose expression has a class
-// with a line feed joining each keyword line with the next. Its findings
-// are the reference the faster scanner must give exactly.
+// automaton, the line-end expressions and the leading literals after a
+// \b (issue 25): keywords found by gitleaks' Aho-Corasick trie, every rule
+// whose expression has a class with a line feed joining each keyword line
+// with the next, and a prefilter starting with \b tried at every byte.
+// Its findings are the reference the faster scanner must give exactly.
 func unpruned(t testing.TB) *Scanner {
 	cfg, err := DefaultConfig()
 	if err != nil {
@@ -45,6 +46,9 @@ func unpruned(t testing.TB) *Scanner {
 	s.kw, s.trie = nil, ahocorasick.NewTrieBuilder().AddStrings(words).Build()
 	all := &crossFilter{re: regexp.MustCompile(``)}
 	for _, r := range s.rules {
+		if r.lead != nil && r.lead.boundary {
+			r.lead = nil // the prefilter run at every byte, as before
+		}
 		if r.Regex != nil && !r.multiline && matchesNewline(r.Regex.String()) {
 			r.breaks, r.cross = true, all
 		}
@@ -127,11 +131,11 @@ func sameCorpus(s *Scanner, r *rand.Rand) [][]Line {
 }
 
 // TestSameFindings: the scanner finds exactly what it found before the
-// keyword automaton and the line-end expressions (unpruned): the same
-// findings and dismissed findings, field by field, in the same order, on
-// a generated corpus with values of every rule's shape, on one line and
-// across lines; and, with SWARM_GATE_SECRETS_DIFF, on that diff's added
-// lines too.
+// keyword automaton, the line-end expressions and the \b literals
+// (unpruned): the same findings and dismissed findings, field by field,
+// in the same order, on a generated corpus with values of every rule's
+// shape, on one line and across lines; and, with SWARM_GATE_SECRETS_DIFF,
+// on that diff's added lines too.
 func TestSameFindings(t *testing.T) {
 	s, err := Default()
 	if err != nil {
