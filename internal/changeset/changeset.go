@@ -73,6 +73,17 @@ type File struct {
 	Released int `json:"-"`
 }
 
+// Release drops f's added lines, counting them in Released, once the
+// streaming readers have them. A symlink keeps its one line: that is its
+// target, what the file is, which the gates read from the change set
+// (gates/symlink.go).
+func (f *File) Release() {
+	if f.NewMode&0o170000 == 0o120000 {
+		return
+	}
+	f.Released, f.Added = f.Released+len(f.Added), nil
+}
+
 // AddedCount is the number of lines the change adds to the file, released
 // ones included.
 func (f *File) AddedCount() int { return len(f.Added) + f.Released }

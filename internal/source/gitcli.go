@@ -248,10 +248,8 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 				}
 			}
 			g.OnFile(f)
-			// A symlink's one line is its target, which the gates read
-			// from the change set (gates/symlink.go): keep it.
-			if kept := &cs.Files[len(cs.Files)-1]; g.ReleaseAdded && kept.NewMode&0o170000 != 0o120000 {
-				kept.Released, kept.Added = len(kept.Added), nil
+			if g.ReleaseAdded {
+				cs.Files[len(cs.Files)-1].Release()
 			}
 		}
 		return nil
