@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,13 +83,7 @@ func TestCheckSAST(t *testing.T) {
 				if g.Outcome != c.want {
 					t.Fatalf("outcome %s (%s), want %s\n%+v\n%s", g.Outcome, g.Title, c.want, g.Findings, g.Summary)
 				}
-				var errs []string
-				for _, f := range g.Findings {
-					if f.Severity == gates.SeverityError {
-						errs = append(errs, fmt.Sprintf("%s:%d", f.Path, f.Line))
-					}
-				}
-				if strings.Join(errs, " ") != strings.Join(c.errors, " ") {
+				if errs := errorsAt(g.Findings); strings.Join(errs, " ") != strings.Join(c.errors, " ") {
 					t.Errorf("failing findings at %v, want %v\n%+v", errs, c.errors, g.Findings)
 				}
 				var all strings.Builder

@@ -109,13 +109,7 @@ func TestCheckSecrets(t *testing.T) {
 			if g.Outcome != c.want {
 				t.Fatalf("outcome %s (%s), want %s\n%+v\n%s", g.Outcome, g.Title, c.want, g.Findings, g.Summary)
 			}
-			var errs []string
-			for _, f := range g.Findings {
-				if f.Severity == gates.SeverityError {
-					errs = append(errs, fmt.Sprintf("%s:%d", f.Path, f.Line))
-				}
-			}
-			if strings.Join(errs, " ") != strings.Join(c.errors, " ") {
+			if errs := errorsAt(g.Findings); strings.Join(errs, " ") != strings.Join(c.errors, " ") {
 				t.Errorf("failing findings at %v, want %v\n%+v", errs, c.errors, g.Findings)
 			}
 			all := g.Title + "\n" + g.Summary
@@ -202,4 +196,15 @@ func assertMasked(t *testing.T, rep *report.Report, logs string) {
 			}
 		}
 	}
+}
+
+// errorsAt are the "path:line" places of the failing findings, in order.
+func errorsAt(fs []gates.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Severity == gates.SeverityError {
+			out = append(out, fmt.Sprintf("%s:%d", f.Path, f.Line))
+		}
+	}
+	return out
 }
