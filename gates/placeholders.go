@@ -174,6 +174,9 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 		}
 		f := &in.Changes.Files[i]
 		if r := in.Prescan.placeholders(f); r != nil {
+			if r.err != nil {
+				return CouldNotEvaluate(g.Name(), r.err)
+			}
 			st.add(&r.st)
 			ps.out = append(ps.out, r.out...)
 			ps.suppressed = append(ps.suppressed, r.suppressed...)

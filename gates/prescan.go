@@ -40,6 +40,9 @@ type placeholderResult struct {
 	st         placeholderStats
 	out        []Finding
 	suppressed []Suppression
+	// err is placeholderFile's error: the file's lines are released
+	// all the same, so Evaluate reports this error rather than rescanning.
+	err error
 }
 
 // StartPrescan starts scanning the files File will pass. in needs only
@@ -71,10 +74,9 @@ func (p *Prescan) scan(cfg PlaceholdersConfig, ps *phScan, f *changeset.File) {
 	}
 	ps.out, ps.suppressed = nil, nil // each file's own
 	r := &placeholderResult{key: changeset.KeyOf(f)}
-	if err := placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); err != nil {
-		return
+	if r.err = placeholderFile(p.ctx, p.in, cfg, f, ps, &r.st); r.err == nil {
+		r.out, r.suppressed = ps.out, ps.suppressed
 	}
-	r.out, r.suppressed = ps.out, ps.suppressed
 	if _, dup := p.byPath[f.NewPath]; dup {
 		// Two entries with one head path: Evaluate scans both itself.
 		p.byPath[f.NewPath] = nil
