@@ -248,7 +248,7 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	if st.unscannedBig > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
 	}
-	if n := len(st.generated); n > 0 && failing == 0 {
+	if n := len(st.generated); n > 0 { // a reviewer needs it most when the gate fails
 		res.Title += fmt.Sprintf(" (%s not scanned as generated, vendored or minified)", plural(n, "file", "files"))
 	}
 	if n := len(ps.suppressed); n > 0 {
