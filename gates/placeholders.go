@@ -226,7 +226,11 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	case failing > 0 && failing == notScannedErrors(ps.out):
 		res.Outcome, res.Title = Failed, fmt.Sprintf("%s could not be scanned (%s)", plural(failing, "changed source file", "changed source files"), notScannedWhy(ps.out))
 	case failing > 0:
-		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing, "placeholder", "placeholders"))
+		res.Outcome, res.Title = Failed, fmt.Sprintf("%s on added lines", plural(failing-notScannedErrors(ps.out), "placeholder", "placeholders"))
+		if n := notScannedErrors(ps.out); n > 0 {
+			// Each kind counted apart: a file no one read is no placeholder.
+			res.Title += fmt.Sprintf(", %s not scanned (%s)", plural(n, "file", "files"), notScannedWhy(ps.out))
+		}
 		res.Summary += "\n\nNext step: finish the work each finding marks and remove the marker; a line that is meant to stay (a tracked follow-up, sample text) gets `swarm-gate:allow placeholder <reason>` in a comment on it, which the summary lists."
 		if st.preExisting > 0 {
 			res.Title += fmt.Sprintf(" (%s moved or already on the base branch)", plural(st.preExisting, "finding", "findings"))
