@@ -193,10 +193,10 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	}
 	ps.out = append(ps.out, st.notScanned(in.config())...)
 	sev := unscannedSeverity(in.config())
-	for _, l := range codeSymlinks(in.Changes) {
+	for _, l := range codeSymlinks(in.Changes, in.HeadFile) {
 		ps.out = append(ps.out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, l.path, l.kind()), Message: symlinkMessage(l, sev)})
 	}
-	failing, unscannedLinks := 0, 0 // unscannedLinks: symlinks to what is not scanned as code, as warnings
+	failing, unscannedLinks, unscannedLFS := 0, 0, 0 // as warnings: symlinks to what is not scanned as code, LFS pointers
 	for _, fd := range ps.out {
 		switch {
 		case fd.Delta == DeltaPreExisting:
@@ -205,6 +205,8 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 			failing++
 		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned && (strings.HasSuffix(fd.Key, "\x00symlink") || strings.HasSuffix(fd.Key, "\x00submodule")):
 			unscannedLinks++
+		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned && strings.HasSuffix(fd.Key, "\x00lfs"):
+			unscannedLFS++
 		case fd.Severity == SeverityWarning && fd.Rule == RulePlaceholderNotScanned:
 			st.unscanned++
 		case fd.Severity == SeverityWarning && fd.Rule == RuleTooLargeToScan:
@@ -248,6 +250,9 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 	}
 	if unscannedLinks > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s not scanned)", plural(unscannedLinks, "symlink or submodule", "symlinks or submodules"))
+	}
+	if unscannedLFS > 0 && failing == 0 {
+		res.Title += fmt.Sprintf(" (%s not scanned)", plural(unscannedLFS, "Git LFS pointer", "Git LFS pointers"))
 	}
 	if st.unscannedBig > 0 && failing == 0 {
 		res.Title += fmt.Sprintf(" (%s too large to scan, not read)", plural(st.unscannedBig, "file", "files"))
@@ -494,6 +499,8 @@ func notScannedWhy(fs []Finding) string {
 			w = "a symlink to what is not scanned as code"
 		case strings.HasSuffix(f.Key, "\x00submodule"):
 			w = "a git submodule"
+		case strings.HasSuffix(f.Key, "\x00lfs"):
+			w = "Git LFS pointer: content not in the repository"
 		}
 		if !slices.Contains(why, w) {
 			why = append(why, w)

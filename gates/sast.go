@@ -531,7 +531,7 @@ func sastUnscanned(in *Input, s *SASTScan, c *Config) []Finding {
 			out = append(out, tooLargeFinding(c, p, sizes[p], "scan it with another tool and pass its SARIF log (--sarif)"))
 		}
 	}
-	for _, l := range codeSymlinks(in.Changes) {
+	for _, l := range codeSymlinks(in.Changes, in.HeadFile) {
 		out = append(out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RuleSASTNotScanned, Severity: sev, Key: fkey(RuleSASTNotScanned, l.path, l.kind()), Message: symlinkMessage(l, sev)})
 	}
 	return out
@@ -549,11 +549,14 @@ func unscannedTitle(in *Input, s *SASTScan) string {
 	if n := len(s.BinaryCode); n > 0 {
 		why = append(why, plural(n, "source file", "source files")+" skipped as binary (NUL bytes)")
 	}
-	links, subs := 0, 0
-	for _, l := range codeSymlinks(in.Changes) {
-		if l.submodule {
+	links, subs, lfs := 0, 0, 0
+	for _, l := range codeSymlinks(in.Changes, in.HeadFile) {
+		switch {
+		case l.submodule:
 			subs++
-		} else {
+		case l.lfs:
+			lfs++
+		default:
 			links++
 		}
 	}
@@ -562,6 +565,9 @@ func unscannedTitle(in *Input, s *SASTScan) string {
 	}
 	if subs > 0 {
 		why = append(why, plural(subs, "git submodule", "git submodules"))
+	}
+	if lfs > 0 {
+		why = append(why, plural(lfs, "Git LFS pointer", "Git LFS pointers")+" (content not in the repository)")
 	}
 	return strings.Join(why, ", ")
 }

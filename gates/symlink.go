@@ -6,6 +6,7 @@ import (
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
 	"github.com/swarm-gate/swarm-gate/internal/sast"
+	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
 // linkedCode is a symlink the pull request adds, retargets, renames or
@@ -22,11 +23,15 @@ type linkedCode struct {
 	// submodule is true for a git submodule (gitlink) the pull request
 	// adds or changes.
 	submodule bool
+	// lfs is true for a source file committed as a Git LFS pointer.
+	lfs bool
 }
 
 // codeSymlinks lists the changed symlinks whose content a build reads as
-// code that no gate scanned as such (linkedCode), in change-set order.
-func codeSymlinks(cs *changeset.ChangeSet) []linkedCode {
+// code that no gate scanned as such (linkedCode), and the source files
+// committed as Git LFS pointers, in change-set order. headFile, when not
+// nil, is Input.HeadFile.
+func codeSymlinks(cs *changeset.ChangeSet, headFile func(string) ([]byte, bool)) []linkedCode {
 	if cs == nil {
 		return nil
 	}
@@ -34,6 +39,12 @@ func codeSymlinks(cs *changeset.ChangeSet) []linkedCode {
 	for i := range cs.Files {
 		f := &cs.Files[i]
 		if f.Status == changeset.Deleted || f.NewPath == "" {
+			continue
+		}
+		if f.NewMode&0o170000 != 0o120000 && f.NewMode&0o170000 != 0o160000 && isSourceCode(f.NewPath) && lfsPointer(f, headFile) {
+			// The checkout's LFS filter (or a build that fetches the
+			// object) brings content no gate read.
+			out = append(out, linkedCode{path: f.NewPath, lfs: true, why: "a Git LFS pointer: content not in the repository"})
 			continue
 		}
 		if f.NewMode&0o170000 == 0o160000 {
@@ -80,10 +91,30 @@ func linkTargetProblem(link, target string) string {
 	return ""
 }
 
+// lfsPointer reports whether changed file f is a Git LFS pointer at head:
+// by its first line when the pull request adds it, else, when it changes
+// a pointer's oid line (a pointer is some 130 bytes), by its head content.
+func lfsPointer(f *changeset.File, headFile func(string) ([]byte, bool)) bool {
+	if len(f.Added) == 0 || f.Binary {
+		return false
+	}
+	if f.Added[0].Line == 1 {
+		return swarm.IsLFSPointer([]byte(f.Added[0].Text))
+	}
+	if headFile == nil || f.Added[0].Line != 2 || !strings.HasPrefix(f.Added[0].Text, "oid ") {
+		return false
+	}
+	head, ok := headFile(f.NewPath)
+	return ok && swarm.IsLFSPointer(head)
+}
+
 // kind is the key suffix of l's not-scanned findings.
 func (l linkedCode) kind() string {
-	if l.submodule {
+	switch {
+	case l.submodule:
 		return "submodule"
+	case l.lfs:
+		return "lfs"
 	}
 	return "symlink"
 }
@@ -91,6 +122,13 @@ func (l linkedCode) kind() string {
 // symlinkMessage is the not-scanned message of l for a gate, ending with
 // what to do about it (per the severity).
 func symlinkMessage(l linkedCode, sev Severity) string {
+	if l.lfs {
+		msg := l.path + " is not scanned: " + l.why + " (the commit holds a Git LFS pointer; a checkout with LFS replaces it with an object no gate read)"
+		if sev == SeverityError {
+			return msg + ": commit the source without LFS (drop its filter=lfs line from .gitattributes and run `git add --renormalize " + l.path + "`), or set limits.unscanned: warn in the base branch's policy"
+		}
+		return msg + " (limits.unscanned: warn)"
+	}
 	if l.submodule {
 		msg := l.path + " is " + l.why + "; the pull request adds it or changes the commit it points at, so that code was not scanned"
 		if sev == SeverityError {

@@ -86,3 +86,64 @@ func TestSymlinkedCodeNotScanned(t *testing.T) {
 		})
 	}
 }
+
+// TestLFSPointerNotScanned: a source file committed as a Git LFS pointer
+// holds three lines of pointer; the code a checkout with LFS builds is not
+// in the repository, so neither gate read it: both fail closed, named.
+func TestLFSPointerNotScanned(t *testing.T) {
+	warn := DefaultConfig()
+	warn.Limits.WarnUnscanned = true
+	pointer := []string{"version https://git-lfs.github.com/spec/v1", "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393", "size 12345"}
+	// A pointer the pull request points at another object: only its oid
+	// and size lines are added.
+	bumped := changeset.File{Status: changeset.Modified, OldPath: "src/impl.go", NewPath: "src/impl.go",
+		Added: []changeset.AddedLine{{Line: 2, Text: pointer[1]}, {Line: 3, Text: "size 999"}}}
+	headFiles := map[string]string{"src/impl.go": strings.Join(pointer, "\n") + "\n"}
+	cases := []struct {
+		name       string
+		cfg        *Config
+		files      []changeset.File
+		ph, sast   Outcome
+		phTitle    string
+		sastSubstr string
+	}{
+		{"an added .go file that is an LFS pointer", nil, []changeset.File{added("src/impl.go", pointer...), added("b.go", "package b")},
+			Failed, Failed, "1 changed source file could not be scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer (content not in the repository)"},
+		{"a pointer pointed at another object", nil, []changeset.File{bumped, added("b.go", "package b")},
+			Failed, Failed, "1 changed source file could not be scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer"},
+		{"beside a placeholder: counted apart", nil, []changeset.File{added("src/impl.go", pointer...), added("b.go", "// TODO: x")},
+			Failed, Failed, "1 placeholder on added lines, 1 file not scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer"},
+		{"limits.unscanned: warn: a warning", warn, []changeset.File{added("src/impl.go", pointer...), added("b.go", "package b")},
+			Passed, Passed, "no placeholders in 4 added lines (1 Git LFS pointer not scanned)", "not scanned (1 Git LFS pointer (content not in the repository), limits.unscanned: warn)"},
+		// Not a pointer: a Go file that mentions the spec further down.
+		{"a .go file quoting the pointer format", nil, []changeset.File{added("src/lfs.go", "package lfs", "const v = `"+pointer[0]+"`")},
+			Passed, NotApplicable, "no placeholders in 2 added lines", ""},
+		// An image through LFS is data: nothing a build runs.
+		{"a .png pointer", nil, []changeset.File{added("logo.png", pointer...)},
+			Passed, NotApplicable, "no placeholders in 3 added lines", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hf := func(p string) ([]byte, bool) { s, ok := headFiles[p]; return []byte(s), ok }
+			r := eval(Placeholders{}, &Input{Head: empty(), Config: c.cfg, HeadFile: hf, Changes: &changeset.ChangeSet{Files: c.files}})
+			if r.Outcome != c.ph || r.Title != c.phTitle {
+				t.Errorf("placeholders: %s %q, want %s %q\n%s", r.Outcome, r.Title, c.ph, c.phTitle, findingsText(r))
+			}
+			head := map[string]string{}
+			for _, f := range c.files {
+				var lines []string
+				for _, l := range f.Added {
+					lines = append(lines, l.Text)
+				}
+				head[f.NewPath] = strings.Join(lines, "\n") + "\n"
+			}
+			s := eval(SAST{}, &Input{Phase: 1, Head: load(fstest.MapFS{}), HeadFile: hf, SAST: sastScan(t, nil, head), Changes: &changeset.ChangeSet{Files: c.files}, Config: c.cfg})
+			if c.sastSubstr != "" && (s.Outcome != c.sast || !strings.Contains(s.Title, c.sastSubstr)) {
+				t.Errorf("sast: %s %q, want %s with %q\n%s", s.Outcome, s.Title, c.sast, c.sastSubstr, findingsText(s))
+			}
+			if c.sastSubstr == "" && c.sast == NotApplicable && s.Outcome == Failed {
+				t.Errorf("sast: %s %q\n%s", s.Outcome, s.Title, findingsText(s))
+			}
+		})
+	}
+}

@@ -157,7 +157,7 @@ func readLedger(fsys fs.FS, name string) (*Ledger, error) {
 	defer f.Close()
 	head := make([]byte, 64)
 	n, _ := io.ReadFull(f, head)
-	if isLFSPointer(head[:n]) {
+	if IsLFSPointer(head[:n]) {
 		return nil, lfsError(name)
 	}
 	l, err := readLedgerLines(name, io.MultiReader(bytes.NewReader(head[:n]), f), jsonBudget(fsys))

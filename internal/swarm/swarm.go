@@ -231,7 +231,7 @@ func readArtifact(fsys fs.FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, &ArtifactError{Path: name, Err: unwrapPath(err)}
 	}
-	if isLFSPointer(data) {
+	if IsLFSPointer(data) {
 		return nil, lfsError(name)
 	}
 	return data, nil
@@ -262,9 +262,11 @@ func checkArtifact(fsys fs.FS, name string) error {
 	return nil
 }
 
-// isLFSPointer reports whether data starts as a Git LFS pointer file does
-// (the spec's version line; JSON never starts with "version").
-func isLFSPointer(data []byte) bool {
+// IsLFSPointer reports whether data starts as a Git LFS pointer file does
+// (the spec's version line; JSON never starts with "version"): the commit
+// holds the pointer, and the content it stands for is not in the
+// repository. data may be the file's first line alone.
+func IsLFSPointer(data []byte) bool {
 	return bytes.HasPrefix(data, []byte("version https://git-lfs.github.com/spec/")) ||
 		bytes.HasPrefix(data, []byte("version https://hawser.github.com/spec/"))
 }
