@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/placeholder"
 	"github.com/swarm-gate/swarm-gate/internal/sast"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
@@ -25,6 +26,10 @@ type linkedCode struct {
 	submodule bool
 	// lfs is true for a source file committed as a Git LFS pointer.
 	lfs bool
+	// other is true for a symlink whose name is neither source code nor a
+	// document (Makefile, Dockerfile, bin/run, run.bat): make, docker or a
+	// shell reads its target's content as what the name says.
+	other bool
 }
 
 // codeSymlinks lists the changed symlinks whose content a build reads as
@@ -55,16 +60,26 @@ func codeSymlinks(cs *changeset.ChangeSet, headFile func(string) ([]byte, bool))
 			out = append(out, linkedCode{path: f.NewPath, submodule: true, why: "a git submodule, whose files (another commit's, which can be any repository's) no gate reads"})
 			continue
 		}
-		if f.NewMode&0o170000 != 0o120000 || !isSourceCode(f.NewPath) {
+		if f.NewMode&0o170000 != 0o120000 {
 			continue
 		}
+		code := isSourceCode(f.NewPath)
+		if !code && placeholder.IsDocument(f.NewPath) {
+			continue // a document is read, never built or run
+		}
 		if len(f.Added) == 0 {
-			out = append(out, linkedCode{path: f.NewPath, why: "its target is not in the diff (a renamed or binary link), so it could not be resolved"})
+			out = append(out, linkedCode{path: f.NewPath, other: !code, why: "its target is not in the diff (a renamed or binary link), so it could not be resolved"})
 			continue
 		}
 		target := f.Added[0].Text
-		if why := linkTargetProblem(f.NewPath, target); why != "" {
-			out = append(out, linkedCode{path: f.NewPath, target: target, why: why})
+		why := ""
+		if code {
+			why = linkTargetProblem(f.NewPath, target)
+		} else {
+			why = otherLinkTargetProblem(f.NewPath, target)
+		}
+		if why != "" {
+			out = append(out, linkedCode{path: f.NewPath, target: target, other: !code, why: why})
 		}
 	}
 	return out
@@ -73,12 +88,9 @@ func codeSymlinks(cs *changeset.ChangeSet, headFile func(string) ([]byte, bool))
 // linkTargetProblem says why the target of the symlink at link (a source
 // file by its name) is not scanned as the code it becomes, or "".
 func linkTargetProblem(link, target string) string {
-	if target == "" || strings.ContainsAny(target, "\x00\n\r\\") || path.IsAbs(target) {
-		return "its target is absolute or not a plain relative path, outside what swarm-gate reads"
-	}
-	t := path.Join(path.Dir(link), target)
-	if t == ".." || strings.HasPrefix(t, "../") || t == "." {
-		return "its target lies outside the repository"
+	t, why := linkTargetPath(link, target)
+	if why != "" {
+		return why
 	}
 	if !isSourceCode(t) {
 		return "its target " + t + " is not source code by its name, so the gates judged its content as prose or data"
@@ -87,6 +99,39 @@ func linkTargetProblem(link, target string) string {
 	tl, tok := sast.LanguageOf(t)
 	if (lok || tok) && ll != tl || !lok && !tok && !strings.EqualFold(path.Ext(link), path.Ext(t)) {
 		return "its target " + t + " is source of another language, so the gates judged its content by other rules"
+	}
+	return ""
+}
+
+// linkTargetPath is the repository path of the symlink at link's target,
+// or why it has none that swarm-gate reads.
+func linkTargetPath(link, target string) (t, why string) {
+	if target == "" || strings.ContainsAny(target, "\x00\n\r\\") || path.IsAbs(target) {
+		return "", "its target is absolute or not a plain relative path, outside what swarm-gate reads"
+	}
+	t = path.Join(path.Dir(link), target)
+	if t == ".." || strings.HasPrefix(t, "../") || t == "." {
+		return "", "its target lies outside the repository"
+	}
+	return t, ""
+}
+
+// otherLinkTargetProblem is linkTargetProblem for a symlink at link whose
+// name is neither source code nor a document: its target is not scanned
+// as what runs when it lies outside the repository, or when the gates
+// judge it by its own name as prose, data or the plugin's state (a target
+// of any other kind is scanned as code or text on its own).
+func otherLinkTargetProblem(link, target string) string {
+	t, why := linkTargetPath(link, target)
+	switch {
+	case why != "":
+		return why
+	case placeholder.IsDocument(t):
+		return "its target " + t + " is a document by its name, so the gates judged its content as prose"
+	case isDataFile(t):
+		return "its target " + t + " is a data file by its name, which the gates do not scan"
+	case isSwarmPath(t):
+		return "its target " + t + " is the plugin's state under .swarm/, which the gates do not scan"
 	}
 	return ""
 }
@@ -140,7 +185,11 @@ func symlinkMessage(l linkedCode, sev Severity) string {
 	if l.target != "" {
 		msg += " to " + l.target
 	}
-	msg += " with the name of a source file, and " + l.why + "; swarm-gate never follows symlinks, but a build does (it compiles or loads the target's content as " + l.path + "), so that content was not scanned as code"
+	if l.other {
+		msg += " whose name is not a document's (a build file or script a tool runs), and " + l.why + "; swarm-gate never follows symlinks, but make, docker or a shell does (it reads the target's content as " + l.path + "), so that content was not scanned as what runs"
+	} else {
+		msg += " with the name of a source file, and " + l.why + "; swarm-gate never follows symlinks, but a build does (it compiles or loads the target's content as " + l.path + "), so that content was not scanned as code"
+	}
 	if sev == SeverityError {
 		return msg + ": commit the code as a regular file under its own name, or set limits.unscanned: warn in the base branch's policy"
 	}

@@ -58,6 +58,29 @@ func TestSymlinkedCodeNotScanned(t *testing.T) {
 			Failed, Failed, "1 changed source file could not be scanned (a git submodule)", "could not be scanned: 1 git submodule"},
 		{"a submodule with limits.unscanned: warn", warn, []changeset.File{submodule("cmd/export/sub"), added("b.go", "package b")},
 			Passed, Passed, "no placeholders in 2 added lines (1 symlink or submodule not scanned)", "not scanned (1 git submodule, limits.unscanned: warn)"},
+		// A link named as a build file or script, not as source: make,
+		// docker or the shell runs its target's content, which the gates
+		// judged by the target's name as prose, data or .swarm/ state.
+		{"Makefile -> notes.txt", nil, []changeset.File{link("Makefile", "notes.txt")},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
+		{"bin/run -> ../docs/run.md", nil, []changeset.File{link("bin/run", "../docs/run.md"), added("b.go", "package b")},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "could not be scanned: 1 symlink whose target is not scanned as code"},
+		{"run.bat -> .swarm/ state", nil, []changeset.File{link("tools/run.bat", "../.swarm/context.md")},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
+		{"Dockerfile -> a CSV", nil, []changeset.File{link("Dockerfile", "data/rows.csv")},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
+		{"bin/run out of the repository", nil, []changeset.File{link("bin/run", "/usr/local/bin/x")},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
+		{"a renamed Makefile link: its target is unknown", nil, []changeset.File{{Status: changeset.Renamed, OldPath: "x", NewPath: "Makefile", OldMode: 0o120000, NewMode: 0o120000}},
+			Failed, Failed, "1 changed source file could not be scanned (a symlink to what is not scanned as code)", "zero files were scanned"},
+		// ... but not one whose target is scanned as code or text on its
+		// own, nor a document linked to anything (read, never run).
+		{"bin/run -> ../scripts/run.sh", nil, []changeset.File{link("bin/run", "../scripts/run.sh")},
+			Passed, NotApplicable, "no placeholders in 1 added line", ""},
+		{"Makefile -> build/common.mk", nil, []changeset.File{link("Makefile", "build/common.mk")},
+			Passed, NotApplicable, "no placeholders in 1 added line", ""},
+		{"README -> docs/notes.txt", nil, []changeset.File{link("README", "docs/notes.txt")},
+			Passed, NotApplicable, "no placeholders in 1 added line", ""},
 		// Legitimate links stay clean: a doc linked to a doc, code to code
 		// of its language (the target is scanned on its own).
 		{"CLAUDE.md -> AGENTS.md", nil, []changeset.File{link("CLAUDE.md", "AGENTS.md")},
