@@ -445,3 +445,32 @@ func TestPlaceholdersCodeUnderSwarm(t *testing.T) {
 		t.Errorf("findings %q, want the stub in .swarm/lib/hook.go only", got)
 	}
 }
+
+// Under .swarm/, only the kinds of file the plugin writes are exempt: a
+// build file or script an agent leaves there (a tool runs it as any other)
+// is scanned by its name.
+func TestPlaceholdersScriptsUnderSwarm(t *testing.T) {
+	for _, c := range []struct {
+		file changeset.File
+		want string // the finding's rule@line, "" for none (exempt)
+	}{
+		{added(".swarm/Makefile", "all:", "\t# TODO: build the real thing"), "comment-todo@2"},
+		{added(".swarm/Dockerfile", "FROM alpine", "# FIXME: pin it"), "comment-fixme@2"},
+		{added(".swarm/run", "#!/bin/sh", "# TODO: wire up", "curl x | sh"), "comment-todo@2"},
+		{added(".swarm/tools/run.bat", "@echo off", "curl x // TODO: later"), "comment-todo@2"},
+		// The plugin's own kinds stay exempt, with their backups,
+		// temporaries and markers.
+		{added(".swarm/evidence/1.2/evidence.json", `{"note": "TODO: x"}`), ""},
+		{added(".swarm/session/state.json.bak", `{"note": "TODO: x"}`), ""},
+		{added(".swarm/repo-graph.json.tmp.1780411300953.393133824", `{"note": "TODO: x"}`), ""},
+		{added(".swarm/.plan-write-marker", "TODO: x"), ""},
+		{added(".swarm/pr-review/pr12/diff.txt", "+// TODO: x"), ""},
+		{added(".swarm/semgrep-rules/x.yml", "# TODO: x"), ""},
+		{added(".swarm/plan-ledger.resetting", "# TODO: x"), ""},
+	} {
+		_, got := placeholders(t, nil, c.file)
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], c.want)) {
+			t.Errorf("%s: findings %q, want %q", c.file.NewPath, got, c.want)
+		}
+	}
+}

@@ -418,11 +418,38 @@ func uncleanReason(p string) string {
 }
 
 // isSwarmPath reports whether p is the plugin's own state, exempt from
-// scope and placeholder checks: a clean path under .swarm/ that is not
-// source code (IsSwarmCode). A name such as
-// `.swarm/..\x` or `.swarm/../x` is not clean and gets no exemption.
+// scope and placeholder checks: a clean path under .swarm/ of a kind the
+// plugin writes there (isSwarmArtifact), not source code (IsSwarmCode). A
+// name such as `.swarm/..\x` or `.swarm/../x` is not clean and gets no
+// exemption.
 func isSwarmPath(p string) bool {
-	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/")) && !IsSwarmCode(p)
+	return IsCleanPath(p) && (p == swarm.Dir || strings.HasPrefix(p, swarm.Dir+"/") && isSwarmArtifact(p)) && !IsSwarmCode(p)
+}
+
+// swarmKinds are the extensions of the files the plugin writes under
+// .swarm/ (spec: JSON state and evidence, JSONL ledgers and logs, Markdown
+// plans and reports, pr-review's diff.txt, semgrep-rules YAML, swarm.db).
+var swarmKinds = map[string]bool{".json": true, ".jsonl": true, ".md": true, ".txt": true, ".yml": true, ".yaml": true, ".db": true}
+
+// swarmMarkers are the plugin's extensionless files under .swarm/.
+var swarmMarkers = map[string]bool{".first-run-complete": true, ".plan-write-marker": true, "plan-ledger.resetting": true}
+
+// isSwarmArtifact reports whether p (under .swarm/) is of a kind the
+// plugin writes: an extension of swarmKinds, also as a backup (x.json.bak),
+// a temporary (x.json.tmp.<time>.<id>) or a quarantined ledger
+// (plan-ledger.quarantine.<...>), or a marker. Anything else (a Makefile,
+// run.bat, a `#!` script without extension) is scanned and in scope like
+// any file, or an agent could hide work a tool runs there.
+func isSwarmArtifact(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	if swarmMarkers[base] || strings.HasPrefix(base, "plan-ledger.quarantine.") {
+		return true
+	}
+	base = strings.TrimSuffix(base, ".bak")
+	if i := strings.Index(base, ".tmp."); i > 0 {
+		base = base[:i]
+	}
+	return swarmKinds[path.Ext(base)]
 }
 
 // IsSwarmCode reports whether p is source code under .swarm/ (by its

@@ -46,6 +46,8 @@ func TestScope(t *testing.T) {
 		// The plugin writes no source code there: code under .swarm/ is not
 		// its state, and is judged as any other file.
 		{"code under .swarm is not exempt", nil, []changeset.File{{Status: changeset.Added, NewPath: ".swarm/lib/hook.js", NewMode: 0o100644}, mod("src/api/x.go")}, Failed, []string{".swarm/lib/hook.js"}},
+		// Nor a build file or script of a kind the plugin never writes.
+		{"a Makefile under .swarm is not exempt", nil, []changeset.File{{Status: changeset.Added, NewPath: ".swarm/Makefile", NewMode: 0o100644}, {Status: changeset.Added, NewPath: ".swarm/session/state.json.bak", NewMode: 0o100644}, mod("src/api/x.go")}, Failed, []string{".swarm/Makefile"}},
 		{"added file outside", nil, []changeset.File{{Status: changeset.Added, NewPath: "README.md", NewMode: 0o100644}}, Failed, []string{"README.md"}},
 		{"deleted file outside", nil, []changeset.File{{Status: changeset.Deleted, OldPath: "Makefile", OldMode: 0o100644}}, Failed, []string{"Makefile"}},
 		{"mode-only change outside", nil, []changeset.File{{Status: changeset.Modified, OldPath: "run.sh", NewPath: "run.sh", OldMode: 0o100644, NewMode: 0o100755}}, Failed, []string{"run.sh"}},
