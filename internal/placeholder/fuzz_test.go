@@ -10,7 +10,7 @@ import (
 
 // fuzzPaths pick the family a fuzz input is lexed as; isPlanPath picks the
 // plan.md rules among them (gates.IsPlanMarkdown).
-var fuzzPaths = []string{"a.go", "a.rs", "a.py", "a.ts", "run.sh", "ci.yml", "q.sql", "a.html", "README.md", "notes.txt", ".swarm/plan.md", "main.tf", "a.rb",
+var fuzzPaths = []string{"a.go", "a.rs", "a.py", "a.ts", "run.sh", "ci.yml", "q.sql", "a.html", "README.md", "page.mdx", "notes.txt", ".swarm/plan.md", "main.tf", "a.rb",
 	"a.cs", "a.php", "a.ps1", "a.css", "a.scss", "a.cpp", "A.java", "a.pl"}
 
 func isPlanPath(p string) bool { return p == ".swarm/plan.md" }

@@ -87,6 +87,7 @@ type family struct {
 	psHere      bool     // PowerShell: @" ... "@ and @' ... '@ here-strings
 	rust        bool     // Rust: r"..", r#".."# raw strings; 'a' chars against 'a lifetimes
 	markdown    bool     // a document (Markdown, plain text): prose, <!-- -->, fenced code that is never scanned
+	mdx         bool     // MDX: Markdown whose import/export blocks are JavaScript (ESM)
 	braces      bool     // a function body is what its { } hold (the whole-body rules)
 	code        bool     // code rules apply to what is not comment or string
 	// eolCR: a lone CR ends a line comment (the language reads it as a
@@ -133,6 +134,7 @@ var (
 	famSQL    = &family{name: "SQL", dash: true, cBlock: true, quotes: "'\"", raw: "'\"", code: true}
 	famHTML   = &family{name: "HTML/XML", htmlBlock: true, cBlock: true, slash: true, urlGuard: true, quotes: "\"'", tokenQuotes: "\"'", code: true}
 	famMD     = &family{name: "Markdown", markdown: true}
+	famMDX    = &family{name: "MDX", markdown: true, mdx: true}
 	// famProse is for plain-text documents, read as Markdown is: prose.
 	famProse = &family{name: "text document", markdown: true}
 	// famText is for everything else: the plugin's markers (//, #, <!--,
@@ -142,7 +144,7 @@ var (
 )
 
 var allFamilies = []*family{famC, famJava, famJS, famCS, famPHP, famCSS, famSCSS, famGo, famRust, famPython, famRuby, famHash, famShell, famPS,
-	famConfig, famHCL, famSQL, famHTML, famMD, famProse, famText}
+	famConfig, famHCL, famSQL, famHTML, famMD, famMDX, famProse, famText}
 
 func init() {
 	for _, f := range allFamilies {
@@ -206,7 +208,8 @@ func init() {
 	add(famHCL, "tf tfvars hcl")
 	add(famSQL, "sql")
 	add(famHTML, "html htm xhtml xml svg vue svelte xsl xslt")
-	add(famMD, "md markdown mdx")
+	add(famMD, "md markdown")
+	add(famMDX, "mdx")
 	add(famProse, "txt text rst adoc asciidoc org")
 }
 
@@ -296,12 +299,16 @@ type lexer struct {
 	fence     string // the open fence ("```", "~~~~", ...); "" when none
 	mdComment bool   // inside <!-- -->
 	prose     bool   // the last line lexed is prose: not in a fence, nor one's delimiter
+
+	// MDX
+	esm       bool // in an import/export block, lexed as JavaScript
+	paraStart bool // the next line may start a block (the previous one is blank, a heading or a fence's end)
 }
 
 // reset starts lexing a new file, or run, of family f, from the code state.
 func (lx *lexer) reset(f *family, headings bool) {
 	segs, frames, docs := lx.segs[:0], lx.frames[:0], lx.heredocs[:0]
-	*lx = lexer{fam: f, headings: headings, segs: segs, frames: frames, heredocs: docs}
+	*lx = lexer{fam: f, headings: headings, segs: segs, frames: frames, heredocs: docs, paraStart: true}
 	lx.str.hashes = -1
 }
 
@@ -329,6 +336,9 @@ func (lx *lexer) guessBlock(first string) {
 func (lx *lexer) line(s string) ([]segment, bool) {
 	lx.segs = lx.segs[:0]
 	f := lx.fam
+	if f.mdx {
+		return lx.mdxLine(s)
+	}
 	if f.markdown {
 		return lx.markdownLine(s)
 	}
@@ -966,6 +976,31 @@ func (lx *lexer) markdownLine(s string) ([]segment, bool) {
 		lx.segs = append(lx.segs, segment{kind: segComment, start: start, end: i})
 	}
 	return lx.segs, false
+}
+
+// mdxLine lexes a line of MDX: an ESM block (a paragraph, outside fences
+// and comments, whose first line starts with import or export, up to a
+// blank line outside a string or comment) is JavaScript the page runs,
+// with code rules; the rest is Markdown.
+func (lx *lexer) mdxLine(s string) ([]segment, bool) {
+	blank := strings.TrimSpace(s) == ""
+	if lx.esm && blank && lx.mode == inCode && len(lx.frames) == 0 {
+		lx.esm = false
+	}
+	if !lx.esm && lx.paraStart && lx.fence == "" && !lx.mdComment && (strings.HasPrefix(s, "import ") || strings.HasPrefix(s, "export ")) {
+		lx.esm, lx.mode = true, inCode
+	}
+	if lx.esm {
+		lx.prose, lx.paraStart = false, false
+		lx.fam = famJS
+		segs, _ := lx.line(s)
+		lx.fam = famMDX
+		return segs, true
+	}
+	inFence := lx.fence != ""
+	segs, code := lx.markdownLine(s)
+	lx.paraStart = blank || strings.HasPrefix(s, "#") || inFence && lx.fence == ""
+	return segs, code
 }
 
 // fenceOpen reports whether s (without its indent) opens a fenced code

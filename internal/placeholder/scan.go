@@ -346,7 +346,7 @@ func (sc *Scanner) scan(n int, text string) {
 	switch {
 	case sc.plan:
 		sc.hits = planMarkers(body, sc.hits)
-	case sc.fam.markdown:
+	case sc.fam.markdown && !code: // an MDX import/export block is code
 		if sc.lx.prose {
 			if h, ok := proseMarker(body, sc.opt.headings); ok {
 				sc.hits = append(sc.hits, h)
