@@ -137,16 +137,19 @@ func otherLinkTargetProblem(link, target string) string {
 }
 
 // lfsPointer reports whether changed file f is a Git LFS pointer at head:
-// by its first line when the pull request adds it, else, when it changes
-// a pointer's oid line (a pointer is some 130 bytes), by its head content.
+// by its first line when the pull request adds it, else by its head
+// content when it could be one: a changed oid line, or no added lines (a
+// rename, or lines released after the streamed scan) and under the spec's
+// 1024 bytes.
 func lfsPointer(f *changeset.File, headFile func(string) ([]byte, bool)) bool {
-	if len(f.Added) == 0 || f.Binary {
+	if f.Binary || f.TooLarge {
 		return false
 	}
-	if f.Added[0].Line == 1 {
+	if len(f.Added) > 0 && f.Added[0].Line == 1 {
 		return swarm.IsLFSPointer([]byte(f.Added[0].Text))
 	}
-	if headFile == nil || f.Added[0].Line != 2 || !strings.HasPrefix(f.Added[0].Text, "oid ") {
+	maybe := len(f.Added) == 0 && f.Size > 0 && f.Size < 1024 || len(f.Added) > 0 && f.Added[0].Line == 2 && strings.HasPrefix(f.Added[0].Text, "oid ")
+	if headFile == nil || !maybe {
 		return false
 	}
 	head, ok := headFile(f.NewPath)

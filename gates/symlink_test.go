@@ -121,7 +121,10 @@ func TestLFSPointerNotScanned(t *testing.T) {
 	// and size lines are added.
 	bumped := changeset.File{Status: changeset.Modified, OldPath: "src/impl.go", NewPath: "src/impl.go",
 		Added: []changeset.AddedLine{{Line: 2, Text: pointer[1]}, {Line: 3, Text: "size 999"}}}
-	headFiles := map[string]string{"src/impl.go": strings.Join(pointer, "\n") + "\n"}
+	// One renamed to a source name: no added lines (so too once the
+	// streamed scan released them), its head content tells.
+	renamed := changeset.File{Status: changeset.Renamed, OldPath: "src/model.bin", NewPath: "src/model.go", Size: 130}
+	headFiles := map[string]string{"src/impl.go": strings.Join(pointer, "\n") + "\n", "src/model.go": strings.Join(pointer, "\n") + "\n"}
 	cases := []struct {
 		name       string
 		cfg        *Config
@@ -133,6 +136,8 @@ func TestLFSPointerNotScanned(t *testing.T) {
 		{"an added .go file that is an LFS pointer", nil, []changeset.File{added("src/impl.go", pointer...), added("b.go", "package b")},
 			Failed, Failed, "1 changed source file could not be scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer (content not in the repository)"},
 		{"a pointer pointed at another object", nil, []changeset.File{bumped, added("b.go", "package b")},
+			Failed, Failed, "1 changed source file could not be scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer"},
+		{"a pointer renamed to a source name", nil, []changeset.File{renamed, added("b.go", "package b")},
 			Failed, Failed, "1 changed source file could not be scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer"},
 		{"beside a placeholder: counted apart", nil, []changeset.File{added("src/impl.go", pointer...), added("b.go", "// TODO: x")},
 			Failed, Failed, "1 placeholder on added lines, 1 file not scanned (Git LFS pointer: content not in the repository)", "could not be scanned: 1 Git LFS pointer"},

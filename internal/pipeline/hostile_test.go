@@ -43,7 +43,7 @@ package pipeline
 // | case-only rename | internal/export/CSV.go -> csv.go: swarm/scope treats both paths, and the old one is out of scope |
 // | LFS pointer: plan.json | "is a Git LFS pointer ... commit .swarm/ without LFS" |
 // | LFS pointer: ledger | the same for .swarm/plan-ledger.jsonl |
-// | LFS pointer: source file | an LFS pointer in scope: no placeholder or SAST finding on it |
+// | LFS pointer: source file | a .go file in scope that is an LFS pointer fails swarm/placeholders and swarm/sast closed as not scanned; a .png one has no finding |
 //
 // TestHostileMemory (skipped with -short) runs the big cases in a child
 // process and reads its peak RSS (VmHWM): a 200 MB plan.json and a 200 MB
@@ -362,7 +362,9 @@ func TestHostileRepositories(t *testing.T) {
 			h["cmd/export/model.go"] = file(lfs)
 			h["cmd/export/logo.png"] = file(lfs)
 		}, check: func(t *testing.T, _ string, r *report.Report, err error) {
-			wantNoFindingOn(t, r, "cmd/export/model.go")
+			// The Go code is not in the repository: both gates fail closed.
+			wantGate(t, r, err, "swarm/placeholders", []gates.Outcome{gates.Failed}, "cmd/export/model.go", "Git LFS pointer: content not in the repository")
+			wantGate(t, r, err, "swarm/sast", []gates.Outcome{gates.Failed}, "cmd/export/model.go", "Git LFS pointer: content not in the repository")
 			wantNoFindingOn(t, r, "cmd/export/logo.png")
 		}},
 	}
