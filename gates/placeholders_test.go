@@ -467,6 +467,7 @@ func TestPlaceholdersScriptsUnderSwarm(t *testing.T) {
 		{added(".swarm/pr-review/pr12/diff.txt", "+// TODO: x"), ""},
 		{added(".swarm/semgrep-rules/x.yml", "# TODO: x"), ""},
 		{added(".swarm/plan-ledger.resetting", "# TODO: x"), ""},
+		{added(".swarm/.gitignore", "# TODO: x", "session/"), ""},
 	} {
 		_, got := placeholders(t, nil, c.file)
 		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], c.want)) {

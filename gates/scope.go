@@ -431,8 +431,10 @@ func isSwarmPath(p string) bool {
 // plans and reports, pr-review's diff.txt, semgrep-rules YAML, swarm.db).
 var swarmKinds = map[string]bool{".json": true, ".jsonl": true, ".md": true, ".txt": true, ".yml": true, ".yaml": true, ".db": true}
 
-// swarmMarkers are the plugin's extensionless files under .swarm/.
-var swarmMarkers = map[string]bool{".first-run-complete": true, ".plan-write-marker": true, "plan-ledger.resetting": true}
+// swarmMarkers are the plugin's extensionless files under .swarm/, and
+// the .gitignore that keeps its runtime files out of commits (the corpus
+// has one; it runs nothing).
+var swarmMarkers = map[string]bool{".first-run-complete": true, ".plan-write-marker": true, "plan-ledger.resetting": true, ".gitignore": true}
 
 // isSwarmArtifact reports whether p (under .swarm/) is of a kind the
 // plugin writes: an extension of swarmKinds, also as a backup (x.json.bak),
