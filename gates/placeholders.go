@@ -40,6 +40,7 @@ import (
 //     from the code state.
 //   - Documents (Markdown, plain text) are prose: only a TODO: or FIXME:
 //     starting a line is reported, as a warning; fenced code is a sample.
+//     MDX's import/export blocks are JavaScript, with the code rules.
 //   - Only added lines are looked at, so a TODO already on the base side
 //     never fails the gate; an added line whose finding (rule and trimmed
 //     line) is also in the file's merge-base version (Input.BaseFile; the
@@ -47,7 +48,8 @@ import (
 //     warning (placeholder_moved.go).
 //   - Files skipped as in the plugin: test files (scaffold paths excepted),
 //     files over 1 MiB, binary files and files with NUL bytes; also
-//     .swarm/ (but .swarm/plan.md gets its bracket rules), the policy's
+//     .swarm/'s files of the kinds the plugin writes (isSwarmPath; but
+//     .swarm/plan.md gets its bracket rules), the policy's
 //     allow globs, data files (.csv, .tsv) and generated, vendored or
 //     minified files (GeneratedReason), listed in the summary. A finding
 //     whose excerpt (the line's first 100 UTF-16 code units) holds
