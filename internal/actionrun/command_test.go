@@ -1349,7 +1349,7 @@ func TestCommandApprovalBindsToWhatWasSeen(t *testing.T) {
 		// Under commands.allow_self_approval: false the pushers are read
 		// from the same log first, and it does not reach the branch's
 		// creation either.
-		if len(cs) != 1 || !strings.Contains(cs[0].Body, "does not reach back to its creation (1000 changes read), so who pushed to it is unknown") || strings.Contains(cs[0].Body, `"head_sha":"`) {
+		if len(cs) != 1 || !strings.Contains(cs[0].Body, "does not reach back to its creation (1000 changes read), so who pushed to it is unknown") || !strings.Contains(cs[0].Body, "push the head commit to a new branch and open a pull request from that branch") || !strings.Contains(cs[0].Body, "commands.allow_self_approval: true") || strings.Contains(cs[0].Body, `"head_sha":"`) {
 			t.Fatalf("want a refusal, got %+v", cs)
 		}
 	})

@@ -310,7 +310,7 @@ func contributors(ctx context.Context, api Contents, repo ghapi.Repo, pr *ghapi.
 		return nil, err
 	}
 	if len(changes) == 0 || changes[len(changes)-1].Type != "branch_creation" {
-		return nil, fmt.Errorf("GitHub's activity log of branch %s does not reach back to its creation (%d changes read), so who pushed to it is unknown", pr.HeadRef, len(changes))
+		return nil, fmt.Errorf("GitHub's activity log of branch %s does not reach back to its creation (%d changes read), so who pushed to it is unknown. %s", pr.HeadRef, len(changes), freshBranchHint)
 	}
 	for _, c := range changes {
 		if c.Actor != "" && !slices.ContainsFunc(logins, func(l string) bool { return strings.EqualFold(l, c.Actor) }) {
@@ -319,6 +319,10 @@ func contributors(ctx context.Context, api Contents, repo ghapi.Repo, pr *ghapi.
 	}
 	return logins, nil
 }
+
+// freshBranchHint tells a maintainer refused for a branch log that does not
+// reach its creation (a long-lived branch) how to record the override.
+const freshBranchHint = "To record it, have someone who will not approve it push the head commit to a new branch and open a pull request from that branch (swarm-gate reads a new branch's log in full), then comment the command there; `commands.allow_self_approval: true` in the base branch's policy stops reading who pushed, for every pull request"
 
 // FirstSeen reads the earliest created_at of sha's check suites, once per
 // SHA.
