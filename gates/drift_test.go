@@ -457,6 +457,7 @@ func TestDriftEventsUnreadable(t *testing.T) {
 		{"the PR breaks a line", bomberz, nil, lineNine, edited, Error, 9, ".swarm/events.jsonl: line 9: invalid literal"},
 		{"the PR commits a cut-off last line", bomberz, nil, cutLast, edited, Error, 17, "(the line is truncated)"},
 		{"the PR breaks a line of a phase still open", open, nil, lineNine, edited, Error, 9, "restore the line"},
+		{"the file cannot be read", bomberz, nil, func(m fstest.MapFS) { m[swarm.EventsPath] = &fstest.MapFile{Mode: fs.ModeDir} }, edited, Error, 0, swarm.EventsPath},
 		{"broken on the base, the PR edits the file", bomberz, lineNine, lineNine, edited, Error, 9, "line 9"},
 		{"broken on the base, the PR leaves it alone", bomberz, lineNine, lineNine, &changeset.ChangeSet{}, Passed, 9, PreExistingPrefix + ".swarm/events.jsonl: line 9"},
 	} {
