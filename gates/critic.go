@@ -30,6 +30,9 @@ const (
 	RuleCriticNotApproved   = "critic/not-approved"
 	RuleCriticStale         = "critic/approved-an-earlier-plan"
 	RuleCriticReceiptReject = "critic/receipt-rejected"
+	// RuleCriticReceiptEdited: the pull request rewrites a critic receipt
+	// of the merge base (the plugin writes each once).
+	RuleCriticReceiptEdited = "critic/receipt-edited"
 	RuleCriticNotIntact     = "critic/approval-not-intact"
 	// RuleCriticSelfApproved: the approval is a self-approval
 	// (isSelfApproval) that plan_freeze.agent_overrides does not accept.
@@ -74,13 +77,17 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 	if ledger != nil {
 		approval, drift = ledger.LastPlanCriticApproval(plan.ID())
 	}
-	critics, others, deleted := criticReceipts(in.Base.Receipts, rc)
-	receiptsNote := fmt.Sprintf("**Review receipts** (head, plus any the pull request deleted from the merge base): %s from the critic, %s from other reviewers (not about the plan).", plural(len(critics), "receipt", "receipts"), plural(others, "receipt", "receipts"))
+	critics, others, deleted, edits := criticReceipts(in.Base.Receipts, rc)
+	receiptsNote := fmt.Sprintf("**Review receipts** (head, plus any the pull request deleted from the merge base or edited): %s from the critic, %s from other reviewers (not about the plan).", plural(len(critics), "receipt", "receipts"), plural(others, "receipt", "receipts"))
 	if deleted > 0 {
 		receiptsNote += fmt.Sprintf(" %s deleted by this pull request still count.", plural(deleted, "critic receipt", "critic receipts"))
 	}
+	for _, e := range edits {
+		receiptsNote += fmt.Sprintf(" **The pull request edits the merge base's critic receipt %s** (%s); the plugin writes a receipt once, so the merge base's version counts as well.", mdtext.Code(e.base.Path), mdtext.Inline(e.what()))
+	}
 
 	var res Result
+	decisive := "" // the edited receipt whose base version rejects, if it decides
 	switch {
 	case approval == nil:
 		why := "no plan-critic approval snapshot for plan id " + mdtext.Code(plan.ID()) + " in " + swarm.LedgerPath
@@ -142,9 +149,13 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 					approval.Seq, mdtext.Inline(approvedAt(approval)), mdtext.Code(rej.Path), mdtext.Inline(when), plural(rej.BlockingFindings, "blocking finding", "blocking findings")),
 				Findings: []Finding{{Path: rej.Path, Line: 1, EndLine: 1, Rule: RuleCriticReceiptReject, Severity: SeverityError,
 					Message: fmt.Sprintf("the critic rejected (%s) after approving the plan at seq %d; address its blocking findings (in the receipt) and run the critic again", when, approval.Seq)}}}
-			// Deleting a rejection hides it: never pre-existing, whatever
-			// the merge base said.
-			if deletedByPR(in, rej.Path) {
+			// Deleting or rewriting a rejection hides it: never
+			// pre-existing, whatever the merge base said.
+			if e := editOf(edits, rej); e != nil {
+				decisive = e.base.Path
+				res.Findings[0].Message += "; the pull request edits this receipt of the merge base (" + e.what() + "), whose version still counts"
+				res.Title = "critic verdict: REJECTED by a review receipt the pull request edits"
+			} else if deletedByPR(in, rej.Path) {
 				res.Findings[0].Message += "; the pull request deletes this receipt, which still counts"
 			} else {
 				res.Findings[0].Key = fkey(RuleCriticReceiptReject, rej.Path, rej.ReviewedAt, eventKey(approval))
@@ -174,23 +185,31 @@ func (g Critic) Evaluate(_ context.Context, in *Input) Result {
 		res.Title = "approved by a human override: @" + override.Actor
 		res.Summary += "\n\n" + overrideNote(override)
 	}
+	// Any other edit is named, though the verdict does not turn on it.
+	for _, e := range edits {
+		if e.base.Path != decisive {
+			res.Findings = append(res.Findings, Finding{Path: e.head.Path, Line: 1, EndLine: 1, Rule: RuleCriticReceiptEdited, Severity: SeverityWarning,
+				Message: "the pull request edits this critic receipt of the merge base (" + e.what() + "); the plugin writes a receipt once, so the merge base's version counts as well: restore it"})
+		}
+	}
 	return res
 }
 
 // criticReceipts returns the receipts written by the critic (agent
 // "critic" or a prefixed "<swarm>_critic") at head, plus those of the merge
-// base that the pull request deleted (deleting a rejection must not clear
-// it), sorted by review time; how many receipts of other reviewers there
-// are; and how many critic receipts were deleted.
-func criticReceipts(base, head *swarm.Receipts) (critics []swarm.ReviewReceipt, others, deleted int) {
+// base that the pull request deleted or edited (deleting or rewriting a
+// rejection must not clear it), sorted by review time; how many receipts
+// of other reviewers there are; how many critic receipts were deleted; and
+// the edited ones, in base path order.
+func criticReceipts(base, head *swarm.Receipts) (critics []swarm.ReviewReceipt, others, deleted int, edits []receiptEdit) {
 	isCritic := func(r swarm.ReviewReceipt) bool {
 		a := strings.ToLower(r.ReviewerAgent)
 		return a == "critic" || strings.HasSuffix(a, "_critic")
 	}
-	atHead := map[string]bool{}
+	atHead := map[string]swarm.ReviewReceipt{}
 	if head != nil {
 		for _, r := range head.Items {
-			atHead[r.Path] = true
+			atHead[r.Path] = r
 			if isCritic(r) {
 				critics = append(critics, r)
 			} else {
@@ -200,14 +219,56 @@ func criticReceipts(base, head *swarm.Receipts) (critics []swarm.ReviewReceipt, 
 	}
 	if base != nil {
 		for _, r := range base.Items {
-			if !atHead[r.Path] && isCritic(r) {
+			h, kept := atHead[r.Path]
+			switch {
+			case !isCritic(r) || kept && h == r:
+			case !kept:
 				critics = append(critics, r)
 				deleted++
+			default:
+				critics = append(critics, r)
+				edits = append(edits, receiptEdit{base: r, head: h})
 			}
 		}
 	}
 	slices.SortStableFunc(critics, func(a, b swarm.ReviewReceipt) int { return strings.Compare(a.ReviewedAt, b.ReviewedAt) })
-	return critics, others, deleted
+	slices.SortFunc(edits, func(a, b receiptEdit) int { return strings.Compare(a.base.Path, b.base.Path) })
+	return critics, others, deleted, edits
+}
+
+// receiptEdit is a critic receipt of the merge base that the pull request
+// keeps at the same path with other contents.
+type receiptEdit struct{ base, head swarm.ReviewReceipt }
+
+// what lists the fields the edit changes, as "verdict "rejected" →
+// "approved"".
+func (e receiptEdit) what() string {
+	var out []string
+	field := func(name string, a, b any) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s %q → %q", name, fmt.Sprint(a), fmt.Sprint(b)))
+		}
+	}
+	b, h := e.base, e.head
+	field("verdict", b.Verdict, h.Verdict)
+	field("reviewer", b.ReviewerAgent, h.ReviewerAgent)
+	field("reviewed_at", b.ReviewedAt, h.ReviewedAt)
+	field("scope hash", b.ScopeHash, h.ScopeHash)
+	field("scope", b.ScopeDescription, h.ScopeDescription)
+	field("blocking findings", b.BlockingFindings, h.BlockingFindings)
+	field("id", b.ID, h.ID)
+	field("receipt_type", b.ReceiptType, h.ReceiptType)
+	return strings.Join(out, ", ")
+}
+
+// editOf returns the edit whose merge-base version r is, or nil.
+func editOf(edits []receiptEdit, r *swarm.ReviewReceipt) *receiptEdit {
+	for i := range edits {
+		if edits[i].base == *r {
+			return &edits[i]
+		}
+	}
+	return nil
 }
 
 // approvalIntact reports whether an approval snapshot holds together as

@@ -1,6 +1,8 @@
 package gates
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -123,6 +125,58 @@ func TestCriticVerdicts(t *testing.T) {
 			}
 			if all := r.Title + "\n" + r.Summary + "\n" + findingsText(r); !strings.Contains(all, c.mention) {
 				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+		})
+	}
+}
+
+// Issue 20: a critic receipt of the merge base that the pull request
+// rewrites (its verdict, its review time, its hash) is named, and the merge
+// base's version still counts.
+func TestCriticReceiptEdited(t *testing.T) {
+	const path = ".swarm/review-receipts/2026-07-18-r1.json"
+	const after, before = "2026-07-18T10:00:00.000Z", "2026-07-16T10:00:00.000Z" // the approval is at 2026-07-17T18:05:08.942Z
+	cases := []struct {
+		name       string
+		base, head []byte // nil: no such receipt
+		want       Outcome
+		rule       string
+		sev        Severity
+		mention    string
+	}{
+		{"unchanged rejection after the approval: already on the base", receipt("critic", "rejected", after), receipt("critic", "rejected", after), Passed, RuleCriticReceiptReject, SeverityWarning, PreExistingPrefix},
+		{"rejection rewritten to approved", receipt("critic", "rejected", after), receipt("critic", "approved", after), Failed, RuleCriticReceiptReject, SeverityError, `verdict "rejected" → "approved"`},
+		{"rejection moved before the approval", receipt("critic", "rejected", after), receipt("critic", "rejected", before), Failed, RuleCriticReceiptReject, SeverityError, `reviewed_at "` + after + `" → "` + before + `"`},
+		{"rejection handed to another reviewer", receipt("critic", "rejected", after), receipt("curator", "rejected", after), Failed, RuleCriticReceiptReject, SeverityError, `reviewer "critic" → "curator"`},
+		{"scope hash of an approval rewritten", receipt("critic", "approved", after), bytes.Replace(receipt("critic", "approved", after), []byte(`"hash":"ab"`), []byte(`"hash":"cd"`), 1), Passed, RuleCriticReceiptEdited, SeverityWarning, `scope hash "ab" → "cd"`},
+		{"old rejection rewritten", receipt("critic", "rejected", before), receipt("critic", "approved", before), Passed, RuleCriticReceiptEdited, SeverityWarning, "The pull request edits the merge base's critic receipt"},
+		{"receipt reformatted only", receipt("critic", "rejected", before), append(receipt("critic", "rejected", before), '\n'), Passed, "", "", "1 receipt from the critic"},
+		{"added by the pull request", nil, receipt("critic", "approved", after), Passed, "", "", "1 receipt from the critic"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := newLedger(t, testPlan).approve(testPlan).fs(testPlan)
+			head := newLedger(t, testPlan).approve(testPlan).fs(testPlan)
+			if c.base != nil {
+				base[path] = &fstest.MapFile{Data: c.base}
+			}
+			head[path] = &fstest.MapFile{Data: c.head}
+			r := eval(Critic{}, &Input{Phase: 1, Base: load(base), Head: load(head)})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s\n%s", r.Outcome, r.Title, c.want, findingsText(r), r.Summary)
+			}
+			edited := slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Rule == RuleCriticReceiptEdited })
+			if c.rule != RuleCriticReceiptEdited && edited || c.rule == "" && hasRule(r, RuleCriticReceiptReject) {
+				t.Errorf("unexpected findings:\n%s", findingsText(r))
+			}
+			if c.rule != "" && !slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Rule == c.rule && f.Severity == c.sev && f.Path == path }) {
+				t.Errorf("want a %s finding %s on %s:\n%s", c.sev, c.rule, path, findingsText(r))
+			}
+			if all := r.Title + "\n" + r.Summary + "\n" + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+			if c.rule == RuleCriticReceiptEdited && !strings.Contains(r.Summary, "edits the merge base's critic receipt") {
+				t.Errorf("the summary does not name the edit:\n%s", r.Summary)
 			}
 		})
 	}

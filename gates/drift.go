@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -82,10 +83,15 @@ func (g Drift) Evaluate(ctx context.Context, in *Input) Result {
 	if err != nil {
 		return CouldNotEvaluate(g.Name(), err)
 	}
+	events, err := eventsProblem(in)
+	if err != nil {
+		return CouldNotEvaluate(g.Name(), err)
+	}
 	item, findings := driftCheck(in, phase)
 	if item.Status == CheckError {
 		return CouldNotEvaluate(g.Name(), item.Err)
 	}
+	findings = append(findings, events...)
 	if item.Code == CodeDriftMissing {
 		if open := unfinishedTasks(phase); len(open) > 0 {
 			item = checkSkipped("drift", item.File, "no drift verification yet, which is due when phase %d closes: %s still open", phase.ID, plural(len(open), "task is", "tasks are"))
@@ -811,4 +817,41 @@ func ledgerDriftApproval(in *Input, phase int) *swarm.LedgerEvent {
 		}
 	}
 	return nil
+}
+
+// eventsProblem judges a head events.jsonl that cannot be read, which
+// swarm/drift reads for the plugin's phase_complete events: an error when
+// the pull request brought the problem (the gate fails closed), a warning
+// when the merge base has the same one in a file the pull request leaves
+// alone.
+func eventsProblem(in *Input) ([]Finding, error) {
+	herr := in.Head.EventsErr
+	if herr == nil {
+		return nil, nil
+	}
+	// As for the ledger, a cut-off last line is no exception: a commit
+	// holds what it holds, and the plugin rewrites nothing it appended.
+	hint := "each line must be one JSON object, as the plugin appends them: restore the line, or for a last line cut short (committed while the plugin was still writing it) commit the file again once the plugin has finished"
+	berr := in.Base.EventsErr
+	if berr == nil || berr.Error() != herr.Error() || changesPath(in, swarm.EventsPath) {
+		return nil, fmt.Errorf("%w; %s", herr, hint)
+	}
+	f := Finding{Path: swarm.EventsPath, Rule: RuleUnreadable, Severity: SeverityWarning, Delta: DeltaPreExisting,
+		Message: PreExistingPrefix + firstLine(herr.Error()) + "; swarm/drift and swarm/phase-wrap cannot read the plugin's phase_complete events from it, and the pull request does not change it"}
+	var ae *swarm.ArtifactError
+	if errors.As(herr, &ae) {
+		f.Line, f.EndLine = ae.Line, ae.Line
+	}
+	return []Finding{f}, nil
+}
+
+// changesPath reports whether the pull request adds, changes, deletes or
+// renames the file at path.
+func changesPath(in *Input, path string) bool {
+	for i := range in.Changes.Files {
+		if f := &in.Changes.Files[i]; f.NewPath == path || f.OldPath == path {
+			return true
+		}
+	}
+	return false
 }

@@ -1,15 +1,21 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/swarm-gate/swarm-gate/internal/changeset"
+	"github.com/swarm-gate/swarm-gate/internal/sharedtest"
 	"github.com/swarm-gate/swarm-gate/internal/swarm"
 )
 
@@ -399,5 +405,85 @@ func TestDriftRequirementRemovedWithSpecHash(t *testing.T) {
 	r = eval(Drift{}, &Input{Phase: 1, Base: base, Head: side(withHash(tracedSpec), revised)})
 	if hasRule(r, RuleDriftRequirementRemoved) {
 		t.Errorf("specHash kept (stale, plan-freeze's): %s %q\n%s", r.Outcome, r.Title, findingsText(r))
+	}
+}
+
+// corpusSwarm is a corpus repository's whole .swarm folder as a MapFS.
+func corpusSwarm(t *testing.T, repo string) fstest.MapFS {
+	t.Helper()
+	dir := filepath.Join(corpusDir, repo)
+	if _, err := os.Stat(dir); err != nil {
+		sharedtest.Skip(t, "skipping: %s is absent (clone ../shared beside the repo to run corpus tests)", dir)
+	}
+	m := fstest.MapFS{}
+	err := fs.WalkDir(os.DirFS(dir), swarm.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		m[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Issue 20: a broken .swarm/events.jsonl was silently ignored by
+// swarm/drift, which reads the plugin's phase_complete events from it.
+func TestDriftEventsUnreadable(t *testing.T) {
+	const bomberz, open = "phlawlessDevelopment__bomberz", "jonathanlopezc83717-commits__Frontend_1er_modulo"
+	lineNine := func(m fstest.MapFS) { // line 9 is bomberz's phase_complete of phase 1
+		lines := strings.Split(string(m[swarm.EventsPath].Data), "\n")
+		lines[8] = "not json"
+		m[swarm.EventsPath].Data = []byte(strings.Join(lines, "\n"))
+	}
+	cutLast := func(m fstest.MapFS) { // the plugin was writing its last line
+		d := strings.TrimSuffix(string(m[swarm.EventsPath].Data), "\n")
+		m[swarm.EventsPath].Data = []byte(d[:len(d)-20])
+	}
+	edited := &changeset.ChangeSet{Files: []changeset.File{{Status: changeset.Modified, OldPath: swarm.EventsPath, NewPath: swarm.EventsPath}}}
+	for _, c := range []struct {
+		name       string
+		repo       string
+		base, head func(fstest.MapFS) // nil: the corpus file
+		changes    *changeset.ChangeSet
+		want       Outcome
+		line       int
+		mention    string
+	}{
+		{"intact events: the corpus verdict, already on the base", bomberz, nil, nil, edited, Passed, 0, "yet the plugin closed phase 1"},
+		{"the PR breaks a line", bomberz, nil, lineNine, edited, Error, 9, ".swarm/events.jsonl: line 9: invalid literal"},
+		{"the PR commits a cut-off last line", bomberz, nil, cutLast, edited, Error, 17, "(the line is truncated)"},
+		{"the PR breaks a line of a phase still open", open, nil, lineNine, edited, Error, 9, "restore the line"},
+		{"the file cannot be read", bomberz, nil, func(m fstest.MapFS) { m[swarm.EventsPath] = &fstest.MapFile{Mode: fs.ModeDir} }, edited, Error, 0, swarm.EventsPath},
+		{"broken on the base, the PR edits the file", bomberz, lineNine, lineNine, edited, Error, 9, "line 9"},
+		{"broken on the base, the PR leaves it alone", bomberz, lineNine, lineNine, &changeset.ChangeSet{}, Passed, 9, PreExistingPrefix + ".swarm/events.jsonl: line 9"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, head := corpusSwarm(t, c.repo), corpusSwarm(t, c.repo)
+			if c.repo == open {
+				base[swarm.EventsPath].Data = []byte(strings.Repeat(`{"type":"x"}`+"\n", 10))
+				head[swarm.EventsPath].Data = base[swarm.EventsPath].Data
+			}
+			if c.base != nil {
+				c.base(base)
+			}
+			if c.head != nil {
+				head[swarm.EventsPath] = &fstest.MapFile{Data: bytes.Clone(head[swarm.EventsPath].Data)}
+				c.head(head)
+			}
+			r := eval(Drift{}, &Input{Phase: 1, Base: load(base), Head: load(head), Changes: c.changes})
+			if r.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), want %s\n%s", r.Outcome, r.Title, c.want, findingsText(r))
+			}
+			if all := r.Title + r.Summary + findingsText(r); !strings.Contains(all, c.mention) {
+				t.Errorf("output does not mention %q:\n%s", c.mention, all)
+			}
+			if c.line > 0 && !slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Path == swarm.EventsPath && f.Line == c.line }) {
+				t.Errorf("no finding at %s:%d:\n%s", swarm.EventsPath, c.line, findingsText(r))
+			}
+		})
 	}
 }

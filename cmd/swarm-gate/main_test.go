@@ -40,15 +40,15 @@ func TestDemoCommand(t *testing.T) {
 	shown := 0
 	sample, _, _ := strings.Cut(string(doc), "## Can the phase close?") // phase-wrap's sample is another run
 	for _, line := range strings.Split(sample, "\n") {
-		if strings.HasPrefix(line, "PASS       swarm/") || strings.HasPrefix(line, "FAIL       swarm/") || strings.HasPrefix(line, "result: ") {
+		if strings.HasPrefix(line, "PASS       swarm/") || strings.HasPrefix(line, "FAIL       swarm/") || strings.HasPrefix(line, "result: ") || strings.HasPrefix(line, "           next step: ") {
 			shown++
 			if !strings.Contains(out, line+"\n") {
 				t.Errorf("docs/cli.md shows %q, which the demo no longer prints", line)
 			}
 		}
 	}
-	if shown < 9 {
-		t.Errorf("docs/cli.md shows %d lines of the demo's output, want its 8 gates and the result", shown)
+	if shown < 11 {
+		t.Errorf("docs/cli.md shows %d lines of the demo's output, want its 8 gates, 2 next steps and the result", shown)
 	}
 }
 

@@ -53,7 +53,7 @@ func (a *App) evaluate(ctx context.Context, log *slog.Logger, c *ghapi.Client, r
 		DeferGateRuns: true, FinaliseTimeout: a.cfg.FinaliseTimeout, CancelledAsFailure: true,
 		Track:        func(runs ...*ghapi.CheckRun) { started = append(started, runs...) },
 		Checkout:     co,
-		Conversation: &evaluate.Conversation{BotLogin: a.botLogin(ctx)},
+		Conversation: &evaluate.Conversation{BotLogin: a.botLogin(ctx), AppID: a.cfg.AppID},
 		Warn:         func(msg string) { el.at(slog.LevelWarn, msg) },
 		Notice:       func(msg string) { el.at(slog.LevelInfo, msg) },
 	}

@@ -118,3 +118,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestHelpShowsOnlyTheAppsRuns: `/swarm help` in the App shows the state
+// of the App's own check runs; another App's newer runs under the same
+// names (even one whose slug reads swarm-gate) are not shown (issue 20).
+func TestHelpShowsOnlyTheAppsRuns(t *testing.T) {
+	h := newHarness(t)
+	h.fake.AddPullRequest(testRepo, ghfake.PullRequest{Number: 2, User: "author", HeadRef: demo.HeadBranch, HeadSHA: h.head, BaseRef: demo.BaseBranch, BaseSHA: h.base})
+	h.fake.SetPermission(testRepo, "maint", "write")
+	srv := h.newServer(h.newApp(nil), "server")
+	if code := h.deliver(srv.URL, "issue_comment", "d-recheck", h.commentOn("maint", "/swarm recheck")); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	waitFor(t, func() bool {
+		return len(h.fake.CallsTo("checks/update")) > 0 && !h.storedRun("swarm-gate").CompletedAt.IsZero()
+	})
+	if r := h.storedRun("swarm-gate"); r.Conclusion != "failure" || r.AppID != appID {
+		t.Fatalf("the App's aggregate: %+v", r)
+	}
+	h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: "swarm-gate", HeadSHA: h.head, Conclusion: "success", AppID: 77, AppSlug: "other"})
+	h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: "swarm/scope", HeadSHA: h.head, Conclusion: "success", AppID: 78, AppSlug: appSlug})
+	if code := h.deliver(srv.URL, "issue_comment", "d-help", h.commentOn("anyone", "/swarm help")); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	srv.drain(t)
+	var help string
+	for _, c := range h.fake.Comments(testRepo, 2) {
+		if strings.Contains(c.Body, "swarm-gate comment commands") {
+			help = c.Body
+		}
+	}
+	for _, want := range []string{"| `swarm-gate` | completed: **failure**", "| `swarm/scope` | completed: **failure**", "Only the check runs of this GitHub App (app id 4242) are shown"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	for _, foreign := range []string{"| `swarm-gate` | completed: **success**", "| `swarm/scope` | completed: **success**"} {
+		if strings.Contains(help, foreign) {
+			t.Errorf("help shows another App's run %q:\n%s", foreign, help)
+		}
+	}
+}

@@ -140,9 +140,9 @@ func TestReconcileStuck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newReconcileSetup(t, func(c *app.ReconcileConfig) { c.Deadline = 10 * time.Minute })
 			if tc.runName != app.AggregateCheck {
-				s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: app.AggregateCheck, HeadSHA: s.h.head, ExternalID: ext, Status: "completed", Conclusion: "failure"})
+				s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{AppID: appID, AppSlug: appSlug, Name: app.AggregateCheck, HeadSHA: s.h.head, ExternalID: ext, Status: "completed", Conclusion: "failure"})
 			}
-			s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: tc.runName, HeadSHA: s.h.head, ExternalID: ext, Status: "in_progress",
+			s.h.fake.AddCheckRun(testRepo, ghfake.CheckRun{AppID: appID, AppSlug: appSlug, Name: tc.runName, HeadSHA: s.h.head, ExternalID: ext, Status: "in_progress",
 				StartedAt: time.Now().Add(-tc.age).UTC().Truncate(time.Second)})
 			res := s.pass(t)
 			if res.Stuck != tc.stuck || res.Missing != 0 {
@@ -218,7 +218,7 @@ func TestReconcileSkips(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newReconcileSetup(t, func(c *app.ReconcileConfig) { c.Grace = tc.grace })
 			for _, cr := range tc.runs {
-				cr.HeadSHA = s.h.head
+				cr.HeadSHA, cr.AppID, cr.AppSlug = s.h.head, appID, appSlug
 				s.h.fake.AddCheckRun(testRepo, cr)
 			}
 			if res := s.pass(t); res.PRs != 1 || res.Missing != 0 || res.Stuck != 0 {
@@ -266,7 +266,7 @@ func reconcileCost(tb testing.TB, h *harness, n int) *app.Reconciler {
 	for i := 1; i <= n; i++ {
 		head := fmt.Sprintf("%040x", 0xc0ffee00+i)
 		h.fake.AddPullRequest(testRepo, ghfake.PullRequest{Number: i, HeadRef: fmt.Sprintf("topic-%d", i), HeadSHA: head, BaseRef: demo.BaseBranch, BaseSHA: h.base})
-		h.fake.AddCheckRun(testRepo, ghfake.CheckRun{Name: app.AggregateCheck, HeadSHA: head, ExternalID: ext, Status: "completed", Conclusion: "success"})
+		h.fake.AddCheckRun(testRepo, ghfake.CheckRun{AppID: appID, AppSlug: appSlug, Name: app.AggregateCheck, HeadSHA: head, ExternalID: ext, Status: "completed", Conclusion: "success"})
 	}
 	a := h.newApp(nil)
 	rec, err := a.NewReconciler(app.ReconcileConfig{Deadline: 10 * time.Minute, Enqueue: func(j webhook.Job) webhook.EnqueueResult {

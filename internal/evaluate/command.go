@@ -46,6 +46,11 @@ type Conversation struct {
 	// BotLogin is the login swarm-gate's records and replies are expected
 	// from ("": DefaultBotLogin).
 	BotLogin string
+	// AppID is the GitHub App swarm-gate runs as (the App's
+	// SWARM_GATE_APP_ID); 0 means the App whose bot is the bot login
+	// (github-actions for a workflow's GITHUB_TOKEN). `/swarm help` shows
+	// only that App's check runs.
+	AppID int64
 	// RunURL is the workflow run's page; "" (the App) makes the summary
 	// comment the check runs' details_url.
 	RunURL string
@@ -310,7 +315,7 @@ func contributors(ctx context.Context, api Contents, repo ghapi.Repo, pr *ghapi.
 		return nil, err
 	}
 	if len(changes) == 0 || changes[len(changes)-1].Type != "branch_creation" {
-		return nil, fmt.Errorf("GitHub's activity log of branch %s does not reach back to its creation (%d changes read), so who pushed to it is unknown", pr.HeadRef, len(changes))
+		return nil, fmt.Errorf("GitHub's activity log of branch %s does not reach back to its creation (%d changes read), so who pushed to it is unknown. %s", pr.HeadRef, len(changes), freshBranchHint)
 	}
 	for _, c := range changes {
 		if c.Actor != "" && !slices.ContainsFunc(logins, func(l string) bool { return strings.EqualFold(l, c.Actor) }) {
@@ -319,6 +324,10 @@ func contributors(ctx context.Context, api Contents, repo ghapi.Repo, pr *ghapi.
 	}
 	return logins, nil
 }
+
+// freshBranchHint tells a maintainer refused for a branch log that does not
+// reach its creation (a long-lived branch) how to record the override.
+const freshBranchHint = "To record it, have someone who will not approve it push the head commit to a new branch and open a pull request from that branch (swarm-gate reads a new branch's log in full), then comment the command there; `commands.allow_self_approval: true` in the base branch's policy stops reading who pushed, for every pull request"
 
 // FirstSeen reads the earliest created_at of sha's check suites, once per
 // SHA.
@@ -814,18 +823,33 @@ func (th *thread) teamChecks(ctx context.Context, teams []string, user string) [
 type gateStates struct {
 	names []string // the check runs swarm-gate posts, aggregate first
 	runs  map[string]*ghapi.CheckRun
+	app   ghapi.App // whose runs these are
 	err   error
+}
+
+// checkApp is the App whose check runs are swarm-gate's: Conversation.AppID,
+// else the App whose bot is the bot login. Another App can post runs of
+// the same names; they are not ours to show.
+func (th *thread) checkApp() ghapi.App {
+	if th.c.AppID != 0 {
+		return ghapi.App{ID: th.c.AppID}
+	}
+	slug, isBot := strings.CutSuffix(th.configuredBot(), "[bot]")
+	if !isBot {
+		return ghapi.App{} // a person's token posts no check runs
+	}
+	return ghapi.App{Slug: slug}
 }
 
 // gateStates reads the state of swarm-gate's check runs on the head.
 func (th *thread) gateStates(ctx context.Context, sha string) gateStates {
-	st := gateStates{names: CheckNames(th.s.Gates), runs: map[string]*ghapi.CheckRun{}}
+	st := gateStates{names: CheckNames(th.s.Gates), runs: map[string]*ghapi.CheckRun{}, app: th.checkApp()}
 	capi := th.API
 	if capi == nil {
 		st.err = errNoCommandAPI
 		return st
 	}
-	runs, err := capi.CheckRunsOnRef(ctx, th.Repo, sha)
+	runs, err := capi.CheckRunsOnRef(ctx, th.Repo, sha, st.app)
 	if err != nil {
 		st.err = err
 		return st
@@ -874,6 +898,17 @@ func helpText(p gates.CommandsConfig, overrides []gates.Override, st gateStates)
 	return b.String()
 }
 
+// appNote says whose check runs the table shows.
+func (st gateStates) appNote() string {
+	switch {
+	case st.app.ID != 0:
+		return fmt.Sprintf("Only the check runs of this GitHub App (app id %d) are shown: a run another App or a workflow posts under one of these names is not swarm-gate's.", st.app.ID)
+	case st.app.Slug != "":
+		return fmt.Sprintf("Only the check runs of the GitHub App %s are shown, the App whose bot posts swarm-gate's comments (for a workflow's `GITHUB_TOKEN`, `github-actions`, which every workflow of the repository posts as): a run another App posts under one of these names is not swarm-gate's.", mdtext.Code(st.app.Slug))
+	}
+	return "No check run is shown: swarm-gate's comments are posted by a person's token, and check runs come only from GitHub Apps."
+}
+
 // table is the state of each swarm-gate check on the head.
 func (st gateStates) table() string {
 	var b strings.Builder
@@ -897,6 +932,6 @@ func (st gateStates) table() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s |\n", name, state)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n" + st.appNote() + "\n\n")
 	return b.String()
 }

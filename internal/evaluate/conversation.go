@@ -204,14 +204,8 @@ func findingText(f gates.Finding) string {
 // summary or findings (the gates write them), else a pointer to the
 // findings of its check run.
 func nextStep(g gates.Result) string {
-	texts := []string{g.Summary}
-	for _, f := range g.Findings {
-		texts = append(texts, f.Message)
-	}
-	for _, t := range texts {
-		if _, after, ok := strings.Cut(t, "Next step: "); ok {
-			return mdtext.Inline(mdtext.FirstLine(after))
-		}
+	if s, ok := report.NextStep(g); ok {
+		return mdtext.Inline(s)
 	}
 	if g.Outcome == gates.Error {
 		return "swarm-gate could not evaluate this check; see its check run for why, fix that and re-run"

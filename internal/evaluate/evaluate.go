@@ -48,7 +48,7 @@ type CheckRuns interface {
 	ghapi.Checks
 	ghapi.DeferredChecks
 	CheckRun(ctx context.Context, repo ghapi.Repo, id int64) (*ghapi.CheckRun, error)
-	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string) ([]*ghapi.CheckRun, error)
+	CheckRunsOnRef(ctx context.Context, repo ghapi.Repo, sha string, app ghapi.App) ([]*ghapi.CheckRun, error)
 	FirstCheckSuite(ctx context.Context, repo ghapi.Repo, sha string) (time.Time, error)
 }
 

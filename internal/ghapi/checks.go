@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -42,6 +43,27 @@ type CheckRun struct {
 	// Annotations is how many annotations GitHub holds for the run,
 	// including those of earlier attempts (GitHub cannot delete them).
 	Annotations int
+	// App is the GitHub App that created the run (zero when GitHub did
+	// not say).
+	App App
+}
+
+// App names a GitHub App: its id and its slug (its bot is "<slug>[bot]").
+type App struct {
+	ID   int64
+	Slug string
+}
+
+// Matches reports whether other is app: by id when app has one, else by
+// slug (case-insensitively); the zero App matches nothing.
+func (app App) Matches(other App) bool {
+	switch {
+	case app.ID != 0:
+		return other.ID == app.ID
+	case app.Slug != "":
+		return strings.EqualFold(other.Slug, app.Slug)
+	}
+	return false
 }
 
 // InProgress is true until the run is completed.
@@ -192,7 +214,8 @@ func runFrom(repo Repo, gh *github.CheckRun) (*CheckRun, error) {
 // fromGitHub reads a check run of the API; every field may be missing.
 func fromGitHub(repo Repo, gh *github.CheckRun) *CheckRun {
 	return &CheckRun{Repo: repo, ID: gh.GetID(), Name: gh.GetName(), HeadSHA: gh.GetHeadSHA(), ExternalID: gh.GetExternalID(),
-		HTMLURL: gh.GetHTMLURL(), Status: gh.GetStatus(), Conclusion: gh.GetConclusion(), Annotations: gh.GetOutput().GetAnnotationsCount()}
+		HTMLURL: gh.GetHTMLURL(), Status: gh.GetStatus(), Conclusion: gh.GetConclusion(), Annotations: gh.GetOutput().GetAnnotationsCount(),
+		App: App{ID: gh.GetApp().GetID(), Slug: gh.GetApp().GetSlug()}}
 }
 
 // findRuns lists the commit's check runs (all of them, not only the latest

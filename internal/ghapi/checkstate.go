@@ -9,11 +9,20 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// CheckRunsOnRef lists the latest check run of each name on a commit
-// (checks/list-for-ref, filter latest, every page), sorted by name; for
-// `/swarm help`, which shows the state of swarm-gate's checks.
-func (c *Client) CheckRunsOnRef(ctx context.Context, repo Repo, sha string) ([]*CheckRun, error) {
+// CheckRunsOnRef lists the latest check run of each name that app created
+// on a commit (checks/list-for-ref, every page; app_id when app has an id),
+// sorted by name; for `/swarm help`, which shows the state of swarm-gate's
+// checks. A run of another App, whatever its name, is left out (see
+// App.Matches).
+func (c *Client) CheckRunsOnRef(ctx context.Context, repo Repo, sha string, app App) ([]*CheckRun, error) {
 	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: 100}}
+	if app.ID != 0 {
+		opts.AppID = github.Int64(app.ID)
+	} else {
+		// Without app_id, "latest" may pick another App's newer run of
+		// the same name and hide ours: all runs, the newest of ours kept.
+		opts.Filter = github.String("all")
+	}
 	latest := map[string]*github.CheckRun{}
 	for {
 		page, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, opts)
@@ -21,7 +30,7 @@ func (c *Client) CheckRunsOnRef(ctx context.Context, repo Repo, sha string) ([]*
 			return nil, apiError(fmt.Sprintf("listing the check runs of %s@%s", repo, shortRef(sha)), err)
 		}
 		for _, r := range checkRunsOf(page) {
-			if r.GetID() == 0 {
+			if r.GetID() == 0 || !app.Matches(App{ID: r.GetApp().GetID(), Slug: r.GetApp().GetSlug()}) {
 				continue
 			}
 			if prev := latest[r.GetName()]; prev == nil || r.GetID() > prev.GetID() {

@@ -279,7 +279,7 @@ var callSites = []callSite{
 		setup: func(t *testing.T, s *ghfake.Server, c *ghapi.Client) func(context.Context, *ghapi.Client) error {
 			start(t, c)
 			return func(ctx context.Context, c *ghapi.Client) error {
-				_, err := c.CheckRunsOnRef(ctx, repo, headSHA)
+				_, err := c.CheckRunsOnRef(ctx, repo, headSHA, ghapi.App{Slug: ghfake.TokenAppSlug})
 				return err
 			}
 		}},

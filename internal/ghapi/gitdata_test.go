@@ -200,8 +200,19 @@ func TestCheckRunsOnRef(t *testing.T) {
 	if err := c.Complete(ctx, runs[1], report.CheckOutput(gates.Result{Name: "swarm/plan-freeze", Outcome: gates.Failed, Title: "t", Summary: "s"}, "")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.CheckRunsOnRef(ctx, repo, sha)
-	if err != nil || len(got) != 2 || got[0].Name != "swarm-gate" || got[0].Status != "in_progress" || got[1].Conclusion != "failure" {
-		t.Fatalf("%+v %v", got, err)
+	// Another App's runs of the same names, newer than ours (issue 20).
+	s.AddCheckRun(repo.String(), ghfake.CheckRun{Name: "swarm-gate", HeadSHA: sha, Conclusion: "success", AppID: 77, AppSlug: "impostor"})
+	s.AddCheckRun(repo.String(), ghfake.CheckRun{Name: "swarm/scope", HeadSHA: sha, Conclusion: "success", AppID: 77, AppSlug: "impostor"})
+	for _, app := range []ghapi.App{{Slug: ghfake.TokenAppSlug}, {ID: ghfake.TokenAppID}, {ID: ghfake.TokenAppID, Slug: "impostor"}} {
+		got, err := c.CheckRunsOnRef(ctx, repo, sha, app)
+		if err != nil || len(got) != 2 || got[0].Name != "swarm-gate" || got[0].Status != "in_progress" || got[1].Conclusion != "failure" || got[0].App.ID != ghfake.TokenAppID {
+			t.Fatalf("%+v: %+v %v", app, got, err)
+		}
+	}
+	if got, err := c.CheckRunsOnRef(ctx, repo, sha, ghapi.App{Slug: "impostor"}); err != nil || len(got) != 2 || got[1].Name != "swarm/scope" || got[0].Conclusion != "success" {
+		t.Fatalf("the other App's runs: %+v %v", got, err)
+	}
+	if got, err := c.CheckRunsOnRef(ctx, repo, sha, ghapi.App{}); err != nil || len(got) != 0 {
+		t.Fatalf("no App: %+v %v", got, err)
 	}
 }

@@ -91,7 +91,7 @@ func TestReadsWithFieldsMissing(t *testing.T) {
 		t.Errorf("check run without an id: %v", err)
 	}
 	s.Fail(ghfake.Fault{Operation: "checks/list-for-ref", Status: http.StatusOK, Body: `null`})
-	if runs, err := c.CheckRunsOnRef(ctx, repo, headSHA); err != nil || len(runs) != 0 {
+	if runs, err := c.CheckRunsOnRef(ctx, repo, headSHA, ghapi.App{Slug: ghfake.TokenAppSlug}); err != nil || len(runs) != 0 {
 		t.Errorf("null list: %v, %d runs", err, len(runs))
 	}
 	s.Fail(ghfake.Fault{Operation: "pulls/get", Status: http.StatusOK, Body: `{"title":"x"}`})

@@ -168,14 +168,33 @@ func (s *Server) getApp(r *request) (int, any) {
 	if err != nil {
 		return http.StatusUnauthorized, errorBody("A JSON web token could not be decoded", "")
 	}
-	m := s.spec.example("integration")
-	m["id"] = app.id
-	m["slug"] = app.slug
-	m["name"] = app.slug
-	m["html_url"] = s.WebURL + "/apps/" + app.slug
+	m := s.integrationJSON(app.id, app.slug)
 	m["permissions"] = map[string]any{"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}
 	m["events"] = []any{"check_run", "check_suite", "issue_comment", "merge_group", "pull_request"}
 	return http.StatusOK, m
+}
+
+// integrationJSON is an App as GitHub returns it (the "integration"
+// schema), built on the description's own example.
+func (s *Server) integrationJSON(id int64, slug string) map[string]any {
+	m := s.spec.example("integration")
+	m["id"] = id
+	m["slug"] = slug
+	m["name"] = slug
+	m["html_url"] = s.WebURL + "/apps/" + slug
+	return m
+}
+
+// tokenApp is the App an Authorization header's token acts as: the App of
+// an installation token, else (Token) TokenAppID. The caller holds s.mu.
+func (s *Server) tokenApp(header string) (id int64, slug string) {
+	_, tok, _ := strings.Cut(header, " ")
+	if it := s.app.tokens[tok]; it != nil {
+		if app := s.app.apps[it.AppID]; app != nil {
+			return app.id, app.slug
+		}
+	}
+	return TokenAppID, TokenAppSlug
 }
 
 func (s *Server) createInstallationToken(r *request) (int, any) {

@@ -179,3 +179,61 @@ func TestGitHosting(t *testing.T) {
 var errAuth = errors.New("authentication required")
 
 var objectSig = object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+
+// TestCheckRunApp: a check run carries the App that created it (the
+// installation token's App, or TokenApp for Token), and list-for-ref's
+// app_id keeps only that App's runs.
+func TestCheckRunApp(t *testing.T) {
+	s := ghfake.New(t)
+	s.RegisterApp(12, "gate", &testKey().PublicKey)
+	s.AddInstallation(12, 99)
+	now := time.Now()
+	appClient, _ := github.NewClient(nil).WithAuthToken(appJWT(t, testKey(), jwt.SigningMethodRS256, "12", now, now.Add(time.Minute))).WithEnterpriseURLs(s.URL, s.URL)
+	tok, _, err := appClient.Apps.CreateInstallationToken(context.Background(), 99, &github.InstallationTokenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	create := func(token string) *github.CheckRun {
+		gh, _ := github.NewClient(nil).WithAuthToken(token).WithEnterpriseURLs(s.URL, s.URL)
+		cr, _, err := gh.Checks.CreateCheckRun(ctx, "o", "r", github.CreateCheckRunOptions{Name: "swarm-gate", HeadSHA: sha, Status: github.String("in_progress")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cr
+	}
+	if cr := create(tok.GetToken()); cr.GetApp().GetID() != 12 || cr.GetApp().GetSlug() != "gate" {
+		t.Errorf("a run created with the installation token has app %d %q, want 12 gate", cr.GetApp().GetID(), cr.GetApp().GetSlug())
+	}
+	if cr := create(ghfake.Token); cr.GetApp().GetID() != ghfake.TokenAppID || cr.GetApp().GetSlug() != ghfake.TokenAppSlug {
+		t.Errorf("a run created with Token has app %d %q", cr.GetApp().GetID(), cr.GetApp().GetSlug())
+	}
+	s.AddCheckRun("o/r", ghfake.CheckRun{Name: "swarm-gate", HeadSHA: sha, AppID: 77, AppSlug: "impostor"})
+	gh, _ := github.NewClient(nil).WithAuthToken(ghfake.Token).WithEnterpriseURLs(s.URL, s.URL)
+	for _, tc := range []struct {
+		app  int64
+		want []int64
+	}{{12, []int64{12}}, {77, []int64{77}}, {0, []int64{77}}} {
+		opts := &github.ListCheckRunsOptions{Filter: github.String("all")}
+		if tc.app != 0 {
+			opts.AppID = github.Int64(tc.app)
+		} else {
+			opts.Filter = github.String("latest") // the newest of the name: the impostor's
+		}
+		list, _, err := gh.Checks.ListCheckRunsForRef(ctx, "o", "r", sha, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range list.CheckRuns {
+			got = append(got, r.GetApp().GetID())
+		}
+		if len(got) != len(tc.want) || got[0] != tc.want[0] {
+			t.Errorf("app_id %d: runs of apps %v, want %v", tc.app, got, tc.want)
+		}
+	}
+	if runs := s.CheckRuns("o/r"); len(runs) != 3 || runs[0].AppID != 12 || runs[1].AppID != ghfake.TokenAppID || runs[2].AppSlug != "impostor" {
+		t.Errorf("stored runs: %+v", runs)
+	}
+}

@@ -28,7 +28,19 @@ type CheckRun struct {
 	Text        string
 	Annotations []Annotation
 	SuiteID     int64
+	// AppID and AppSlug are the GitHub App that created the run: the App
+	// of the installation token used, or TokenApp for Token. AddCheckRun
+	// takes TokenApp's when AppID is 0.
+	AppID   int64
+	AppSlug string
 }
+
+// TokenAppID and TokenAppSlug are the App that Token acts as: the App
+// whose bot is Login.
+const (
+	TokenAppID   = 1
+	TokenAppSlug = "swarm-gate"
+)
 
 // Annotation is one check-run annotation as GitHub stores it.
 type Annotation struct {
@@ -64,6 +76,9 @@ func (s *Server) AddCheckRun(repo string, cr CheckRun) int64 {
 	defer s.mu.Unlock()
 	cr.ID = s.newID()
 	cr.Repo = repo
+	if cr.AppID == 0 {
+		cr.AppID, cr.AppSlug = TokenAppID, TokenAppSlug
+	}
 	if cr.Status == "" {
 		cr.Status = "completed"
 	}
@@ -92,6 +107,7 @@ func (s *Server) createCheckRun(r *request) (int, any) {
 		return http.StatusUnprocessableEntity, validationFailed("No commit found for SHA: " + sha)
 	}
 	cr := &CheckRun{Repo: r.repo(), HeadSHA: sha, Status: "queued", StartedAt: now()}
+	cr.AppID, cr.AppSlug = s.tokenApp(r.Header.Get("Authorization"))
 	if st, code, body := s.applyCheckRun(r, cr, b); st != 0 {
 		return code, body
 	}
@@ -212,8 +228,8 @@ func (s *Server) getCheckRun(r *request) (int, any) {
 }
 
 // listCheckRunsForRef answers with the runs on a commit (the ref must be the
-// head SHA), filtered by check_name and status; filter=latest (the default)
-// keeps the newest run of each name.
+// head SHA), filtered by check_name, status and app_id; filter=latest (the
+// default) keeps the newest run of each name.
 func (s *Server) listCheckRunsForRef(r *request) (int, any) {
 	var runs []*CheckRun
 	for _, cr := range s.checkRuns[r.repo()] {
@@ -224,6 +240,9 @@ func (s *Server) listCheckRunsForRef(r *request) (int, any) {
 			continue
 		}
 		if st := r.Query.Get("status"); st != "" && cr.Status != st {
+			continue
+		}
+		if id := r.Query.Get("app_id"); id != "" && id != strconv.FormatInt(cr.AppID, 10) {
 			continue
 		}
 		runs = append(runs, cr)
@@ -298,6 +317,7 @@ func (s *Server) checkRunJSON(cr *CheckRun) map[string]any {
 	m["completed_at"] = stamp(cr.CompletedAt)
 	m["name"] = cr.Name
 	m["check_suite"] = map[string]any{"id": cr.SuiteID}
+	m["app"] = s.integrationJSON(cr.AppID, cr.AppSlug)
 	m["pull_requests"] = []any{}
 	m["output"] = map[string]any{
 		"title": nullStr(cr.Title), "summary": nullStr(cr.Summary), "text": nullStr(cr.Text),

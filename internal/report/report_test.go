@@ -95,3 +95,34 @@ func TestCappedFindingsFailingFirst(t *testing.T) {
 		}
 	}
 }
+
+// Issue 20: the text output shows each failing gate's next step, as its
+// check-run summary does.
+func TestTextShowsNextStep(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    gates.Result
+		want string // "" = no next-step line
+	}{
+		{"failed, summary names it", gates.Result{Name: "swarm/placeholders", Outcome: gates.Failed, Summary: "2 markers.\n\nNext step: remove the marker.\nmore text"}, "remove the marker."},
+		{"error, a finding names it", gates.Result{Name: "swarm/spec", Outcome: gates.Error, Findings: []gates.Finding{{Path: ".swarm/spec.md", Rule: "r", Severity: gates.SeverityError, Message: "gone. Next step: restore it."}}}, "restore it."},
+		{"failed, control characters", gates.Result{Name: "g", Outcome: gates.Failed, Summary: "Next step: a\x1b[2Jb"}, `a\x1b[2Jb`},
+		{"failed without one", gates.Result{Name: "swarm/scope", Outcome: gates.Failed, Summary: "1 file"}, ""},
+		{"passed keeps quiet", gates.Result{Name: "swarm/evidence", Outcome: gates.Passed, Summary: "Next step: nothing."}, ""},
+		{"overridden keeps quiet", gates.Result{Name: "swarm/critic", Outcome: gates.Overridden, Summary: "Next step: nothing."}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteText(&b, New([]gates.Result{tc.g}), 0); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			switch {
+			case tc.want == "" && strings.Contains(out, "next step:"):
+				t.Errorf("unexpected next step:\n%s", out)
+			case tc.want != "" && !strings.Contains(out, "\n           next step: "+tc.want+"\n"):
+				t.Errorf("want next step %q:\n%s", tc.want, out)
+			}
+		})
+	}
+}

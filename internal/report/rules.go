@@ -136,6 +136,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleCriticNotIntact:      {"The critic's approval event is not intact (its content or hash does not check out).", "restore the approval event as the plugin wrote it, or run the critic again"},
 	gates.RuleCriticStale:          {"The critic approved an earlier version of the plan.", "re-run the critic on the changed plan, or `/swarm approve-plan-critic <reason>`"},
 	gates.RuleCriticReceiptReject:  {"A critic review receipt rejects the plan after the approval.", "address the receipt's objections and run the critic again"},
+	gates.RuleCriticReceiptEdited:  {"The pull request rewrites a critic review receipt of the merge base; the plugin writes each receipt once, so the base version still counts.", "restore the receipt as the merge base has it; a new review writes a new receipt"},
 	gates.RuleCriticSelfApproved:   {"The plan's approval is a self-approval of a material change.", "run the critic on the change, or a maintainer comments `/swarm approve-plan-critic <reason>`"},
 	gates.RuleOutOfScope:           {"A changed file lies outside the scope of the phase's tasks.", ""},
 	gates.RuleScopeConflict:        {"A task's files_touched conflicts with its declared scope (SCOPE_CONFLICT).", "make the task's files_touched and scope agree in the plan"},

@@ -43,7 +43,8 @@ func Location(f gates.Finding) string {
 
 // WriteText writes the report for a terminal: a header, one line per gate
 // with its outcome and title, its findings as path:line:col lines (at most
-// maxFindings per gate; 0 means all), and a closing result line with the exit
+// maxFindings per gate; 0 means all), a failing gate's "next step: ..."
+// line when the gate wrote one, and a closing result line with the exit
 // code.
 func WriteText(w io.Writer, r *Report, maxFindings int) error {
 	bw := bufio.NewWriter(w)
@@ -71,9 +72,28 @@ func WriteText(w io.Writer, r *Report, maxFindings int) error {
 		if n < len(g.Findings) {
 			fmt.Fprintf(bw, "           ... %d more (use --format json for all)\n", len(g.Findings)-n)
 		}
+		if s, ok := NextStep(g); ok && (g.Outcome == gates.Failed || g.Outcome == gates.Error) {
+			fmt.Fprintf(bw, "           next step: %s\n", mdtext.Printable(s))
+		}
 	}
 	fmt.Fprintf(bw, "\n%s\n", ResultLine(r))
 	return bw.Flush()
+}
+
+// NextStep is the first "Next step: ..." sentence (to its line end) that a
+// gate wrote in r's summary or findings; ok is false when it wrote none
+// (its findings then say how to fix each).
+func NextStep(r gates.Result) (step string, ok bool) {
+	texts := []string{r.Summary}
+	for _, f := range r.Findings {
+		texts = append(texts, f.Message)
+	}
+	for _, t := range texts {
+		if _, after, found := strings.Cut(t, "Next step: "); found {
+			return mdtext.FirstLine(after), true
+		}
+	}
+	return "", false
 }
 
 // ResultLine is the one-line verdict: outcome, exit code and the gate counts.
