@@ -23,6 +23,11 @@ import (
 // from the base and the head.
 const DefaultFetchDepth = 50
 
+// GitNice is how much lower than the server's the priority of the git
+// processes an evaluation starts is (a nice increment): on a busy server
+// the kernel then runs the webhook intake first (docs/app.md, "Capacity").
+const GitNice = 10
+
 // deepenFactor is how much deeper the second fetch goes before the full
 // one.
 const deepenFactor = 8
@@ -211,7 +216,7 @@ func fetchToMergeBase(ctx context.Context, dir string, repo *git.Repository, f f
 // in the repository fetched into dir; when it is, it returns the
 // repository opened (openFetched), which the caller must close.
 func hasAncestor(dir, mb, head string) (*source.Git, bool, error) {
-	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true})
+	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true, ChildNice: GitNice})
 	if err != nil {
 		return nil, false, fmt.Errorf("checking that %s is an ancestor of %s: %w", mb, head, err)
 	}
@@ -353,7 +358,7 @@ func ready(dir string, f fetchSpec) (*source.Git, bool) {
 // open, or returns nil when it cannot be opened (the runner opens it again
 // and reports why).
 func openFetched(dir string) *source.Git {
-	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true})
+	g, err := source.OpenGitWith(dir, source.OpenOptions{KeepFilesOpen: true, ChildNice: GitNice})
 	if err != nil {
 		return nil
 	}

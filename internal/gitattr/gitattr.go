@@ -29,6 +29,10 @@ type Linguist struct {
 	// known, when not nil, is the directories that have a .gitattributes
 	// (as NewKnown was told): the others are not looked in.
 	known map[string]bool
+	// list, when not nil, is called once, when more than listAfter
+	// directories were looked in, to set known (NewLazy).
+	list      func() ([]string, error)
+	listAfter int
 
 	mu    sync.Mutex
 	dirs  map[string][]gitattributes.MatchAttribute // by directory ("" the root)
@@ -47,15 +51,31 @@ func New(fsys fs.FS) *Linguist {
 // trees.
 func NewKnown(fsys fs.FS, files []string) *Linguist {
 	l := New(fsys)
-	l.known = map[string]bool{}
+	l.known = knownDirs(files)
+	return l
+}
+
+// NewLazy is New until more than after directories were looked in, and
+// then NewKnown with the files list gives (called once; if it fails, the
+// directories are still looked in one by one): listing a whole tree costs
+// more than reading the few directories of a small change. The answers are
+// the same as New's.
+func NewLazy(fsys fs.FS, list func() ([]string, error), after int) *Linguist {
+	l := New(fsys)
+	l.list, l.listAfter = list, after
+	return l
+}
+
+func knownDirs(files []string) map[string]bool {
+	known := map[string]bool{}
 	for _, f := range files {
 		dir := path.Dir(f)
 		if dir == "." {
 			dir = ""
 		}
-		l.known[dir] = true
+		known[dir] = true
 	}
-	return l
+	return known
 }
 
 // Reason says what the attributes make of p (slash-separated, relative to
@@ -125,6 +145,12 @@ func (l *Linguist) read(dir string, domain []string) []gitattributes.MatchAttrib
 	defer l.mu.Unlock()
 	if attrs, ok := l.dirs[dir]; ok {
 		return attrs
+	}
+	if l.list != nil && len(l.order) >= l.listAfter {
+		if files, err := l.list(); err == nil {
+			l.known = knownDirs(files)
+		}
+		l.list = nil
 	}
 	if l.known != nil && !l.known[dir] {
 		l.dirs[dir] = nil

@@ -22,6 +22,42 @@ func TestReason(t *testing.T) {
 	}
 }
 
+// TestNewLazy: NewLazy looks in each directory until more than after were
+// looked in, then lists the tree once and looks only where it lists a
+// file; a failing list leaves it looking everywhere. The answers are New's.
+func TestNewLazy(t *testing.T) {
+	fsys := fstest.MapFS{
+		".gitattributes":     {Data: []byte("# generated code\n*.gen.ts linguist-generated\nassets/** linguist-vendored\ndist/** -linguist-generated\n*.pb.go linguist-generated=true\nlib/keep.js linguist-vendored=false\n[attr]gen linguist-generated\nproto/*.ts gen\n")},
+		"web/.gitattributes": {Data: []byte("legacy/*.js linguist-vendored\n*.gen.ts -linguist-generated\n")},
+	}
+	files := []string{".gitattributes", "web/.gitattributes"}
+	for _, tc := range []struct {
+		after int
+		fail  bool
+		lists int
+		stats string
+	}{
+		{after: 0, lists: 1, stats: ".gitattributes,web/.gitattributes"},
+		{after: 3, lists: 1, stats: ".gitattributes,src/.gitattributes,assets/.gitattributes,web/.gitattributes"},
+		{after: 100, lists: 0, stats: ".gitattributes,src/.gitattributes,assets/.gitattributes,assets/jquery/.gitattributes,dist/.gitattributes,api/.gitattributes,lib/.gitattributes,proto/.gitattributes,web/.gitattributes,web/legacy/.gitattributes,web/src/.gitattributes,legacy/.gitattributes"},
+		{after: 3, fail: true, lists: 1, stats: ".gitattributes,src/.gitattributes,assets/.gitattributes,assets/jquery/.gitattributes,dist/.gitattributes,api/.gitattributes,lib/.gitattributes,proto/.gitattributes,web/.gitattributes,web/legacy/.gitattributes,web/src/.gitattributes,legacy/.gitattributes"},
+	} {
+		counted := &statCounter{FS: fsys}
+		lists := 0
+		l := NewLazy(counted, func() ([]string, error) {
+			lists++
+			if tc.fail {
+				return nil, fs.ErrPermission
+			}
+			return files, nil
+		}, tc.after)
+		testReasons(t, l)
+		if got := strings.Join(counted.stats, ","); lists != tc.lists || got != tc.stats {
+			t.Errorf("after %d, list failing %v: listed %d times, stat'ed %s; want %d, %s", tc.after, tc.fail, lists, got, tc.lists, tc.stats)
+		}
+	}
+}
+
 // statCounter records the files stat'ed.
 type statCounter struct {
 	fs.FS

@@ -326,7 +326,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		Linguist: linguist, Prescan: prescan}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
-			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, in.Config.Limits, log)
+			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, in.Config.Limits, prefetchAtLeast, log)
 			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, secretsAhead, opts.SARIF, repo.Root(), in.Linguist, in.Config.Limits)
 			reads.close()
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
@@ -512,16 +512,24 @@ func headFileReader(head fs.FS) func(string) ([]byte, bool) {
 	}
 }
 
-// newLinguist reads the base tip's .gitattributes; with the git CLI it
-// first lists where they are (one git ls-tree), so that the directories
-// without one are not read.
+// linguistListAfter is how many directories the linguist looks in for a
+// .gitattributes before it lists them all with one git ls-tree: a small
+// change's few directories cost less than starting git.
+const linguistListAfter = 32
+
+// newLinguist reads the base tip's .gitattributes; with the git CLI, once
+// more than linguistListAfter directories were looked in, it lists where
+// they are (one git ls-tree), so that the directories without one are not
+// read.
 func newLinguist(ctx context.Context, repo *source.Git, base plumbing.Hash, baseTipFS fs.FS, log *slog.Logger) *gitattr.Linguist {
 	if repo.CanPrefetch() {
-		files, err := repo.FilesNamed(ctx, base, ".gitattributes")
-		if err == nil {
-			return gitattr.NewKnown(baseTipFS, files)
-		}
-		log.Debug("looking for .gitattributes with go-git: git ls-tree failed", "error", err.Error())
+		return gitattr.NewLazy(baseTipFS, func() ([]string, error) {
+			files, err := repo.FilesNamed(ctx, base, ".gitattributes")
+			if err != nil {
+				log.Debug("looking for .gitattributes with go-git: git ls-tree failed", "error", err.Error())
+			}
+			return files, err
+		}, linguistListAfter)
 	}
 	return gitattr.New(baseTipFS)
 }

@@ -57,7 +57,7 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	baseFS, _ := g.Snapshot(mb)
 	ling := gitattr.New(baseFS)
 	want := scanSAST(1, changes, headFS, baseFS, nil, nil, nil, "", ling, gates.LimitsConfig{})
-	reads := startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, slog.Default())
+	reads := startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, 1, slog.Default())
 	if reads == nil {
 		t.Fatal("no prefetch")
 	}
@@ -73,7 +73,7 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	}
 	// A plan the loop does not follow (a file it skips is read past) and
 	// an unplanned read still give the snapshot's content.
-	reads = startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, slog.Default())
+	reads = startSASTReads(context.Background(), g, changes, head, mb, ling, gates.LimitsConfig{}, 1, slog.Default())
 	defer reads.close()
 	data, skip, err := reads.read(headFS, sideHead, "app/run.go")
 	if err != nil || skip != "" || !strings.Contains(string(data), "Run2(c") {
@@ -111,7 +111,7 @@ func TestSASTNewGenerated(t *testing.T) {
 		for _, prefetch := range []bool{false, true} {
 			var reads *prefetched
 			if prefetch {
-				if reads = startSASTReads(context.Background(), g, changes, head, mb, ling, lim, slog.Default()); reads == nil && scan {
+				if reads = startSASTReads(context.Background(), g, changes, head, mb, ling, lim, 1, slog.Default()); reads == nil && scan {
 					t.Fatal("no prefetch")
 				}
 			}

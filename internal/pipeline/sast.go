@@ -264,14 +264,20 @@ func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, 
 	return refs
 }
 
+// prefetchAtLeast is the fewest files startSASTReads reads through git
+// cat-file: below it, starting git costs more CPU than go-git reading them
+// from the open packs.
+const prefetchAtLeast = 16
+
 // startSASTReads starts reading planSASTReads' files, or returns nil (the
-// files are then read from the snapshots) when git cannot be run.
-func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig, log *slog.Logger) *prefetched {
+// files are then read from the snapshots) when git cannot be run or there
+// are fewer than least of them.
+func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig, least int, log *slog.Logger) *prefetched {
 	if !repo.CanPrefetch() {
 		return nil
 	}
 	refs := planSASTReads(changes, head, mergeBase, linguist, lim)
-	if len(refs) == 0 {
+	if len(refs) == 0 || len(refs) < least {
 		return nil
 	}
 	pf, err := repo.Prefetch(ctx, refs, sast.MaxScanSize)

@@ -110,7 +110,7 @@ func (g *Git) Prefetch(ctx context.Context, refs []FileRef, maxSize int64) (*Pre
 		p.cleanup()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startNiced(cmd, g.childNice); err != nil {
 		cancel()
 		p.cleanup()
 		return nil, &gitCLIError{args: args, err: err}
@@ -240,7 +240,7 @@ func (g *Git) FilesNamed(ctx context.Context, commit plumbing.Hash, name string)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startNiced(cmd, g.childNice); err != nil {
 		return nil, &gitCLIError{args: args, err: err}
 	}
 	var out []string

@@ -78,6 +78,8 @@ type Git struct {
 	// handles) shares: the head, the merge base and the base tip mostly
 	// hold the same directories.
 	trees *treeMemo
+	// childNice is OpenOptions.ChildNice.
+	childNice int
 }
 
 // OpenOptions change how OpenGitWith opens a repository.
@@ -89,6 +91,12 @@ type OpenOptions struct {
 	// its methods; a Git not closed holds one file descriptor per pack
 	// until it is garbage collected.
 	KeepFilesOpen bool
+	// ChildNice is added to the caller's nice value for the git processes
+	// the Git starts (git diff, cat-file, ls-tree), at most 19; 0 runs
+	// them at the caller's priority. A server sets it so that the kernel
+	// prefers its own threads (the webhook intake) to the git work of
+	// its evaluations.
+	ChildNice int
 }
 
 // OpenGit opens the git repository that contains dir (dir itself or one of
@@ -114,7 +122,7 @@ func OpenGitWith(dir string, opts OpenOptions) (*Git, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 	}
-	g := &Git{dir: dir, repo: repo, trees: newTreeMemo()}
+	g := &Git{dir: dir, repo: repo, trees: newTreeMemo(), childNice: opts.ChildNice}
 	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
 		// Absolute: the git CLI runs in another directory.
 		if g.gitDir, err = filepath.Abs(fs.Filesystem().Root()); err != nil {

@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,7 +83,7 @@ type rawEntry struct {
 
 // rawDiff lists the files changed from..to, without rename detection (which
 // would read contents), as `git diff --raw -z --no-renames` prints them.
-func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash) ([]rawEntry, error) {
+func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, nice int) ([]rawEntry, error) {
 	args := []string{"--git-dir=" + shadow, "--work-tree=" + emptyDir,
 		"-c", "core.attributesFile=" + os.DevNull, "-c", "core.quotePath=false",
 		"diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-relative", "--ignore-submodules=none",
@@ -92,7 +93,7 @@ func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, fro
 	cmd.Env = gitEnv(emptyDir, objects)
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	out, err := cmd.Output()
+	out, err := outputNiced(cmd, nice)
 	if err != nil {
 		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
 	}
@@ -123,8 +124,8 @@ func isFileMode(m uint32) bool {
 // differs from the merge base's, as the changeset.Files to report for them
 // (a type change gives the deletion too, as git diff lists it), and returns
 // every head blob's size by name, for fillSizesFrom.
-func tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, limit int64) (big []changeset.File, sizes map[string]int64, err error) {
-	entries, err := rawDiff(ctx, gitPath, shadow, objects, emptyDir, from, to)
+func (g *Git) tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, limit int64) (big []changeset.File, sizes map[string]int64, err error) {
+	entries, err := rawDiff(ctx, gitPath, shadow, objects, emptyDir, from, to, g.childNice)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,7 +147,12 @@ func tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir strin
 			names = append(names, e.newBlob)
 		}
 	}
-	if sizes, err = batchSizes(ctx, gitPath, shadow, objects, emptyDir, names); err != nil {
+	if len(names) <= inProcessSizes {
+		sizes, err = g.blobSizes(names)
+	} else {
+		sizes, err = batchSizes(ctx, gitPath, shadow, objects, emptyDir, names, g.childNice)
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	for _, e := range entries {
@@ -215,7 +221,7 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: []string{"(preparing)"}, err: err})
 	}
 	limit := g.maxFileBytes()
-	big, sizes, err := tooLargeFiles(ctx, gitPath, shadow, objects, emptyDir, from, to, limit)
+	big, sizes, err := g.tooLargeFiles(ctx, gitPath, shadow, objects, emptyDir, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, err)
 	}
@@ -235,7 +241,7 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	if err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startNiced(cmd, g.childNice); err != nil {
 		return nil, fmt.Errorf("%s with the git CLI: %w", what, &gitCLIError{args: args, err: err})
 	}
 	cs := &changeset.ChangeSet{Files: []changeset.File{}}
@@ -283,10 +289,32 @@ func (g *Git) gitCLIChangeSet(ctx context.Context, what, gitPath string, from, t
 	return cs, nil
 }
 
+// inProcessSizes is the most blob sizes read through go-git rather than
+// one git cat-file: starting git costs more CPU than reading a few object
+// headers from the open packs.
+const inProcessSizes = 32
+
+// blobSizes is batchSizes through go-git: object name -> size, missing
+// objects left out as git cat-file --batch-check leaves them.
+func (g *Git) blobSizes(names []string) (map[string]int64, error) {
+	sizes := make(map[string]int64, len(names))
+	for _, name := range names {
+		n, err := blobSize(g.repo.Storer, plumbing.NewHash(name))
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the size of blob %s: %w", name, err)
+		}
+		sizes[name] = n
+	}
+	return sizes, nil
+}
+
 // batchSizes asks one `git cat-file --batch-check` for the type and size
 // of every named object, instead of one object lookup per file. It returns
 // object name -> size for blobs.
-func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, names []string) (map[string]int64, error) {
+func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, names []string, nice int) (map[string]int64, error) {
 	var in bytes.Buffer
 	for _, b := range names {
 		in.WriteString(b)
@@ -302,7 +330,7 @@ func batchSizes(ctx context.Context, gitPath, shadow, objects, emptyDir string, 
 	cmd.Stdin = &in
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	out, err := cmd.Output()
+	out, err := outputNiced(cmd, nice)
 	if err != nil {
 		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
 	}

@@ -296,3 +296,39 @@ func TestChangeSetDuplicateEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeSetSizesEitherWay: the git engine reads the head blobs' sizes
+// through go-git for a few files and through git cat-file for many; both
+// give what the go-git engine gives, a big file TooLarge.
+func TestChangeSetSizesEitherWay(t *testing.T) {
+	r := newRawRepo(t)
+	big := r.run(strings.NewReader(strings.Repeat("line of text\n", MaxDiffSize/13+1)), "hash-object", "-w", "--stdin")
+	base := r.commit(r.tree("100644", "a.txt", r.blob("a\n")))
+	for _, n := range []int{2, inProcessSizes + 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			entries := []string{"100644", "big.txt", big}
+			for i := range n {
+				entries = append(entries, "100644", fmt.Sprintf("f%03d.txt", i), r.blob(strings.Repeat("y\n", i+1)))
+			}
+			head := r.commit(r.tree(entries...), base)
+			var got [2]string
+			for i, engine := range []DiffEngine{DiffEngineGit, DiffEngineGoGit} {
+				g := r.open(engine)
+				from, _ := g.ResolveCommit(base)
+				to, _ := g.ResolveCommit(head)
+				cs, err := g.ChangeSet(context.Background(), from, to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				for _, f := range cs.Files {
+					fmt.Fprintf(&b, "%s %s size=%d too-large=%v\n", f.Status, f.Path(), f.Size, f.TooLarge)
+				}
+				got[i] = b.String()
+			}
+			if got[0] != got[1] || !strings.Contains(got[0], "big.txt size=") || !strings.Contains(got[0], "too-large=true") {
+				t.Errorf("git engine:\n%s\ngo-git engine:\n%s", got[0], got[1])
+			}
+		})
+	}
+}
