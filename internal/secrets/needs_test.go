@@ -1,0 +1,97 @@
+package secrets
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"regexp/syntax"
+	"strings"
+	"testing"
+)
+
+// TestNeeds: the sets every match holds, case-sensitively; nil where
+// nothing is known.
+func TestNeeds(t *testing.T) {
+	cases := []struct {
+		in   string
+		want needs
+	}{
+		{`\bcurl\b.*[ \t](?:-u|--user)=`, needs{{"curl"}, {"\t-u=", "\t--user=", " -u=", " --user="}}},
+		{`abc`, needs{{"abc"}}},
+		{`(?i)abc`, nil},                       // folded: not a case-sensitive literal
+		{`a*b?`, nil},                          // may match ""
+		{`x(?:y|.*)z`, needs{{"x"}, {"z"}}},    // one branch needs nothing
+		{`(?:ab|cd)+`, needs{{"ab", "cd"}}},    // a repeat of at least one
+		{`(?:ab|c[0-9]+)`, needs{{"ab", "c"}}}, // each branch's best set
+		{`[a-z]x`, needs{{"x"}}},               // a class too large to spell out
+		{`k{0,3}v`, needs{{"v"}}},
+		{`-----BEGIN[ A-Z]{0,9}KEY-----`, needs{{"-----BEGIN"}, {"KEY-----"}}},
+	}
+	for _, c := range cases {
+		re, err := syntax.Parse(c.in, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := newNeeds(re); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("newNeeds(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestNeedsNecessary: wherever a rule's expression matches a text, the
+// text holds what newNeeds says every match holds, for every default rule
+// on texts generated from its expression; and the curl rules' windows
+// without their option are ruled out (the benchmark's shell files call
+// curl without -u or -H on nearly every window).
+func TestNeedsNecessary(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(25, 7))
+	matched, multi := 0, 0
+	for _, ru := range s.rules {
+		if ru.Regex == nil {
+			continue
+		}
+		re, err := syntax.Parse(ru.Regex.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		need := newNeeds(re)
+		if ru.multiline && need != nil {
+			multi++
+		}
+		for i := 0; i < 100; i++ {
+			var b strings.Builder
+			b.WriteString("run:\n  x = ")
+			gen(r, re, &b)
+			b.WriteString(" ;\n")
+			text := b.String()
+			if !ru.Regex.MatchString(text) {
+				continue
+			}
+			matched++
+			if !need.holds(text) {
+				t.Fatalf("rule %s matches %q, which lacks one of %q", ru.RuleID, text, need)
+			}
+		}
+	}
+	if matched < 10000 || multi < 5 {
+		t.Errorf("only %d generated texts matched, %d multi-line rules have needs", matched, multi)
+	}
+	window := "set -eu\ncurl -fsS \"${base}/items\" -o \"$tmp/items.json\"\njq . \"$tmp/items.json\""
+	for _, ru := range s.rules {
+		if strings.HasPrefix(ru.RuleID, "curl-auth-") && ru.need.holds(window) {
+			t.Errorf("rule %s: needs %q hold on a window without its option", ru.RuleID, ru.need)
+		}
+	}
+	for _, w := range []string{"curl -u admin:s3cr3tpw https://x", "curl \\\n  -H 'Authorization: Bearer abcdefgh1234' https://x"} {
+		ok := false
+		for _, ru := range s.rules {
+			ok = ok || strings.HasPrefix(ru.RuleID, "curl-auth-") && ru.Regex.MatchString(w) && ru.need.holds(w)
+		}
+		if !ok {
+			t.Errorf("no curl rule both matches %q and lets it through", w)
+		}
+	}
+}
