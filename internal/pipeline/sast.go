@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -58,6 +60,8 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		headContent = map[string][]byte{}
 	}
 	changed := map[string]bool{}
+	scans := startFileScans()
+	defer scans.stop()
 	for i := range changes.Files {
 		f := &changes.Files[i]
 		if f.Status == changeset.Deleted || f.NewPath == "" || isSwarm(f.NewPath) {
@@ -122,8 +126,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
-		findings, dismissed, skipped := gates.ScanSASTFile(f.NewPath, content)
-		if skipped != "" {
+		if skipped := sast.SkipReason(f.NewPath, content); skipped != "" {
 			s.Skipped[skipped]++
 			if code && skipped == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
@@ -137,13 +140,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		if headContent != nil {
 			headContent[f.NewPath] = content
 		}
-		s.Head = append(s.Head, findings...)
-		s.Dismissed = append(s.Dismissed, dismissed...)
-		if hasOld {
-			baseFindings, _, _ := gates.ScanSASTFile(f.NewPath, old)
-			s.MergeBase = append(s.MergeBase, baseFindings...)
-		}
+		scans.add(f.NewPath, content, old, hasOld)
 	}
+	scans.collect(s)
 	for _, p := range sarifPaths {
 		s.SARIFFiles = append(s.SARIFFiles, p)
 		findings, err := readSARIF(p)
@@ -365,4 +364,77 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// fileScans runs gates.ScanSASTFile on the files scanSAST's loop hands it,
+// on worker goroutines, so the rules run while the loop reads the next
+// files (from git cat-file) instead of after each read; collect adds the
+// findings in the loop's order, as one goroutine would.
+type fileScans struct {
+	queue chan *fileScan
+	all   []*fileScan
+	wg    sync.WaitGroup
+	done  bool
+}
+
+type fileScan struct {
+	path      string
+	content   []byte // head; dropped once scanned
+	old       []byte // merge base, when hasOld
+	hasOld    bool
+	findings  []sast.Finding
+	dismissed []sast.Finding
+	base      []sast.Finding // the merge base's findings
+}
+
+// scanWorkers is how many files are scanned at once (the loop itself
+// mostly waits for git's reads).
+func scanWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
+
+func startFileScans() *fileScans {
+	n := scanWorkers()
+	// A short queue: what waits to be scanned is held in memory.
+	q := &fileScans{queue: make(chan *fileScan, 2*n)}
+	q.wg.Add(n)
+	for range n {
+		go func() {
+			defer q.wg.Done()
+			for j := range q.queue {
+				j.findings, j.dismissed, _ = gates.ScanSASTFile(j.path, j.content)
+				if j.hasOld {
+					j.base, _, _ = gates.ScanSASTFile(j.path, j.old)
+				}
+				j.content, j.old = nil, nil
+			}
+		}()
+	}
+	return q
+}
+
+// add queues a file sast.SkipReason does not skip.
+func (q *fileScans) add(path string, content, old []byte, hasOld bool) {
+	j := &fileScan{path: path, content: content, old: old, hasOld: hasOld}
+	q.all = append(q.all, j)
+	q.queue <- j
+}
+
+// collect waits for every scan and appends the findings to s in the order
+// the files were added.
+func (q *fileScans) collect(s *gates.SASTScan) {
+	q.stop()
+	for _, j := range q.all {
+		s.Head = append(s.Head, j.findings...)
+		s.Dismissed = append(s.Dismissed, j.dismissed...)
+		s.MergeBase = append(s.MergeBase, j.base...)
+	}
+	q.all = nil
+}
+
+// stop ends the queue and waits for the workers; it may be called again.
+func (q *fileScans) stop() {
+	if !q.done {
+		q.done = true
+		close(q.queue)
+	}
+	q.wg.Wait()
 }
