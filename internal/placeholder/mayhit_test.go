@@ -163,3 +163,23 @@ func TestMayHitEveryOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestHasInvisibleLeadBytes: hasInvisible decodes only at the first bytes
+// of invisibleAt's runes; every rune it takes starts with one of them.
+func TestHasInvisibleLeadBytes(t *testing.T) {
+	n := 0
+	for r := rune(0x80); r <= 0x10FFFF; r++ {
+		s := "xyz" + string(r) + "abc"
+		if _, got := invisibleAt(s, 3); got != 0 {
+			n++
+			if !hasInvisible(s) {
+				t.Errorf("hasInvisible misses U+%04X", r)
+			}
+		} else if hasInvisible(s) {
+			t.Errorf("hasInvisible takes U+%04X, which invisibleAt does not", r)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d invisible runes", n)
+	}
+}

@@ -185,7 +185,8 @@ func hasInvisible(s string) bool {
 		}
 	}
 	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
+		switch s[i] {
+		case 0xC2, 0xCD, 0xE1, 0xE2, 0xEF: // the first bytes of invisibleAt's runes in UTF-8
 			if n, _ := invisibleAt(s, i); n > 0 {
 				return true
 			}
