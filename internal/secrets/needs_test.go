@@ -95,3 +95,49 @@ func TestNeedsNecessary(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadRun: a generic rule's prefilter is tried at a keyword only when
+// the name, spacing and quotes from there end at an assignment sign.
+func TestLeadRun(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic *rule
+	runs := 0
+	for _, r := range s.rules {
+		if r.lead != nil && r.lead.run != nil {
+			runs++
+		}
+		if r.RuleID == "generic-api-key" {
+			generic = r
+		}
+	}
+	if generic == nil || generic.lead == nil || generic.lead.run == nil {
+		t.Fatalf("generic-api-key's leading literals have no run check")
+	}
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{`apiKey = "x"`, true},
+		{`api_key: x`, true},
+		{`"token" => x`, true},
+		{`token, x`, true},
+		{`secret|| x`, true},
+		{`token ?= x`, true},
+		{`auth.Token()`, false}, // a call, no assignment
+		{`keys(x)`, false},
+		{`token`, false}, // the line ends
+		{`passwordField;`, false},
+	}
+	for _, c := range cases {
+		if got := generic.lead.run.possible(c.text, 0); got != c.want {
+			t.Errorf("possible(%q) = %v, want %v", c.text, got, c.want)
+		}
+		if !c.want && generic.pre.MatchString(c.text) {
+			t.Errorf("%q: ruled out, but the prefilter %s matches", c.text, generic.pre)
+		}
+	}
+	t.Logf("%d rules check a run after their leading literals", runs)
+}
