@@ -228,11 +228,13 @@ const (
 	sideMergeBase
 )
 
-// prefetched is the files scanSAST reads, read ahead in its order through
-// one git cat-file (source.Prefetch) while it scans the files before.
+// prefetched is the files scanSAST reads, read ahead in its order while it
+// scans the files before: one git cat-file (source.Prefetch) per side, so
+// that git inflates and resolves the head and the merge-base files on two
+// cores at once (each side's files are read in the loop's order).
 type prefetched struct {
-	pf      *source.Prefetch
-	commits [2]plumbing.Hash // by side
+	pf      [2]*source.Prefetch // by side; nil once done or failed
+	commits [2]plumbing.Hash    // by side
 	planned map[source.FileRef]bool
 	log     *slog.Logger
 }
@@ -264,7 +266,8 @@ func planSASTReads(changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, 
 }
 
 // startSASTReads starts reading planSASTReads' files, or returns nil (the
-// files are then read from the snapshots) when git cannot be run.
+// files are then read from the snapshots) when git cannot be run. A side
+// whose git cannot start is read from its snapshot.
 func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig, log *slog.Logger) *prefetched {
 	if !repo.CanPrefetch() {
 		return nil
@@ -273,14 +276,30 @@ func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.Ch
 	if len(refs) == 0 {
 		return nil
 	}
-	pf, err := repo.Prefetch(ctx, refs, sast.MaxScanSize)
-	if err != nil {
-		log.Debug("reading the changed files with go-git: git cat-file could not start", "error", err.Error())
-		return nil
-	}
-	p := &prefetched{pf: pf, commits: [2]plumbing.Hash{head, mergeBase}, planned: make(map[source.FileRef]bool, len(refs)), log: log}
+	p := &prefetched{commits: [2]plumbing.Hash{head, mergeBase}, planned: make(map[source.FileRef]bool, len(refs)), log: log}
+	var bySide [2][]source.FileRef
 	for _, r := range refs {
 		p.planned[r] = true
+		side := sideHead
+		if r.Commit != head {
+			side = sideMergeBase
+		}
+		bySide[side] = append(bySide[side], r)
+	}
+	started := false
+	for side, rs := range bySide {
+		if len(rs) == 0 {
+			continue
+		}
+		pf, err := repo.Prefetch(ctx, rs, sast.MaxScanSize)
+		if err != nil {
+			log.Debug("reading the changed files with go-git: git cat-file could not start", "error", err.Error())
+			continue
+		}
+		p.pf[side], started = pf, true
+	}
+	if !started {
+		return nil
 	}
 	return p
 }
@@ -289,7 +308,7 @@ func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.Ch
 // planned and git gave a blob; anything else (a path the commit lacks, a
 // git failure) is read from fsys, so the messages are the snapshot's.
 func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, error) {
-	if p == nil || p.pf == nil {
+	if p == nil || p.pf[side] == nil {
 		return readForScan(fsys, path)
 	}
 	ref := source.FileRef{Commit: p.commits[side], Path: path}
@@ -297,13 +316,14 @@ func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, er
 		return readForScan(fsys, path)
 	}
 	for {
-		f, ok, err := p.pf.Next()
+		f, ok, err := p.pf[side].Next()
 		if !ok {
-			// Done or failed: the rest comes from the snapshots.
+			// Done or failed: the rest of this side comes from the snapshot.
 			if err != nil {
 				p.log.Debug("reading the rest of the changed files with go-git", "error", err.Error())
 			}
-			p.close()
+			_ = p.pf[side].Close()
+			p.pf[side] = nil
 			return readForScan(fsys, path)
 		}
 		if f.Ref != ref {
@@ -320,9 +340,14 @@ func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, er
 }
 
 func (p *prefetched) close() {
-	if p != nil && p.pf != nil {
-		_ = p.pf.Close()
-		p.pf = nil
+	if p == nil {
+		return
+	}
+	for side, pf := range p.pf {
+		if pf != nil {
+			_ = pf.Close()
+			p.pf[side] = nil
+		}
 	}
 }
 
