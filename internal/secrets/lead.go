@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -156,7 +157,15 @@ func (lr *leadRun) possible(text string, at int) bool {
 // newLead returns the leading literals of re (the loosened expression) and
 // its anchored form, or nil when re does not start with literals of at
 // least two bytes.
-func newLead(re *syntax.Regexp) *lead {
+func newLead(re *syntax.Regexp) *lead { return newLeadOf(re, "") }
+
+// newLeadOf is newLead given expr, re.String() when not "" (printing a
+// large expression again costs more than compiling it: about half of the
+// rules' loading). It is reused for the anchored form unless re starts
+// with \b before a literal that starts with a non-word byte: tried at the
+// start of the rest of the line, \b holds there exactly when the first
+// byte is a word byte, which match has checked against the byte before.
+func newLeadOf(re *syntax.Regexp, expr string) *lead {
 	boundary := false
 	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
 		boundary = true
@@ -177,7 +186,10 @@ func newLead(re *syntax.Regexp) *lead {
 			l.lits = append(l.lits, []byte(s))
 		}
 	}
-	anchored, err := regexp.Compile(`^(?:` + re.String() + `)`)
+	if expr == "" || boundary && slices.ContainsFunc(l.lits, func(lit []byte) bool { return !isWordByte(lit[0]) }) {
+		expr = re.String()
+	}
+	anchored, err := regexp.Compile(`^(?:` + expr + `)`)
 	if err != nil {
 		return nil
 	}

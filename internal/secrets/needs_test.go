@@ -3,6 +3,7 @@ package secrets
 import (
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"testing"
@@ -140,4 +141,27 @@ func TestLeadRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d rules check a run after their leading literals", runs)
+}
+
+// TestLeadOfGivenExpression: the anchored form reuses the expression's
+// text, \b included, only where that is the same: before a literal that
+// starts with a non-word byte, \b at the start of the rest of the line
+// would not see the byte before.
+func TestLeadOfGivenExpression(t *testing.T) {
+	for _, expr := range []string{`\b(?:-x|ab)[0-9]{2}`, `\b(?:hv|s\.)[0-9]{2}`, `(?:key|-k)[0-9]{2}`} {
+		re, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newLeadOf(re, re.String())
+		if l == nil {
+			t.Fatalf("%s: no leading literals", expr)
+		}
+		full := regexp.MustCompile(expr)
+		for _, text := range []string{"a-x12", " -x12", "-x12", "ab12", "cab12", " ab12", "hv12", "ahv12", "s.12", "xs.12", "key12", "a-k12", "-k1"} {
+			if got, want := l.match(text, lowerASCII(nil, text)), full.MatchString(text); got != want {
+				t.Errorf("%s on %q: leading literals say %v, the expression %v", expr, text, got, want)
+			}
+		}
+	}
 }

@@ -223,10 +223,11 @@ func New(cfg config.Config) (*Scanner, error) {
 			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
 			pr.minLen = minLen(re)
 			if r1, r2 := relax(re), trimStart(re); r1 || r2 {
-				if pr.pre, err = regexp.Compile(re.String()); err != nil {
-					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, re, err)
+				expr := re.String()
+				if pr.pre, err = regexp.Compile(expr); err != nil {
+					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, expr, err)
 				}
-				pr.lead = newLead(re)
+				pr.lead = newLeadOf(re, expr)
 			}
 		}
 		i := len(s.rules)
