@@ -62,6 +62,9 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 		t.Fatal("no prefetch")
 	}
 	planned := len(reads.planned)
+	if reads.pf[sideHead] == nil || reads.pf[sideMergeBase] == nil {
+		t.Errorf("not one git cat-file per side: head %v, merge base %v", reads.pf[sideHead] != nil, reads.pf[sideMergeBase] != nil)
+	}
 	got := scanSAST(1, changes, headFS, baseFS, reads, nil, nil, "", ling, gates.LimitsConfig{})
 	reads.close()
 	if !reflect.DeepEqual(got, want) {
@@ -82,6 +85,12 @@ func TestSASTPrefetchSameScan(t *testing.T) {
 	data, skip, err = reads.read(headFS, sideHead, "app/unchanged.txt")
 	if err != nil || skip != "" || string(data) != "hello\n" {
 		t.Errorf("an unplanned file: %q, skip %q, error %v", data, skip, err)
+	}
+	// Each side reads on in its own order: the merge base's file after
+	// the head's read past it.
+	data, skip, err = reads.read(baseFS, sideMergeBase, "app/run.go")
+	if err != nil || skip != "" || !strings.Contains(string(data), "Run(c") || strings.Contains(string(data), "Run2(c") {
+		t.Errorf("app/run.go at the merge base: %q, skip %q, error %v", data, skip, err)
 	}
 }
 

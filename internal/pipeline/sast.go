@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -58,6 +60,8 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		headContent = map[string][]byte{}
 	}
 	changed := map[string]bool{}
+	scans := startFileScans()
+	defer scans.stop()
 	for i := range changes.Files {
 		f := &changes.Files[i]
 		if f.Status == changeset.Deleted || f.NewPath == "" || isSwarm(f.NewPath) {
@@ -122,8 +126,7 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 			s.Generated = append(s.Generated, gates.SkippedFile{Path: f.NewPath, Reason: reason})
 			continue
 		}
-		findings, dismissed, skipped := gates.ScanSASTFile(f.NewPath, content)
-		if skipped != "" {
+		if skipped := sast.SkipReason(f.NewPath, content); skipped != "" {
 			s.Skipped[skipped]++
 			if code && skipped == sast.SkipTooLarge {
 				s.TooLarge = append(s.TooLarge, f.NewPath)
@@ -137,13 +140,9 @@ func scanSAST(phase int, changes *changeset.ChangeSet, headFS, mergeBaseFS fs.FS
 		if headContent != nil {
 			headContent[f.NewPath] = content
 		}
-		s.Head = append(s.Head, findings...)
-		s.Dismissed = append(s.Dismissed, dismissed...)
-		if hasOld {
-			baseFindings, _, _ := gates.ScanSASTFile(f.NewPath, old)
-			s.MergeBase = append(s.MergeBase, baseFindings...)
-		}
+		scans.add(f.NewPath, content, old, hasOld)
 	}
+	scans.collect(s)
 	for _, p := range sarifPaths {
 		s.SARIFFiles = append(s.SARIFFiles, p)
 		findings, err := readSARIF(p)
@@ -229,11 +228,13 @@ const (
 	sideMergeBase
 )
 
-// prefetched is the files scanSAST reads, read ahead in its order through
-// one git cat-file (source.Prefetch) while it scans the files before.
+// prefetched is the files scanSAST reads, read ahead in its order while it
+// scans the files before: one git cat-file (source.Prefetch) per side, so
+// that git inflates and resolves the head and the merge-base files on two
+// cores at once (each side's files are read in the loop's order).
 type prefetched struct {
-	pf      *source.Prefetch
-	commits [2]plumbing.Hash // by side
+	pf      [2]*source.Prefetch // by side; nil once done or failed
+	commits [2]plumbing.Hash    // by side
 	planned map[source.FileRef]bool
 	log     *slog.Logger
 }
@@ -271,7 +272,8 @@ const prefetchAtLeast = 16
 
 // startSASTReads starts reading planSASTReads' files, or returns nil (the
 // files are then read from the snapshots) when git cannot be run or there
-// are fewer than least of them.
+// are fewer than least of them. A side whose git cannot start is read from
+// its snapshot.
 func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.ChangeSet, head, mergeBase plumbing.Hash, linguist gates.Linguist, lim gates.LimitsConfig, least int, log *slog.Logger) *prefetched {
 	if !repo.CanPrefetch() {
 		return nil
@@ -280,14 +282,30 @@ func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.Ch
 	if len(refs) == 0 || len(refs) < least {
 		return nil
 	}
-	pf, err := repo.Prefetch(ctx, refs, sast.MaxScanSize)
-	if err != nil {
-		log.Debug("reading the changed files with go-git: git cat-file could not start", "error", err.Error())
-		return nil
-	}
-	p := &prefetched{pf: pf, commits: [2]plumbing.Hash{head, mergeBase}, planned: make(map[source.FileRef]bool, len(refs)), log: log}
+	p := &prefetched{commits: [2]plumbing.Hash{head, mergeBase}, planned: make(map[source.FileRef]bool, len(refs)), log: log}
+	var bySide [2][]source.FileRef
 	for _, r := range refs {
 		p.planned[r] = true
+		side := sideHead
+		if r.Commit != head {
+			side = sideMergeBase
+		}
+		bySide[side] = append(bySide[side], r)
+	}
+	started := false
+	for side, rs := range bySide {
+		if len(rs) == 0 {
+			continue
+		}
+		pf, err := repo.Prefetch(ctx, rs, sast.MaxScanSize)
+		if err != nil {
+			log.Debug("reading the changed files with go-git: git cat-file could not start", "error", err.Error())
+			continue
+		}
+		p.pf[side], started = pf, true
+	}
+	if !started {
+		return nil
 	}
 	return p
 }
@@ -296,7 +314,7 @@ func startSASTReads(ctx context.Context, repo *source.Git, changes *changeset.Ch
 // planned and git gave a blob; anything else (a path the commit lacks, a
 // git failure) is read from fsys, so the messages are the snapshot's.
 func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, error) {
-	if p == nil || p.pf == nil {
+	if p == nil || p.pf[side] == nil {
 		return readForScan(fsys, path)
 	}
 	ref := source.FileRef{Commit: p.commits[side], Path: path}
@@ -304,13 +322,14 @@ func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, er
 		return readForScan(fsys, path)
 	}
 	for {
-		f, ok, err := p.pf.Next()
+		f, ok, err := p.pf[side].Next()
 		if !ok {
-			// Done or failed: the rest comes from the snapshots.
+			// Done or failed: the rest of this side comes from the snapshot.
 			if err != nil {
 				p.log.Debug("reading the rest of the changed files with go-git", "error", err.Error())
 			}
-			p.close()
+			_ = p.pf[side].Close()
+			p.pf[side] = nil
 			return readForScan(fsys, path)
 		}
 		if f.Ref != ref {
@@ -327,9 +346,14 @@ func (p *prefetched) read(fsys fs.FS, side int, path string) ([]byte, string, er
 }
 
 func (p *prefetched) close() {
-	if p != nil && p.pf != nil {
-		_ = p.pf.Close()
-		p.pf = nil
+	if p == nil {
+		return
+	}
+	for side, pf := range p.pf {
+		if pf != nil {
+			_ = pf.Close()
+			p.pf[side] = nil
+		}
 	}
 }
 
@@ -371,4 +395,77 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// fileScans runs gates.ScanSASTFile on the files scanSAST's loop hands it,
+// on worker goroutines, so the rules run while the loop reads the next
+// files (from git cat-file) instead of after each read; collect adds the
+// findings in the loop's order, as one goroutine would.
+type fileScans struct {
+	queue chan *fileScan
+	all   []*fileScan
+	wg    sync.WaitGroup
+	done  bool
+}
+
+type fileScan struct {
+	path      string
+	content   []byte // head; dropped once scanned
+	old       []byte // merge base, when hasOld
+	hasOld    bool
+	findings  []sast.Finding
+	dismissed []sast.Finding
+	base      []sast.Finding // the merge base's findings
+}
+
+// scanWorkers is how many files are scanned at once (the loop itself
+// mostly waits for git's reads).
+func scanWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
+
+func startFileScans() *fileScans {
+	n := scanWorkers()
+	// A short queue: what waits to be scanned is held in memory.
+	q := &fileScans{queue: make(chan *fileScan, 2*n)}
+	q.wg.Add(n)
+	for range n {
+		go func() {
+			defer q.wg.Done()
+			for j := range q.queue {
+				j.findings, j.dismissed, _ = gates.ScanSASTFile(j.path, j.content)
+				if j.hasOld {
+					j.base, _, _ = gates.ScanSASTFile(j.path, j.old)
+				}
+				j.content, j.old = nil, nil
+			}
+		}()
+	}
+	return q
+}
+
+// add queues a file sast.SkipReason does not skip.
+func (q *fileScans) add(path string, content, old []byte, hasOld bool) {
+	j := &fileScan{path: path, content: content, old: old, hasOld: hasOld}
+	q.all = append(q.all, j)
+	q.queue <- j
+}
+
+// collect waits for every scan and appends the findings to s in the order
+// the files were added.
+func (q *fileScans) collect(s *gates.SASTScan) {
+	q.stop()
+	for _, j := range q.all {
+		s.Head = append(s.Head, j.findings...)
+		s.Dismissed = append(s.Dismissed, j.dismissed...)
+		s.MergeBase = append(s.MergeBase, j.base...)
+	}
+	q.all = nil
+}
+
+// stop ends the queue and waits for the workers; it may be called again.
+func (q *fileScans) stop() {
+	if !q.done {
+		q.done = true
+		close(q.queue)
+	}
+	q.wg.Wait()
 }

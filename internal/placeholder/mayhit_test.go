@@ -125,3 +125,61 @@ func FuzzMayHit(f *testing.F) {
 		}
 	})
 }
+
+// TestMayHitEveryOffset: MayHit looks only at pairs at even offsets, so
+// each word is tried at odd and even offsets, last on the line or not, in
+// either case, after a space or after a word byte (where only the words
+// found anywhere hit).
+func TestMayHitEveryOffset(t *testing.T) {
+	words := []string{"implemented", "swarm-gate", "todo", "tbd", "fixme", "xxx", "hack", "placeholder", "stub", "wip", "todo_x"}
+	for _, w := range words {
+		for _, spelt := range []string{w, strings.ToUpper(w)} {
+			for pad := 0; pad < 4; pad++ {
+				for _, before := range []string{" ", "a"} {
+					for _, after := range []string{"", " x", "."} {
+						s := strings.Repeat("-", pad) + before + spelt + after
+						want := before == " " || w == "implemented" || w == "swarm-gate"
+						if got := MayHit(s); got != want || got != mayHitRef(s) {
+							t.Errorf("MayHit(%q) = %v, want %v (mayHitRef %v)", s, got, want, mayHitRef(s))
+						}
+					}
+				}
+			}
+		}
+	}
+	// hasInvisible tests 8 bytes at a time: an invisible character at
+	// every offset of a longer line.
+	for pad := 0; pad < 20; pad++ {
+		for _, c := range []string{"\u200b", "\u00ad", "é"} {
+			s := strings.Repeat("x", pad) + c + strings.Repeat("y", 19-pad)
+			if got, want := MayHit(s), c != "é"; got != want {
+				t.Errorf("MayHit(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"return nil", " return nil", "x:=1; return nil", "  return undefined;"} {
+		if got := MayHit(s); got != mayHitRef(s) {
+			t.Errorf("MayHit(%q) = %v, mayHitRef %v", s, got, mayHitRef(s))
+		}
+	}
+}
+
+// TestHasInvisibleLeadBytes: hasInvisible decodes only at the first bytes
+// of invisibleAt's runes; every rune it takes starts with one of them.
+func TestHasInvisibleLeadBytes(t *testing.T) {
+	n := 0
+	for r := rune(0x80); r <= 0x10FFFF; r++ {
+		s := "xyz" + string(r) + "abc"
+		if _, got := invisibleAt(s, 3); got != 0 {
+			n++
+			if !hasInvisible(s) {
+				t.Errorf("hasInvisible misses U+%04X", r)
+			}
+		} else if hasInvisible(s) {
+			t.Errorf("hasInvisible takes U+%04X, which invisibleAt does not", r)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d invisible runes", n)
+	}
+}

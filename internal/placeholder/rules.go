@@ -178,8 +178,15 @@ func stripInvisible(s string) (string, []int, string) {
 
 // hasInvisible reports whether s holds a character invisibleAt takes.
 func hasInvisible(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // ASCII runs, 8 bytes a test
+		if b := s[i : i+8]; b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7] >= 0x80 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case 0xC2, 0xCD, 0xE1, 0xE2, 0xEF: // the first bytes of invisibleAt's runes in UTF-8
 			if n, _ := invisibleAt(s, i); n > 0 {
 				return true
 			}
@@ -576,69 +583,65 @@ func skipSpace(s string, i int) int {
 // no findings, so it needs no head content. The plan.md rules are not
 // covered.
 //
-// Every check below starts with one of a few letter pairs (im, re, sw, to,
-// tb, fi, xx, ha, pl, st, wi, ASCII case folded with |0x20, as the checks
-// fold): hitPairs skips every other position with one table lookup, and no
-// check can start at the last byte (every word is 3 bytes or more).
-// mayHitRef in the tests is the loop without the skip.
+// Every check below needs, at the position it starts, one of a few words
+// of 3 letters or more (ASCII case folded with |0x20, as the checks fold).
+// Such a word covers two letters at an even offset: its first two (it
+// starts at an even offset) or its second and third (an odd one). So the
+// loop looks only at even offsets j, with one table lookup for the pair
+// at j (hitPairs: the words' first and second pairs), and on a hit runs
+// the checks at j-1 and j (hitAt). mayHitRef in the tests looks at every
+// position.
 func MayHit(s string) bool {
 	returns := false // stubReturnAt has looked at every return
-	for i := 0; i+1 < len(s); i++ {
-		c := s[i] | 0x20
-		if m := hitPairs[c]; m == 0 || !pairIn(m, s[i+1]|0x20) {
+	for j := 0; j+1 < len(s); j += 2 {
+		if k := uint16(s[j]) | uint16(s[j+1])<<8; hitPairs[k>>3]&(1<<(k&7)) == 0 {
 			continue
 		}
-		switch {
-		case c == 'i':
-			if hasFoldAt(s, i, "implemented") {
-				return true
-			}
-			continue
-		case c == 'r':
-			if !returns && hasFoldAt(s, i, "return") {
-				if _, _, ok := stubReturnAt(s, nil, 0); ok {
-					return true
-				}
-				returns = true
-			}
-			continue
-		case c == 's' && hasFoldAt(s, i, "swarm-gate"):
+		if j > 0 && hitAt(s, j-1, &returns) || hitAt(s, j, &returns) {
 			return true
-		case i > 0 && isWordByte(s[i-1]):
-			continue // not the start of a word
-		}
-		switch c {
-		case 't':
-			if wordHit(s, i, "todo") || wordHit(s, i, "tbd") {
-				return true
-			}
-		case 'f':
-			if wordHit(s, i, "fixme") {
-				return true
-			}
-		case 'x':
-			if wordHit(s, i, "xxx") {
-				return true
-			}
-		case 'h':
-			if wordHit(s, i, "hack") {
-				return true
-			}
-		case 'p':
-			if wordHit(s, i, "placeholder") {
-				return true
-			}
-		case 's':
-			if wordHit(s, i, "stub") {
-				return true
-			}
-		case 'w':
-			if wordHit(s, i, "wip") {
-				return true
-			}
 		}
 	}
 	return hasInvisible(s) // a marker split by one (hiddenMarker)
+}
+
+// hitAt reports whether one of MayHit's checks matches at s[i]; *returns
+// is set once stubReturnAt has looked at the whole line (the answer is
+// the line's, not the position's).
+func hitAt(s string, i int, returns *bool) bool {
+	c := s[i] | 0x20
+	switch {
+	case c == 'i':
+		return hasFoldAt(s, i, "implemented")
+	case c == 'r':
+		if !*returns && hasFoldAt(s, i, "return") {
+			if _, _, ok := stubReturnAt(s, nil, 0); ok {
+				return true
+			}
+			*returns = true
+		}
+		return false
+	case c == 's' && hasFoldAt(s, i, "swarm-gate"):
+		return true
+	case i > 0 && isWordByte(s[i-1]):
+		return false // not the start of a word
+	}
+	switch c {
+	case 't':
+		return wordHit(s, i, "todo") || wordHit(s, i, "tbd")
+	case 'f':
+		return wordHit(s, i, "fixme")
+	case 'x':
+		return wordHit(s, i, "xxx")
+	case 'h':
+		return wordHit(s, i, "hack")
+	case 'p':
+		return wordHit(s, i, "placeholder")
+	case 's':
+		return wordHit(s, i, "stub")
+	case 'w':
+		return wordHit(s, i, "wip")
+	}
+	return false
 }
 
 // wordHit is wordAt, or the word followed by an underscore: a string's
@@ -648,20 +651,24 @@ func wordHit(s string, i int, w string) bool {
 	return wordAt(s, i, w) || len(s)-i > len(w) && s[i+len(w)] == '_' && hasFoldAt(s, i, w)
 }
 
-// hitPairs[c] is the set of second letters (bit k for 'a'+k) that a check
-// of mayHit starting with the folded byte c needs.
-var hitPairs = func() (t [256]uint32) {
-	for _, p := range [...]string{"im", "re", "sw", "to", "tb", "fi", "xx", "ha", "pl", "st", "wi"} {
-		t[p[0]] |= 1 << (p[1] - 'a')
+// hitPairs has bit k set (k = the first byte | the second << 8) for each
+// pair of bytes that folds to the first or second pair of a word MayHit
+// checks for: a bit set over all 65,536 pairs, 8 KiB.
+var hitPairs = func() (t [1 << 13]uint8) {
+	for _, w := range [...]string{"implemented", "return", "swarm-gate", "todo", "tbd", "fixme", "xxx", "hack", "placeholder", "stub", "wip"} {
+		for _, p := range [...]string{w[0:2], w[1:3]} {
+			for a := 0; a < 256; a++ {
+				for b := 0; b < 256; b++ {
+					if byte(a)|0x20 == p[0] && byte(b)|0x20 == p[1] {
+						k := a | b<<8
+						t[k>>3] |= 1 << (k & 7)
+					}
+				}
+			}
+		}
 	}
 	return t
 }()
-
-// pairIn reports whether the folded byte c is in the set m of hitPairs.
-func pairIn(m uint32, c byte) bool {
-	k := c - 'a'
-	return k < 26 && m>>k&1 != 0
-}
 
 // hasFoldAt reports whether the lowercase ASCII word w is at s[i], ASCII
 // case-insensitively.

@@ -35,18 +35,10 @@ const binaryProbe = 8192
 // units, as JavaScript counts. Fingerprint and ReflowKey are left empty: see
 // Fingerprints.
 func ScanFile(path string, content []byte) (findings []Finding, skipped string) {
-	switch {
-	case len(content) > MaxScanSize:
-		return nil, SkipTooLarge
-	case len(content) == 0:
-		return nil, SkipEmpty
-	case isBinary(content):
-		return nil, SkipBinary
+	if skipped = SkipReason(path, content); skipped != "" {
+		return nil, skipped
 	}
-	lang, ok := LanguageOf(path)
-	if !ok {
-		return nil, SkipNonCode
-	}
+	lang, _ := LanguageOf(path)
 	rules := Rules(lang)
 	if len(rules) == 0 {
 		return nil, ""
@@ -56,6 +48,24 @@ func ScanFile(path string, content []byte) (findings []Finding, skipped string) 
 		findings = s.apply(r, path, findings)
 	}
 	return findings, ""
+}
+
+// SkipReason is why ScanFile skips a file (one of the Skip reasons), ""
+// when it scans it: a caller can count the file as scanned before the
+// scan itself runs elsewhere.
+func SkipReason(path string, content []byte) string {
+	switch {
+	case len(content) > MaxScanSize:
+		return SkipTooLarge
+	case len(content) == 0:
+		return SkipEmpty
+	case isBinary(content):
+		return SkipBinary
+	}
+	if _, ok := LanguageOf(path); !ok {
+		return SkipNonCode
+	}
+	return ""
 }
 
 // isBinary reports whether more than 10% of the first 8 KiB are NUL bytes.

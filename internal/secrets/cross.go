@@ -214,9 +214,10 @@ func crossCheck(expr string) (*crossFilter, error) {
 	}
 	end := &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{p, {Op: syntax.OpEndText}}}
 	c := &crossFilter{}
-	if c.re, err = regexp.Compile(end.String()); err != nil {
+	endExpr := end.String()
+	if c.re, err = regexp.Compile(endExpr); err != nil {
 		return nil, err
 	}
-	c.lead = newLead(end)
+	c.lead = newLeadOf(end, endExpr)
 	return c, nil
 }

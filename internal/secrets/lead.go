@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -24,12 +25,147 @@ type lead struct {
 	// checks by hand before the literal (anchored is the rest): Go's \b
 	// is ASCII, between a word byte [0-9A-Za-z_] and a non-word one.
 	boundary bool
+	// run, when not nil, rules out most places before anchored runs: see
+	// leadRun.
+	run *leadRun
+}
+
+// leadRun is a necessary condition of a prefilter that starts with its
+// literals' element, then optional runs of classes, then an element that
+// must start with a byte of next, none of which the classes hold (the
+// generic rules: a name, spacing and quotes, then an assignment sign). On
+// an ASCII line, every byte of a match before that element is in in (the
+// first element's bytes too), so the bytes in in from the literal on must
+// end at a byte of next.
+type leadRun struct {
+	in, next [256]bool
+}
+
+// newLeadRun returns re's leadRun, nil when re is not of that shape.
+func newLeadRun(re *syntax.Regexp) *leadRun {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return nil
+	}
+	var lr leadRun
+	k := 1
+	for ; k < len(re.Sub); k++ {
+		sub := re.Sub[k]
+		for sub.Op == syntax.OpCapture {
+			sub = sub.Sub[0]
+		}
+		optional := sub.Op == syntax.OpStar || sub.Op == syntax.OpQuest || sub.Op == syntax.OpRepeat && sub.Min == 0
+		if !optional || sub.Sub[0].Op != syntax.OpCharClass || !asciiBytes(sub.Sub[0], &lr.in) {
+			break
+		}
+	}
+	var first [256]bool
+	if k == len(re.Sub) || !asciiBytes(re.Sub[0], &first) || !firstBytes(re.Sub[k], &lr.next) {
+		return nil
+	}
+	any := false
+	for c := range 256 {
+		if first[c] && !lr.in[c] || lr.next[c] && lr.in[c] {
+			return nil
+		}
+		any = any || lr.next[c]
+	}
+	if !any {
+		return nil
+	}
+	return &lr
+}
+
+// asciiBytes adds to set every ASCII byte re can match (letters in both
+// cases where re folds them); false when re is not made of literals and
+// classes.
+func asciiBytes(re *syntax.Regexp, set *[256]bool) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			addRune(set, r, re.Flags&syntax.FoldCase != 0)
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1] && r < 0x80; r++ {
+				addRune(set, r, false)
+			}
+		}
+		return true
+	case syntax.OpCapture, syntax.OpAlternate, syntax.OpConcat, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, sub := range re.Sub {
+			if !asciiBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpEmptyMatch:
+		return true
+	}
+	return false
+}
+
+// firstBytes adds to set every ASCII byte a match of re can start with;
+// false when not known (re may match the empty string, or starts with an
+// assertion).
+func firstBytes(re *syntax.Regexp, set *[256]bool) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return false
+		}
+		addRune(set, re.Rune[0], re.Flags&syntax.FoldCase != 0)
+		return true
+	case syntax.OpCharClass:
+		return asciiBytes(re, set)
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0], set)
+	case syntax.OpRepeat:
+		return re.Min >= 1 && firstBytes(re.Sub[0], set)
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && minLen(re.Sub[0]) > 0 && firstBytes(re.Sub[0], set)
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !firstBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func addRune(set *[256]bool, r rune, fold bool) {
+	if r >= 0x80 {
+		return
+	}
+	set[r] = true
+	if fold {
+		set[unicode.ToLower(r)], set[unicode.ToUpper(r)] = true, true
+	}
+}
+
+// possible reports whether the run from text[at] can end at a byte of
+// next.
+func (lr *leadRun) possible(text string, at int) bool {
+	for at < len(text) && lr.in[text[at]] {
+		at++
+	}
+	return at < len(text) && lr.next[text[at]]
 }
 
 // newLead returns the leading literals of re (the loosened expression) and
 // its anchored form, or nil when re does not start with literals of at
 // least two bytes.
-func newLead(re *syntax.Regexp) *lead {
+func newLead(re *syntax.Regexp) *lead { return newLeadOf(re, "") }
+
+// newLeadOf is newLead given expr, re.String() when not "" (printing a
+// large expression again costs more than compiling it: about half of the
+// rules' loading). It is reused for the anchored form unless re starts
+// with \b before a literal that starts with a non-word byte: tried at the
+// start of the rest of the line, \b holds there exactly when the first
+// byte is a word byte, which match has checked against the byte before.
+func newLeadOf(re *syntax.Regexp, expr string) *lead {
 	boundary := false
 	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
 		boundary = true
@@ -39,7 +175,7 @@ func newLead(re *syntax.Regexp) *lead {
 	if len(lits) == 0 {
 		return nil
 	}
-	l := &lead{boundary: boundary}
+	l := &lead{boundary: boundary, run: newLeadRun(re)}
 	seen := map[string]bool{}
 	for _, s := range lits {
 		if len(s) < 2 {
@@ -50,7 +186,10 @@ func newLead(re *syntax.Regexp) *lead {
 			l.lits = append(l.lits, []byte(s))
 		}
 	}
-	anchored, err := regexp.Compile(`^(?:` + re.String() + `)`)
+	if expr == "" || boundary && slices.ContainsFunc(l.lits, func(lit []byte) bool { return !isWordByte(lit[0]) }) {
+		expr = re.String()
+	}
+	anchored, err := regexp.Compile(`^(?:` + expr + `)`)
 	if err != nil {
 		return nil
 	}
@@ -155,7 +294,7 @@ func (l *lead) match(text string, lower []byte) bool {
 				off += i + 1
 				continue
 			}
-			if l.anchored.MatchString(text[off+i:]) {
+			if (l.run == nil || l.run.possible(text, off+i)) && l.anchored.MatchString(text[off+i:]) {
 				return true
 			}
 			off += i + 1

@@ -16,9 +16,11 @@ import (
 
 // unpruned returns the default scanner as it was before the keyword
 // automaton, the line-end expressions and the leading literals after a
-// \b (issue 25): keywords found by gitleaks' Aho-Corasick trie, every rule
-// whose expression has a class with a line feed joining each keyword line
-// with the next, and a prefilter starting with \b tried at every byte.
+// \b, the needed literals of multi-line rules (issue 25): keywords found
+// by gitleaks' Aho-Corasick trie, every rule whose expression has a class
+// with a line feed joining each keyword line with the next, a prefilter
+// starting with \b tried at every byte, and every window of a multi-line
+// rule given to its expression.
 // Its findings are the reference the faster scanner must give exactly.
 func unpruned(t testing.TB) *Scanner {
 	cfg, err := DefaultConfig()
@@ -46,6 +48,7 @@ func unpruned(t testing.TB) *Scanner {
 	s.kw, s.trie = nil, ahocorasick.NewTrieBuilder().AddStrings(words).Build()
 	all := &crossFilter{re: regexp.MustCompile(``)}
 	for _, r := range s.rules {
+		r.need = nil
 		if r.lead != nil && r.lead.boundary {
 			r.lead = nil // the prefilter run at every byte, as before
 		}

@@ -105,6 +105,9 @@ type rule struct {
 	// lead, when not nil, is pre's leading literals: on an ASCII line
 	// pre is tried only where one of them occurs.
 	lead *lead
+	// need, for a multi-line rule, is what every match holds (newNeeds):
+	// a window without it is not given to the expression.
+	need needs
 }
 
 // Scanner holds the prepared rules. It is safe for concurrent use.
@@ -207,6 +210,10 @@ func New(cfg config.Config) (*Scanner, error) {
 				return nil, fmt.Errorf("gitleaks rule %s: %w", id, err)
 			}
 			pr.multiline = ml
+			if ml {
+				full, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
+				pr.need = newNeeds(full)
+			}
 			if !ml && matchesNewline(r.Regex.String()) {
 				if pr.cross, err = crossCheck(r.Regex.String()); err != nil {
 					return nil, fmt.Errorf("gitleaks rule %s: line-end expression: %w", id, err)
@@ -216,10 +223,11 @@ func New(cfg config.Config) (*Scanner, error) {
 			re, _ := syntax.Parse(r.Regex.String(), syntax.Perl)
 			pr.minLen = minLen(re)
 			if r1, r2 := relax(re), trimStart(re); r1 || r2 {
-				if pr.pre, err = regexp.Compile(re.String()); err != nil {
-					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, re, err)
+				expr := re.String()
+				if pr.pre, err = regexp.Compile(expr); err != nil {
+					return nil, fmt.Errorf("gitleaks rule %s: loosened expression %s: %w", id, expr, err)
 				}
-				pr.lead = newLead(re)
+				pr.lead = newLeadOf(re, expr)
 			}
 		}
 		i := len(s.rules)
@@ -606,6 +614,9 @@ func (s *Scanner) ScanLines(path string, lines []Line) (findings, dismissed []Fi
 		}
 		for _, w := range windows(lines, at) {
 			text, nums, starts := join(lines[w[0]:w[1]])
+			if !r.need.holds(text) {
+				continue
+			}
 			all = s.matchText(r, path, text, nums, starts, all)
 		}
 	}
