@@ -53,6 +53,7 @@ const (
 	RulePlanLintDependsOpen = "plan-lint/completed-before-dependency"
 	RulePlanLintDependsGone = "plan-lint/missing-dependency"
 	RulePlanLintDependsLoop = "plan-lint/circular-dependency"
+	RulePlanLintDependsMore = "plan-lint/task-order-not-shown"
 )
 
 // planLintDependsRules are plan-lint's rules for the task-order problems.
@@ -138,10 +139,12 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 	}
-	for _, p := range dependsProblems(plan, func(*swarm.Task, int) bool { return true }) {
+	problems, more := dependsProblems(plan, func(*swarm.Task, int) bool { return true })
+	for _, p := range problems {
 		rule := planLintDependsRules[p.kind]
 		findings = append(findings, Finding{Path: swarm.PlanPath, Line: p.task.Line, EndLine: p.task.Line, Rule: rule, Severity: sev, Message: p.message(), Key: p.key(rule)})
 	}
+	findings = append(findings, more.finding(RulePlanLintDependsMore, sev)...)
 	mode := "advisory (the default): findings are warnings and the check is neutral; `plan_lint: fail` in the policy enforces them"
 	if enforce {
 		mode = "enforced (`plan_lint: fail`)"

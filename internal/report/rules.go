@@ -183,6 +183,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleEvidenceDependsOpen:         {"A completed task depends on a task that is not completed.", "complete the dependency first, or set the task back"},
 	gates.RuleEvidenceDependsGone:         {"A completed task depends on an id no task has.", "fix the task's depends in the plan"},
 	gates.RuleEvidenceDependsLoop:         {"Tasks depend on each other in a circle.", "break the cycle in the tasks' depends"},
+	gates.RuleEvidenceDependsNotShown:     {"More task-order problems than the limit of 200 a plan: the rest are counted, not shown.", "fix the depends of the problems shown and re-run to see the others"},
 
 	// swarm/drift
 	gates.RuleDriftMissing:              {"The phase's drift verification is missing although the phase is ready to close.", ""},
@@ -205,6 +206,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RulePlanLintDependsOpen: {"A completed task depends on a task that is not completed.", "complete the dependency first"},
 	gates.RulePlanLintDependsGone: {"A task depends on an id no task has.", "fix the task's depends"},
 	gates.RulePlanLintDependsLoop: {"Tasks depend on each other in a circle.", "break the cycle"},
+	gates.RulePlanLintDependsMore: {"More task-order problems than the limit of 200 a plan: the rest are counted, not shown.", "fix the depends of the problems shown and re-run to see the others"},
 }
 
 // phaseWrapSteps are the steps of swarm/phase-wrap's checklist (rule
