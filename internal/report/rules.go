@@ -157,6 +157,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleCodeStubReturn:        {"A function whose whole body is a constant return: a stub.", "implement the function; a deliberate constant takes a `swarm-gate:allow placeholder <reason>` marker"},
 	gates.RuleCodeStubBody:          {"A function whose body is a stub (panic(\"not implemented\"), todo!(), raise NotImplementedError, ...).", ""},
 	gates.RuleSuppressionNoReason:   {"A swarm-gate:allow placeholder marker has no reason or is misspelt.", "write the marker as `swarm-gate:allow placeholder <reason>`"},
+	gates.RulePlaceholderNotShown:   {"More placeholder findings than the limits of 100 a file and 1,000 a run: the rest are counted, not shown.", "finish the work the findings shown mark and re-run to see the others"},
 	gates.RulePlaceholderNotScanned: {"A changed file could not be scanned for placeholders (binary content or over the size limit).", "keep the file small and textual, or a maintainer accepts it by override"},
 	gates.RulePlanBracketTask:       {"plan.md still has a [task] template bracket.", "replace the bracket with the plan's real text"},
 	gates.RulePlanBracketProject:    {"plan.md still has a [Project] template bracket.", "replace the bracket with the plan's real text"},
