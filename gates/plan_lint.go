@@ -159,14 +159,24 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 	return Result{Outcome: NotApplicable, Title: fmt.Sprintf("advisory: %s in the plan (not enforced)", plural(len(findings), "planning problem", "planning problems")), Summary: summary, Findings: findings}
 }
 
-// bracketPlaceholders returns the template placeholders in s: bracketed
+// bracketPlaceholders returns the template placeholders in s, each word
+// once (the first occurrence, in any case): bracketed
 // templateWords outside inline code, skipping Markdown links, indexes (a[i],
 // x[0]) and path segments (app/[name]/page.tsx, pages/[name].tsx).
 func bracketPlaceholders(s string) []string {
 	// Blank out code spans, keeping offsets.
 	s = inlineCodeSpan.ReplaceAllStringFunc(s, func(c string) string { return strings.Repeat(" ", len(c)) })
 	var out []string
-	for _, m := range bracketPlaceholder.FindAllStringSubmatchIndex(s, -1) {
+	seen := map[string]bool{} // each placeholder once: a description may repeat one a million times
+	for pos := 0; pos < len(s); {
+		m := bracketPlaceholder.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			m[i] += pos
+		}
+		pos = m[1]
 		start, end := m[0], m[1]
 		if start > 0 {
 			if c := s[start-1]; c == '_' || c == ']' || c == ')' || c == '/' || c == '\\' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
@@ -179,9 +189,11 @@ func bracketPlaceholders(s string) []string {
 		if end+1 < len(s) && s[end] == '.' && isIdentByte(s[end+1]) {
 			continue // a file name: [name].tsx
 		}
-		if !templateWords[strings.ToLower(s[m[2]:m[3]])] {
+		word := strings.ToLower(s[m[2]:m[3]])
+		if !templateWords[word] || seen[word] {
 			continue
 		}
+		seen[word] = true
 		out = append(out, s[start:end])
 	}
 	return out
