@@ -67,6 +67,7 @@ const (
 	RuleEvidenceDependsOpen         = "evidence/completed-before-dependency"
 	RuleEvidenceDependsGone         = "evidence/missing-dependency"
 	RuleEvidenceDependsLoop         = "evidence/circular-dependency"
+	RuleEvidenceDependsNotShown     = "evidence/task-order-not-shown"
 	RuleEvidenceDuplicateKey        = "evidence/duplicate-key"
 	// RuleEvidenceClosedByPR is a task the pull request marks closed: the
 	// plugin's /swarm close sets that on unfinished work, and a closed task
@@ -244,7 +245,8 @@ func taskOrderFindings(plan *swarm.Plan, completed []swarm.Task) (findings []Fin
 	for _, t := range completed {
 		judged[t.ID] = true
 	}
-	for _, p := range dependsProblems(plan, func(t *swarm.Task, _ int) bool { return t.Status == "completed" && judged[t.ID] }) {
+	problems, more := dependsProblems(plan, func(t *swarm.Task, _ int) bool { return t.Status == "completed" && judged[t.ID] })
+	for _, p := range problems {
 		rule := evidenceDependsRules[p.kind]
 		sev := SeverityWarning
 		if p.samePhase {
@@ -253,7 +255,12 @@ func taskOrderFindings(plan *swarm.Plan, completed []swarm.Task) (findings []Fin
 		}
 		findings = append(findings, Finding{Path: swarm.PlanPath, Line: p.task.Line, EndLine: p.task.Line, Rule: rule, Severity: sev, Message: p.message(), Key: p.key(rule)})
 	}
-	return findings, errs
+	sev := SeverityWarning
+	if more.samePhase > 0 {
+		sev = SeverityError
+		errs += more.samePhase
+	}
+	return append(findings, more.finding(RuleEvidenceDependsNotShown, sev)...), errs
 }
 
 // tasksToCheck are the completed tasks of the phase plus the tasks of other

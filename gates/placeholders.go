@@ -85,6 +85,18 @@ const (
 	// plugin's scan skips such files, so they hide a placeholder), or over
 	// 1 MiB (a warning, an error when no other file was scanned).
 	RulePlaceholderNotScanned = "placeholder/not-scanned"
+	// RulePlaceholderNotShown counts the findings past the limits of
+	// maxPlaceholderFindingsFile a file and maxPlaceholderFindingsRun a
+	// run; an error when one of them is.
+	RulePlaceholderNotShown = "placeholder/more-not-shown"
+)
+
+// The findings kept one by one, as swarm/sast bounds its secrets: a 1 MiB
+// file of TODO lines is 150,000 findings, and eight such files, a push of
+// some KiB, took a gigabyte.
+const (
+	maxPlaceholderFindingsFile = 100
+	maxPlaceholderFindingsRun  = 1000
 )
 
 // PlaceholderRules lists the rule ids the placeholders gate reports, the
@@ -124,9 +136,11 @@ type placeholderStats struct {
 	uncompared                []string          // "`path` (why)": not compared with the merge base
 	preExisting, introduced   int
 	warnings                  int
-	unscanned                 int  // source files over 1 MiB, as warnings (limits.unscanned: warn)
-	unscannedBig              int  // files too large to scan, as warnings (limits.unscanned: warn)
-	noBase                    bool // a file with findings had a merge-base version, but no merge-base contents were given
+	unscanned                 int    // source files over 1 MiB, as warnings (limits.unscanned: warn)
+	unscannedBig              int    // files too large to scan, as warnings (limits.unscanned: warn)
+	noBase                    bool   // a file with findings had a merge-base version, but no merge-base contents were given
+	notShownErr, notShown     int    // findings past the limits: failing ones, and all
+	notShownAt                string // the first file with findings past the limits
 }
 
 // phScan is what placeholderFile scans with and adds to.
@@ -137,6 +151,27 @@ type phScan struct {
 	// out and suppressed are the findings and suppressed lines so far.
 	out        []Finding
 	suppressed []Suppression
+	shown      int // findings kept so far, of every file scanned with it
+}
+
+// keep drops the findings of the file just scanned (ps.out[start:], moved
+// lines already told) past the limits, counting them in st.
+func (ps *phScan) keep(start int, st *placeholderStats) {
+	room := max(min(maxPlaceholderFindingsFile, maxPlaceholderFindingsRun-ps.shown), 0)
+	if fs := ps.out[start:]; len(fs) > room {
+		if st.notShownAt == "" {
+			st.notShownAt = fs[0].Path
+		}
+		for _, f := range fs[room:] {
+			st.notShown++
+			if f.Delta != DeltaPreExisting && f.Severity == SeverityError {
+				st.notShownErr++
+			}
+		}
+		// A fresh slice: the long one's findings must not stay reachable.
+		ps.out = append(slices.Clone(ps.out[:start]), fs[:room]...)
+	}
+	ps.shown += len(ps.out) - start
 }
 
 func newPhScan(c PlaceholdersConfig) *phScan {
@@ -194,13 +229,24 @@ func (g Placeholders) evaluate(ctx context.Context, in *Input) Result {
 		}
 	}
 	ps.out = append(ps.out, st.notScanned(in.config())...)
+	if st.notShown > 0 {
+		// The findings not shown may be new ones: the gate fails closed.
+		sev := SeverityWarning
+		if st.notShownErr > 0 {
+			sev = SeverityError
+		}
+		ps.out = append(ps.out, Finding{Path: st.notShownAt, Line: 1, EndLine: 1, Rule: RulePlaceholderNotShown, Severity: sev, Key: fkey(RulePlaceholderNotShown),
+			Message: fmt.Sprintf("%s more not shown (%d of them failing): over the limits of %d a file and %d a run; finish the work the findings shown mark, then see the rest", plural(st.notShown, "placeholder finding", "placeholder findings"), st.notShownErr, maxPlaceholderFindingsFile, maxPlaceholderFindingsRun)})
+	}
 	sev := unscannedSeverity(in.config())
 	for _, l := range codeSymlinks(in.Changes, in.HeadFile) {
 		ps.out = append(ps.out, Finding{Path: l.path, Line: 1, EndLine: 1, Rule: RulePlaceholderNotScanned, Severity: sev, Key: fkey(RulePlaceholderNotScanned, l.path, l.kind()), Message: symlinkMessage(l, sev)})
 	}
 	failing, unscannedLinks, unscannedLFS := 0, 0, 0 // as warnings: symlinks to what is not scanned as code, LFS pointers
+	failing += st.notShownErr
 	for _, fd := range ps.out {
 		switch {
+		case fd.Rule == RulePlaceholderNotShown: // counted above
 		case fd.Delta == DeltaPreExisting:
 			st.preExisting++
 		case fd.Severity == SeverityError:
@@ -393,6 +439,7 @@ func placeholderFile(ctx context.Context, in *Input, cfg PlaceholdersConfig, f *
 	default:
 		st.uncompared = append(st.uncompared, mdtext.Code(f.NewPath)+" ("+why+")")
 	}
+	ps.keep(start, st)
 	return nil
 }
 

@@ -475,3 +475,62 @@ func TestPlaceholdersScriptsUnderSwarm(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholderFindingsBounded: past 100 findings a file and 1,000 a run,
+// the rest are counted in one finding, an error when one of them is, and
+// the title still counts them all.
+func TestPlaceholderFindingsBounded(t *testing.T) {
+	todos := func(path string, n int, line string) changeset.File {
+		lines := make([]string, n)
+		for i := range lines {
+			lines[i] = fmt.Sprintf(line, i)
+		}
+		return added(path, lines...)
+	}
+	many := func(files, n int) []changeset.File {
+		var out []changeset.File
+		for i := range files {
+			out = append(out, todos(fmt.Sprintf("f%02d.go", i), n, "// TODO %d"))
+		}
+		return out
+	}
+	cases := []struct {
+		name     string
+		files    []changeset.File
+		shown    int    // findings kept one by one
+		notShown string // what the counting finding says ("" none)
+		warning  bool   // it is a warning
+		title    string
+	}{
+		{"under the limits", many(2, 100), 200, "", false, "200 placeholders on added lines"},
+		{"one file past its limit", many(1, 150), 100, "50 placeholder findings more not shown (50 of them failing)", false, "150 placeholders on added lines"},
+		{"past the run's limit", many(12, 100), 1000, "200 placeholder findings more not shown (200 of them failing)", false, "1200 placeholders on added lines"},
+		{"document notes only warn", []changeset.File{todos("notes.md", 120, "TODO: item %d")}, 100, "20 placeholder findings more not shown (0 of them failing)", true, "no placeholders"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, got := placeholders(t, nil, c.files...)
+			more := ""
+			shown := 0
+			for _, f := range r.Findings {
+				if f.Rule != RulePlaceholderNotShown {
+					shown++
+					continue
+				}
+				more = f.Message
+				if (f.Severity == SeverityWarning) != c.warning {
+					t.Errorf("the counting finding is a %s", f.Severity)
+				}
+			}
+			if shown != c.shown {
+				t.Errorf("%d findings shown, want %d", shown, c.shown)
+			}
+			if c.notShown == "" && more != "" || !strings.Contains(more, c.notShown) {
+				t.Errorf("counting finding %q, want %q (%d findings)", more, c.notShown, len(got))
+			}
+			if !strings.HasPrefix(r.Title, c.title) {
+				t.Errorf("title %q, want it to start %q", r.Title, c.title)
+			}
+		})
+	}
+}

@@ -53,6 +53,7 @@ const (
 	RulePlanLintDependsOpen = "plan-lint/completed-before-dependency"
 	RulePlanLintDependsGone = "plan-lint/missing-dependency"
 	RulePlanLintDependsLoop = "plan-lint/circular-dependency"
+	RulePlanLintDependsMore = "plan-lint/task-order-not-shown"
 )
 
 // planLintDependsRules are plan-lint's rules for the task-order problems.
@@ -138,10 +139,12 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 			}
 		}
 	}
-	for _, p := range dependsProblems(plan, func(*swarm.Task, int) bool { return true }) {
+	problems, more := dependsProblems(plan, func(*swarm.Task, int) bool { return true })
+	for _, p := range problems {
 		rule := planLintDependsRules[p.kind]
 		findings = append(findings, Finding{Path: swarm.PlanPath, Line: p.task.Line, EndLine: p.task.Line, Rule: rule, Severity: sev, Message: p.message(), Key: p.key(rule)})
 	}
+	findings = append(findings, more.finding(RulePlanLintDependsMore, sev)...)
 	mode := "advisory (the default): findings are warnings and the check is neutral; `plan_lint: fail` in the policy enforces them"
 	if enforce {
 		mode = "enforced (`plan_lint: fail`)"
@@ -156,14 +159,24 @@ func (g PlanLint) Evaluate(_ context.Context, in *Input) Result {
 	return Result{Outcome: NotApplicable, Title: fmt.Sprintf("advisory: %s in the plan (not enforced)", plural(len(findings), "planning problem", "planning problems")), Summary: summary, Findings: findings}
 }
 
-// bracketPlaceholders returns the template placeholders in s: bracketed
+// bracketPlaceholders returns the template placeholders in s, each word
+// once (the first occurrence, in any case): bracketed
 // templateWords outside inline code, skipping Markdown links, indexes (a[i],
 // x[0]) and path segments (app/[name]/page.tsx, pages/[name].tsx).
 func bracketPlaceholders(s string) []string {
 	// Blank out code spans, keeping offsets.
 	s = inlineCodeSpan.ReplaceAllStringFunc(s, func(c string) string { return strings.Repeat(" ", len(c)) })
 	var out []string
-	for _, m := range bracketPlaceholder.FindAllStringSubmatchIndex(s, -1) {
+	seen := map[string]bool{} // each placeholder once: a description may repeat one a million times
+	for pos := 0; pos < len(s); {
+		m := bracketPlaceholder.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			m[i] += pos
+		}
+		pos = m[1]
 		start, end := m[0], m[1]
 		if start > 0 {
 			if c := s[start-1]; c == '_' || c == ']' || c == ')' || c == '/' || c == '\\' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
@@ -176,9 +189,11 @@ func bracketPlaceholders(s string) []string {
 		if end+1 < len(s) && s[end] == '.' && isIdentByte(s[end+1]) {
 			continue // a file name: [name].tsx
 		}
-		if !templateWords[strings.ToLower(s[m[2]:m[3]])] {
+		word := strings.ToLower(s[m[2]:m[3]])
+		if !templateWords[word] || seen[word] {
 			continue
 		}
+		seen[word] = true
 		out = append(out, s[start:end])
 	}
 	return out

@@ -68,6 +68,7 @@ func TestPlanLintHandMade(t *testing.T) {
 		want    Outcome
 		rule    string
 		mention string
+		n       int // findings, when not 0
 	}{
 		{name: "a clean plan", plan: lintPlan("T", three...), want: Passed},
 		{name: "a task touching 6 files", plan: lintPlan("T", lintPhase(1, "A", lintTask("1.1", "Refactor", "a", "b", "c", "d", "e", "f")), lintPhase(2, "B", ok("2.1"))),
@@ -93,6 +94,9 @@ func TestPlanLintHandMade(t *testing.T) {
 			want: NotApplicable, rule: RulePlanLintTestTask, mention: "task 1.2 is a separate test-writing task"},
 		{name: "a task that adds tests with its work is fine", plan: lintPlan("T", lintPhase(1, "A", lintTask("1.1", "Add the parser with tests")), three[1], three[2]), want: Passed},
 		{name: "enforced", plan: lintPlan("[Project]", three...), enforce: true, want: Failed, rule: RulePlanLintPlaceholder},
+		// A 14 MB description of "[task] " gave two million findings (1.3 GB).
+		{name: "each placeholder once however often it is repeated", plan: lintPlan("T", lintPhase(1, "A", lintTask("1.1", strings.Repeat("[task] [Date] [TASK] ", 100000))), three[1], three[2]),
+			want: NotApplicable, rule: RulePlanLintPlaceholder, mention: "template placeholder [Date]", n: 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -107,6 +111,9 @@ func TestPlanLintHandMade(t *testing.T) {
 			}
 			if !strings.Contains(findingsText(r), c.mention) {
 				t.Errorf("findings do not mention %q:\n%s", c.mention, findingsText(r))
+			}
+			if c.n > 0 && len(r.Findings) != c.n {
+				t.Errorf("%d findings, want %d", len(r.Findings), c.n)
 			}
 			if c.enforce && r.Findings[0].Severity != SeverityError {
 				t.Errorf("enforced finding severity %s", r.Findings[0].Severity)

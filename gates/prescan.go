@@ -143,4 +143,9 @@ func (st *placeholderStats) add(o *placeholderStats) {
 	st.unscanned += o.unscanned
 	st.unscannedBig += o.unscannedBig
 	st.noBase = st.noBase || o.noBase
+	st.notShownErr += o.notShownErr
+	st.notShown += o.notShown
+	if st.notShownAt == "" {
+		st.notShownAt = o.notShownAt
+	}
 }

@@ -1,7 +1,10 @@
 package gates
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,10 +136,14 @@ func newTaskGraph(plan *swarm.Plan) *taskGraph {
 			g.nodes = append(g.nodes, taskNode{task: t, phase: ph.ID})
 		}
 	}
+	// mark[j] == i+1: node i already depends on j (a depends list may
+	// repeat ids a million times, so no linear search).
+	mark := make([]int, len(g.nodes))
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		for _, d := range n.task.Depends {
-			if j, ok := g.index[d]; ok && !slices.Contains(n.deps, j) {
+			if j, ok := g.index[d]; ok && mark[j] != i+1 {
+				mark[j] = i + 1
 				n.deps = append(n.deps, j)
 			}
 		}
@@ -144,14 +151,58 @@ func newTaskGraph(plan *swarm.Plan) *taskGraph {
 	return g
 }
 
+// maxDependsProblems bounds the task-order problems reported one by one:
+// a plan's depends may name up to a million ids, each a problem, and a
+// finding apiece took gigabytes; a reviewer needs the first few.
+const maxDependsProblems = 200
+
+// dependsOverflow sums up the problems past maxDependsProblems.
+type dependsOverflow struct {
+	n, samePhase int
+	// keys digests the omitted problems' keys, so that the same overflow
+	// on the merge base is the same finding, and any other is new.
+	keys hash.Hash
+}
+
+func (o *dependsOverflow) add(p dependsProblem) {
+	if o.keys == nil {
+		o.keys = sha256.New()
+	}
+	o.n++
+	if p.samePhase {
+		o.samePhase++
+	}
+	o.keys.Write([]byte(p.key("")))
+	o.keys.Write([]byte{0xff})
+}
+
+// finding is the one finding of rule for the omitted problems (none when
+// nothing was omitted), of severity sev.
+func (o *dependsOverflow) finding(rule string, sev Severity) []Finding {
+	if o.n == 0 {
+		return nil
+	}
+	return []Finding{{Path: swarm.PlanPath, Line: 1, EndLine: 1, Rule: rule, Severity: sev, Key: fkey(rule, hex.EncodeToString(o.keys.Sum(nil))),
+		Message: fmt.Sprintf("%s more not shown (over the limit of %d a plan; %d of them within a task's own phase): fix the depends of the plan's tasks, then see the rest", plural(o.n, "task-order problem", "task-order problems"), maxDependsProblems, o.samePhase)}}
+}
+
 // dependsProblems returns the task-order problems of the tasks judge
 // accepts, in plan order: for each judged task its open and missing
 // dependencies, and each circular dependency one judged task is part of,
 // once, reported on the first judged task of it. judge is called with the
-// task and the id of its phase.
-func dependsProblems(plan *swarm.Plan, judge func(t *swarm.Task, phase int) bool) []dependsProblem {
+// task and the id of its phase. Past maxDependsProblems, problems are only
+// counted, in the overflow.
+func dependsProblems(plan *swarm.Plan, judge func(t *swarm.Task, phase int) bool) ([]dependsProblem, *dependsOverflow) {
 	g := newTaskGraph(plan)
 	var out []dependsProblem
+	more := &dependsOverflow{}
+	add := func(p dependsProblem) {
+		if len(out) < maxDependsProblems {
+			out = append(out, p)
+		} else {
+			more.add(p)
+		}
+	}
 	for i := range plan.Phases {
 		ph := &plan.Phases[i]
 		for j := range ph.Tasks {
@@ -168,12 +219,12 @@ func dependsProblems(plan *swarm.Plan, judge func(t *swarm.Task, phase int) bool
 				k, ok := g.index[d]
 				if !ok {
 					dp := idPhase(g, d)
-					out = append(out, dependsProblem{kind: dependsMissing, task: t, phase: ph.ID, dep: d, depPhase: dp, samePhase: dp != 0 && dp == ph.ID})
+					add(dependsProblem{kind: dependsMissing, task: t, phase: ph.ID, dep: d, depPhase: dp, samePhase: dp != 0 && dp == ph.ID})
 					continue
 				}
 				dn := g.nodes[k]
 				if t.Status == "completed" && dn.task.Status != "completed" && dn.task.Status != "closed" {
-					out = append(out, dependsProblem{kind: dependsOpen, task: t, phase: ph.ID, dep: d, depStatus: dn.task.Status, depPhase: dn.phase, samePhase: dn.phase == ph.ID})
+					add(dependsProblem{kind: dependsOpen, task: t, phase: ph.ID, dep: d, depStatus: dn.task.Status, depPhase: dn.phase, samePhase: dn.phase == ph.ID})
 				}
 			}
 		}
@@ -197,9 +248,9 @@ func dependsProblems(plan *swarm.Plan, judge func(t *swarm.Task, phase int) bool
 		for i, n := range loop.path {
 			ids[i] = g.nodes[n].task.ID
 		}
-		out = append(out, dependsProblem{kind: dependsCycle, task: g.nodes[at].task, phase: g.nodes[at].phase, cycle: ids, loopSize: len(loop.members), samePhase: same})
+		add(dependsProblem{kind: dependsCycle, task: g.nodes[at].task, phase: g.nodes[at].phase, cycle: ids, loopSize: len(loop.members), samePhase: same})
 	}
-	return out
+	return out, more
 }
 
 // idPhase is the phase a task id names by its first part ("1.7" -> 1)

@@ -252,3 +252,77 @@ func TestTaskOrderOddPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskOrderFindingsBounded: a depends list of thousands of ids gives at
+// most maxDependsProblems findings and one that counts the rest, fails
+// closed when the rest hold errors, and matches the same overflow on the
+// merge base only.
+func TestTaskOrderFindingsBounded(t *testing.T) {
+	deps := func(phase, n int) string {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf(`"%d.%d"`, phase, 1000+i)
+		}
+		return strings.Join(ids, ",")
+	}
+	// 1.1 depends first on missing ids of phase 9 (warnings), then on
+	// missing ids of its own phase (errors), all past the limit.
+	plan := func(cross, same int) string {
+		d := deps(9, cross)
+		if same > 0 {
+			d += "," + deps(1, same)
+		}
+		return lintPlan("T", lintPhase(1, "A", `{"id":"1.1","phase":1,"status":"completed","description":"d","depends":[`+d+`]}`), lintPhase(9, "B"))
+	}
+	cases := []struct {
+		name        string
+		cross, same int
+		evidence    Outcome
+		notShown    int // problems the not-shown finding counts
+	}{
+		{"under the limit", 10, 0, Passed, 0},
+		{"past the limit, warnings only", 5000, 0, Passed, 4800},
+		{"errors only past the limit", maxDependsProblems, 3000, Failed, 3000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			head := load(withEvidence(plan(c.cross, c.same), "1.1"))
+			if head.PlanErr != nil {
+				t.Fatal(head.PlanErr)
+			}
+			for _, g := range []Gate{PlanLint{}, Evidence{}} {
+				r := eval(g, &Input{Phase: 1, Head: head})
+				if g.Name() == "swarm/evidence" && r.Outcome != c.evidence {
+					t.Errorf("%s: %s (%s), want %s", g.Name(), r.Outcome, r.Title, c.evidence)
+				}
+				if len(r.Findings) > maxDependsProblems+2 {
+					t.Errorf("%s: %d findings, want at most %d", g.Name(), len(r.Findings), maxDependsProblems+2)
+				}
+				want := ""
+				if c.notShown > 0 {
+					want = fmt.Sprintf("%d task-order problems more not shown", c.notShown)
+				}
+				if got := findingsText(r); want != "" && !strings.Contains(got, want) || want == "" && strings.Contains(got, "not shown") {
+					t.Errorf("%s: findings do not say %q:\n%s", g.Name(), want, clipN(got, 600))
+				}
+			}
+		})
+	}
+	// The overflow's key is the same for the same omitted problems only.
+	key := func(p string) string {
+		r := eval(Evidence{}, &Input{Phase: 1, Head: load(withEvidence(p, "1.1"))})
+		for _, f := range r.Findings {
+			if f.Rule == RuleEvidenceDependsNotShown {
+				return f.Key
+			}
+		}
+		t.Fatalf("no %s finding: %s", RuleEvidenceDependsNotShown, r.Title)
+		return ""
+	}
+	if a, b := key(plan(300, 300)), key(plan(300, 300)); a != b {
+		t.Errorf("the same overflow has two keys: %q, %q", a, b)
+	}
+	if a, b := key(plan(300, 300)), key(plan(300, 301)); a == b {
+		t.Errorf("an overflow with one more problem has the same key %q", a)
+	}
+}

@@ -157,6 +157,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleCodeStubReturn:        {"A function whose whole body is a constant return: a stub.", "implement the function; a deliberate constant takes a `swarm-gate:allow placeholder <reason>` marker"},
 	gates.RuleCodeStubBody:          {"A function whose body is a stub (panic(\"not implemented\"), todo!(), raise NotImplementedError, ...).", ""},
 	gates.RuleSuppressionNoReason:   {"A swarm-gate:allow placeholder marker has no reason or is misspelt.", "write the marker as `swarm-gate:allow placeholder <reason>`"},
+	gates.RulePlaceholderNotShown:   {"More placeholder findings than the limits of 100 a file and 1,000 a run: the rest are counted, not shown.", "finish the work the findings shown mark and re-run to see the others"},
 	gates.RulePlaceholderNotScanned: {"A changed file could not be scanned for placeholders (binary content or over the size limit).", "keep the file small and textual, or a maintainer accepts it by override"},
 	gates.RulePlanBracketTask:       {"plan.md still has a [task] template bracket.", "replace the bracket with the plan's real text"},
 	gates.RulePlanBracketProject:    {"plan.md still has a [Project] template bracket.", "replace the bracket with the plan's real text"},
@@ -183,6 +184,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleEvidenceDependsOpen:         {"A completed task depends on a task that is not completed.", "complete the dependency first, or set the task back"},
 	gates.RuleEvidenceDependsGone:         {"A completed task depends on an id no task has.", "fix the task's depends in the plan"},
 	gates.RuleEvidenceDependsLoop:         {"Tasks depend on each other in a circle.", "break the cycle in the tasks' depends"},
+	gates.RuleEvidenceDependsNotShown:     {"More task-order problems than the limit of 200 a plan: the rest are counted, not shown.", "fix the depends of the problems shown and re-run to see the others"},
 
 	// swarm/drift
 	gates.RuleDriftMissing:              {"The phase's drift verification is missing although the phase is ready to close.", ""},
@@ -205,6 +207,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RulePlanLintDependsOpen: {"A completed task depends on a task that is not completed.", "complete the dependency first"},
 	gates.RulePlanLintDependsGone: {"A task depends on an id no task has.", "fix the task's depends"},
 	gates.RulePlanLintDependsLoop: {"Tasks depend on each other in a circle.", "break the cycle"},
+	gates.RulePlanLintDependsMore: {"More task-order problems than the limit of 200 a plan: the rest are counted, not shown.", "fix the depends of the problems shown and re-run to see the others"},
 }
 
 // phaseWrapSteps are the steps of swarm/phase-wrap's checklist (rule
