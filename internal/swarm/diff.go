@@ -55,7 +55,7 @@ type PlanChange struct {
 // `task 2.3: description changed: "a" → "b"`.
 func (c PlanChange) Text() string {
 	switch c.Field {
-	case "added", "removed":
+	case "added", "removed", "duplicated":
 		if c.Before != "" || c.After != "" {
 			return fmt.Sprintf("%s %s: %s", c.Subject, c.Field, c.Before+c.After)
 		}
@@ -110,11 +110,19 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 		}
 	}
 	seen := map[string]bool{}
+	headPhases := map[int]bool{}
 	for i := range head.Phases {
 		ph := &head.Phases[i]
 		subject := fmt.Sprintf("phase %d", ph.ID)
 		op := oldPhases[ph.ID]
-		if op == nil {
+		dup := headPhases[ph.ID]
+		headPhases[ph.ID] = true
+		if dup {
+			// Compared with the approved phase of that id, a second one
+			// would read as its name or fields changing, hiding that the
+			// plan now holds two phases the plugin keys by one id.
+			add(ChangeMaterial, subject, "duplicated", "", "another phase with id "+phaseNum(ph.ID)+" "+quote(ph.Name), ph.Line)
+		} else if op == nil {
 			add(ChangeMaterial, subject, "added", "", quote(ph.Name), ph.Line)
 		} else {
 			str(ChangeMaterial, subject, "name", op.Name, ph.Name, ph.Line)
@@ -129,6 +137,10 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 		}
 		for j := range ph.Tasks {
 			t := &ph.Tasks[j]
+			if seen[t.ID] {
+				add(ChangeMaterial, "task "+t.ID, "duplicated", "", "another task with id "+t.ID+" "+quote(t.Description), t.Line)
+				continue
+			}
 			seen[t.ID] = true
 			o := oldTasks[t.ID]
 			if o == nil {
