@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -23,6 +24,9 @@ type Setup func(init json.RawMessage) (webhook.Evaluator, prometheus.Gatherer, e
 // errInputClosed is the cause of the jobs still running when the parent
 // closes the child's input (shutdown, or the parent died).
 var errInputClosed = errors.New("the server closed the evaluator process's input (it is stopping)")
+
+// snapshotEvery is how often at most the child's metrics go to the parent.
+const snapshotEvery = time.Second
 
 // ServeChild is the child's side: it reads the init line from in, calls
 // setup, then runs each job read from in in a goroutine of its own and
@@ -61,6 +65,52 @@ func ServeChild(in io.Reader, out io.Writer, setup Setup) error {
 		defer wmu.Unlock()
 		_ = enc.Encode(m) // a dead parent: nothing to tell
 	}
+	// Metrics go with a result at most every snapshotEvery (a snapshot
+	// costs more than a small job's result), and on their own after the
+	// last result of a busy second, so that they are never older than that.
+	var (
+		smu      sync.Mutex
+		lastSnap time.Time
+		dirty    bool
+	)
+	withMetrics := func(m *resultMsg, force bool) bool {
+		smu.Lock()
+		defer smu.Unlock()
+		if !force && time.Since(lastSnap) < snapshotEvery {
+			dirty = true
+			return false
+		}
+		m.Metrics, lastSnap, dirty = snapshot(g), time.Now(), false
+		return m.Metrics != nil
+	}
+	flush := func() {
+		smu.Lock()
+		d := dirty
+		smu.Unlock()
+		if d {
+			m := resultMsg{}
+			if withMetrics(&m, true) {
+				send(m)
+			}
+		}
+	}
+	tick := time.NewTicker(snapshotEvery)
+	tickDone := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-tick.C:
+				flush()
+			case <-tickDone:
+				return
+			}
+		}
+	}()
+	defer func() {
+		tick.Stop()
+		close(tickDone)
+		flush()
+	}()
 	base, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	n := 1
@@ -116,7 +166,7 @@ func ServeChild(in io.Reader, out io.Writer, setup Setup) error {
 					res.Error = "evaluation failed (an error with no message)"
 				}
 			}
-			res.Metrics = snapshot(g)
+			withMetrics(&res, false)
 			send(res)
 		}(m.ID, *m.Job)
 	}

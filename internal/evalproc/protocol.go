@@ -37,8 +37,9 @@ type toChild struct {
 }
 
 // resultMsg is a line from the child: job ID ended, with Error ("" when
-// Evaluate returned nil), and the child's metrics when it has any
-// (protojson-encoded dto.MetricFamily values, at the job's end).
+// Evaluate returned nil), and a snapshot of the child's metrics
+// (protojson-encoded dto.MetricFamily values) at most every second; ID 0
+// carries only metrics.
 type resultMsg struct {
 	ID      uint64            `json:"id"`
 	Error   string            `json:"error,omitempty"`
