@@ -53,6 +53,7 @@ type serverSettings struct {
 	workers, queue  int
 	workDir         string
 	shutdownTimeout time.Duration
+	evaluator       string // SWARM_GATE_EVALUATOR ("": unset)
 }
 
 var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
@@ -79,6 +80,9 @@ func startChild(tb testing.TB, s serverSettings) *appServer {
 	// beside the jobs' repositories.
 	cmd.Env = append(env, "TMPDIR="+s.workDir, "SWARM_GATE_APP_ID="+strconv.FormatInt(s.appID, 10), "SWARM_GATE_PRIVATE_KEY_PATH="+keyFile,
 		"SWARM_GATE_WEBHOOK_SECRET="+s.secret, "SWARM_GATE_GITHUB_API_URL="+s.apiURL)
+	if s.evaluator != "" {
+		cmd.Env = append(cmd.Env, "SWARM_GATE_EVALUATOR="+s.evaluator)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -360,8 +364,45 @@ func sumOf(m map[string]float64, name string, labels ...string) float64 {
 }
 
 // procCPU is a process's CPU time from /proc/<pid>/stat: its own (user +
-// system) and that of its children it has waited for.
+// system), and that of its children: those it has waited for, and those
+// still running (the evaluator process) with theirs.
 func procCPU(pid int) (self, children time.Duration, err error) {
+	self, children, err = procStatCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, c := range liveChildren(pid) {
+		if cs, cc, err := procCPU(c); err == nil {
+			children += cs + cc
+		}
+	}
+	return self, children, nil
+}
+
+// liveChildren are the pids whose parent is pid, from /proc/*/stat.
+func liveChildren(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
+		if err != nil {
+			continue
+		}
+		s := string(raw)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// procStatCPU is procCPU without the children still running.
+func procStatCPU(pid int) (self, children time.Duration, err error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, 0, err

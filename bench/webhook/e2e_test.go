@@ -42,7 +42,8 @@ var (
 	e2eSender      = flag.String("e2e.sender", "process", "where the deliveries are sent from: \"process\" (a process of their own, as GitHub sends them from its machines) or \"inproc\" (goroutines of the test process, beside the fake)")
 	e2eFakeNice    = flag.Int("e2e.fake-nice", 0, "the nice value of the test process (the fake GitHub's REST API and its git processes) while the deliveries are sent: "+
 		"positive gives the server and the sender the CPU first, as when GitHub runs elsewhere (0: all at one priority)")
-	e2eWorkDir = flag.String("e2e.workdir", "", "where the App server makes its per-job repositories and temporary files "+
+	e2eEvaluator = flag.String("e2e.evaluator", "", "the App server process's SWARM_GATE_EVALUATOR: inprocess or process (the evaluations in a child of the server); \"\": the server's default")
+	e2eWorkDir   = flag.String("e2e.workdir", "", "where the App server makes its per-job repositories and temporary files "+
 		"(SWARM_GATE_WORK_DIR and TMPDIR; default: a folder of the test's temporary directory), e.g. a tmpfs such as /dev/shm")
 )
 
@@ -213,10 +214,14 @@ type e2eResult struct {
 	// process: zero, all is in FakeCPUSeconds) and the git diff it runs;
 	// the test process (the fake's REST API, the load generator, the
 	// observer) and its git upload-pack and pack-objects children.
+	// With -e2e.evaluator process, the children include the evaluator
+	// process (still running: its own CPU and its git processes').
 	ServerCPUSeconds      float64 `json:"server_cpu_s"`
 	ServerChildCPUSeconds float64 `json:"server_children_cpu_s"`
-	FakeCPUSeconds        float64 `json:"fake_cpu_s"`
-	FakeGitCPUSeconds     float64 `json:"fake_git_cpu_s"`
+	// Evaluator is -e2e.evaluator.
+	Evaluator         string  `json:"evaluator,omitempty"`
+	FakeCPUSeconds    float64 `json:"fake_cpu_s"`
+	FakeGitCPUSeconds float64 `json:"fake_git_cpu_s"`
 	// SenderCPUSeconds is the sender process's (-e2e.sender process; else
 	// the sending is in FakeCPUSeconds).
 	SenderCPUSeconds float64 `json:"sender_cpu_s"`
@@ -295,6 +300,16 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 	if bin == "inproc" {
 		res.Mode = "inproc"
 	}
+	switch *e2eEvaluator {
+	case "", "inprocess":
+	case "process":
+		if bin == "inproc" {
+			tb.Fatalf("-e2e.evaluator process needs the server in a process of its own (-e2e.bin not inproc)")
+		}
+	default:
+		tb.Fatalf("-e2e.evaluator %q: want inprocess or process", *e2eEvaluator)
+	}
+	res.Evaluator = *e2eEvaluator
 
 	fake := ghfake.New(tb)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -331,7 +346,7 @@ func runE2EWith(tb testing.TB, sc e2eScenario, bin string) e2eResult {
 		res.WorkDir = *e2eWorkDir
 	}
 	settings := serverSettings{bin: bin, appID: benchAppID, key: key, secret: "bench-" + hex.EncodeToString(secretBytes),
-		apiURL: front.URL + "/api/v3/", workers: sc.workers, queue: sc.queue, workDir: workDir, shutdownTimeout: 30 * time.Second}
+		apiURL: front.URL + "/api/v3/", workers: sc.workers, queue: sc.queue, workDir: workDir, shutdownTimeout: 30 * time.Second, evaluator: *e2eEvaluator}
 	var srv *appServer
 	if bin == "inproc" {
 		srv = startInProcess(tb, settings)

@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runAction(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return runServe(ctx, args[1:], stdout, stderr)
+	case evaluatorSubcommand: // hidden: the child of serve with SWARM_GATE_EVALUATOR=process
+		return runEvaluatorChild(stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "phase-wrap":

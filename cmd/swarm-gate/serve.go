@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -53,6 +54,7 @@ var serveSettings = []serveSetting{
 	{"SWARM_GATE_MAX_UNVERIFIED_PER_SOURCE", "max-unverified-per-source", "64", "connections from one source open at once before a delivery with a valid signature arrives on them; one more closes that source's oldest (-1: no limit, e.g. behind a proxy)"},
 	{"SWARM_GATE_SHUTDOWN_DELAY", "shutdown-delay", "5s", "on SIGTERM or SIGINT, how long deliveries are still taken while /readyz answers 503, so that a load balancer stops routing here first (0: none)"},
 	{"SWARM_GATE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "after the shutdown delay, how long the running and queued evaluations may take before they are cancelled or dropped (their check runs are then completed as failure)"},
+	{"SWARM_GATE_EVALUATOR", "evaluator", "inprocess", "where evaluations run: inprocess (in the server's process) or process (in one child process at nice +10 on Linux, so that the intake answers GitHub at once while evaluations saturate the CPUs)"},
 	{"SWARM_GATE_WORK_DIR", "work-dir", "", "where each evaluation's temporary clone goes (default: the system's temporary directory)"},
 	{"SWARM_GATE_FETCH_DEPTH", "fetch-depth", "50", "history fetched first from the base and the head; deepened, then full, until their merge base is found"},
 	{"SWARM_GATE_REDELIVER_FAILED", "redeliver-failed", "false", "at start-up, ask GitHub to redeliver the App's deliveries of the last hour that failed (the variable: true or false)"},
@@ -127,6 +129,8 @@ type serveConfig struct {
 	reconcileInterval                          time.Duration
 	reconcileMinBudget                         int
 	logLevel                                   slog.Level
+	// processEvaluator is SWARM_GATE_EVALUATOR=process.
+	processEvaluator bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -134,8 +138,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg == nil {
 		return code
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-	return serve(ctx, cfg, log)
+	// One writer for the server's records and the evaluator child's.
+	out := &lockedWriter{w: stderr}
+	log := slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: cfg.logLevel}))
+	return serveWith(ctx, cfg, log, out)
+}
+
+// lockedWriter serialises Writes, so that two loggers' lines do not mix.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // serveFlags reads the settings: environment, then flags. On error or -h it
@@ -267,6 +285,13 @@ func serveFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int) {
 	if cfg.reconcileMinBudget == 0 {
 		cfg.reconcileMinBudget = -1 // 0: nothing is under it, as -1
 	}
+	switch v := strings.ToLower(get("SWARM_GATE_EVALUATOR")); v {
+	case "inprocess":
+	case "process":
+		cfg.processEvaluator = true
+	default:
+		bad("SWARM_GATE_EVALUATOR", "%q is not inprocess or process", get("SWARM_GATE_EVALUATOR"))
+	}
 	if level, ok := logLevels[strings.ToLower(get("SWARM_GATE_LOG"))]; ok {
 		cfg.logLevel = level
 	} else {
@@ -364,13 +389,25 @@ func checkWorkDir(dir string) string {
 // readiness off for the shutdown delay, then a drain bounded by the
 // shutdown timeout. Errors are logged once, as JSON on the log's stderr.
 func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
+	return serveWith(ctx, cfg, log, nil)
+}
+
+// serveWith is serve; logOut is the writer under log, where the evaluator
+// child's records go (nil: they go through log).
+func serveWith(ctx context.Context, cfg *serveConfig, log *slog.Logger, logOut io.Writer) int {
 	fail := func(code int, format string, a ...any) int {
 		log.Error(fmt.Sprintf(format, a...))
 		return code
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a, err := app.New(app.Config{AppID: cfg.appID, PrivateKey: cfg.privateKey, APIURL: cfg.apiURL, Logger: log, Registerer: reg,
+	// With the evaluator in a child, the App's metrics come from both
+	// processes: a label tells them apart.
+	appReg := prometheus.Registerer(reg)
+	if cfg.processEvaluator {
+		appReg = prometheus.WrapRegistererWith(prometheus.Labels{"process": "server"}, reg)
+	}
+	a, err := app.New(app.Config{AppID: cfg.appID, PrivateKey: cfg.privateKey, APIURL: cfg.apiURL, Logger: log, Registerer: appReg,
 		Version: version, WorkDir: cfg.workDir, FetchDepth: cfg.fetchDepth})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -396,8 +433,29 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) int {
 		ln.Close()
 		return fail(report.ExitError, "checking the App's credentials: %v", err)
 	}
-	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: a, Workers: cfg.workers, QueueSize: cfg.queueSize,
-		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: reg, AbandonTimeout: abandonTimeout,
+	var evaluator webhook.Evaluator = a
+	var gatherer prometheus.Gatherer = reg
+	if cfg.processEvaluator {
+		pe, err := startProcessEvaluator(cfg, slug+"[bot]", log, logOut, reg)
+		if err != nil {
+			ln.Close()
+			return fail(report.ExitError, "%v", err)
+		}
+		// After the drain (deferred before it returns): the child then
+		// has nothing left to run.
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := pe.Close(cctx); err != nil {
+				log.Warn("stopping the evaluator process", "error", err.Error())
+			}
+		}()
+		evaluator = processEvaluator{Evaluator: pe, parent: a}
+		gatherer = prometheus.Gatherers{reg, pe.Gatherer()}
+		log.Info("evaluations run in a child process (SWARM_GATE_EVALUATOR=process)", "nice_increment", evaluatorNice)
+	}
+	srv, err := webhook.New(webhook.Config{Secret: []byte(cfg.secret), Evaluator: evaluator, Workers: cfg.workers, QueueSize: cfg.queueSize,
+		JobTimeout: cfg.jobTimeout, Logger: log, Registerer: reg, Gatherer: gatherer, AbandonTimeout: abandonTimeout,
 		BodyTimeout: cfg.bodyTimeout, MaxPerSource: cfg.maxPerSource,
 		MaxUnverifiedPerSource: cfg.maxUnverifiedPerSource})
 	if err != nil {

@@ -37,7 +37,7 @@ import (
 var serveEnv = []string{"SWARM_GATE_APP_ID", "SWARM_GATE_PRIVATE_KEY_PATH", "SWARM_GATE_PRIVATE_KEY", "SWARM_GATE_WEBHOOK_SECRET",
 	"SWARM_GATE_GITHUB_API_URL", "SWARM_GATE_LISTEN", "SWARM_GATE_WORKERS", "SWARM_GATE_QUEUE_SIZE", "SWARM_GATE_JOB_TIMEOUT",
 	"SWARM_GATE_SHUTDOWN_DELAY", "SWARM_GATE_SHUTDOWN_TIMEOUT", "SWARM_GATE_WORK_DIR", "SWARM_GATE_FETCH_DEPTH", "SWARM_GATE_REDELIVER_FAILED", "SWARM_GATE_LOG",
-	"SWARM_GATE_RECONCILE", "SWARM_GATE_RECONCILE_INTERVAL", "SWARM_GATE_RECONCILE_MIN_BUDGET"}
+	"SWARM_GATE_RECONCILE", "SWARM_GATE_RECONCILE_INTERVAL", "SWARM_GATE_RECONCILE_MIN_BUDGET", "SWARM_GATE_EVALUATOR"}
 
 func clearServeEnv(t *testing.T) {
 	for _, k := range serveEnv {
@@ -116,6 +116,8 @@ func TestServeSettings(t *testing.T) {
 	}{
 		{"no webhook secret", map[string]string{"SWARM_GATE_APP_ID": "1", "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
 			"SWARM_GATE_WEBHOOK_SECRET: not set: the server refuses to start without the App's webhook secret"},
+		{"evaluator neither in process nor a process", with("SWARM_GATE_EVALUATOR", "child"), nil,
+			`SWARM_GATE_EVALUATOR (--evaluator): "child" is not inprocess or process`},
 		{"no app id", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_PRIVATE_KEY": keyPEM()}, nil,
 			"SWARM_GATE_APP_ID (--app-id): not set"},
 		{"app id not a number", map[string]string{"SWARM_GATE_WEBHOOK_SECRET": secret, "SWARM_GATE_PRIVATE_KEY": keyPEM()}, []string{"--app-id", "my-app"},
@@ -427,6 +429,14 @@ var metricsRE = regexp.MustCompile(`"msg":"serving /metrics","addr":"([^"]+)"`)
 // request ends with its check runs completed; cancelling the context (as
 // SIGTERM does) drains and exits 0; the logs are JSON and hold no secret.
 func TestServeEndToEnd(t *testing.T) {
+	for _, mode := range []string{"inprocess", "process"} {
+		t.Run(mode, func(t *testing.T) { testServeEndToEnd(t, mode) })
+	}
+}
+
+// testServeEndToEnd evaluates one delivery with SWARM_GATE_EVALUATOR=mode;
+// "process" runs the evaluator child as this test binary (TestMain).
+func testServeEndToEnd(t *testing.T, mode string) {
 	const appID, installation, repo = 31, 5, "Codertocat/Hello-World"
 	fake := ghfake.New(t)
 	dir := t.TempDir()
@@ -450,6 +460,14 @@ func TestServeEndToEnd(t *testing.T) {
 	t.Setenv("SWARM_GATE_GITHUB_API_URL", fake.URL)
 	const metricsToken = "metrics token for the test"
 	t.Setenv("SWARM_GATE_METRICS_TOKEN", metricsToken)
+	t.Setenv("SWARM_GATE_EVALUATOR", mode)
+	// The evaluator child, this test binary, runs main.
+	t.Setenv("SWARM_GATE_TEST_MAIN", "1")
+	// The App's metrics of the evaluations are labelled in process mode.
+	evalLabel := ""
+	if mode == "process" {
+		evalLabel = `{process="evaluator"}`
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -523,7 +541,7 @@ func TestServeEndToEnd(t *testing.T) {
 	// The evaluation's API calls are observed when it returns, just after
 	// the aggregate is completed.
 	var metrics string
-	for !strings.Contains(metrics, "swarm_gate_evaluation_api_calls_count 1") {
+	for !strings.Contains(metrics, "swarm_gate_evaluation_api_calls_count"+evalLabel+" 1") {
 		if time.Now().After(deadline) {
 			t.Fatalf("/metrics never counted the evaluation's API calls:\n%s", metrics)
 		}
@@ -539,9 +557,13 @@ func TestServeEndToEnd(t *testing.T) {
 		metrics = b.String()
 		time.Sleep(10 * time.Millisecond)
 	}
-	for _, want := range []string{"swarm_gate_api_calls_total{method=\"POST\"}", "swarm_gate_rate_limit_remaining", "swarm_gate_deliveries_total", "go_goroutines"} {
+	posts := `swarm_gate_api_calls_total{method="POST"}`
+	if mode == "process" {
+		posts = `swarm_gate_api_calls_total{method="POST",process="evaluator"}`
+	}
+	for _, want := range []string{posts, "swarm_gate_rate_limit_remaining", "swarm_gate_deliveries_total", "go_goroutines"} {
 		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
+			t.Errorf("/metrics lacks %s:\n%s", want, metrics)
 		}
 	}
 
@@ -578,7 +600,16 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("the logs hold a secret (%.12s…)", s)
 		}
 	}
-	for _, want := range []string{`"msg":"stopping: no new deliveries; draining the queue"`, `"msg":"stopped"`, `"msg":"evaluation finished"`} {
+	wantLogs := []string{`"msg":"stopping: no new deliveries; draining the queue"`, `"msg":"stopped"`, `"msg":"evaluation finished"`}
+	if mode == "process" {
+		// The child's records reach the server's log; it stops with it.
+		wantLogs = append(wantLogs, `"msg":"evaluations run in a child process (SWARM_GATE_EVALUATOR=process)"`, `"process":"evaluator"`,
+			`"msg":"evaluator process started"`)
+		if strings.Contains(logs, "the evaluator process exited") {
+			t.Error("the evaluator process's exit at shutdown was logged as a crash")
+		}
+	}
+	for _, want := range wantLogs {
 		if !strings.Contains(logs, want) {
 			t.Errorf("logs lack %s", want)
 		}
