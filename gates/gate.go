@@ -162,7 +162,8 @@ type Input struct {
 	// Overrides are the human decisions swarm-gate recorded for this pull
 	// request, oldest first (none until a comment command records one).
 	Overrides []Override
-	// HeadTime is the head commit's committer time: the "now" of the
+	// HeadTime is the head commit's committer time (the pipeline caps it at its
+	// own clock, as a committer can forge it into the future): the "now" of the
 	// checks that have a time window (the councils' 24-hour freshness),
 	// since gates have no clock. The zero value means unknown, and those
 	// windows are then not checked (the output says so).

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -322,7 +323,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Phases: changed, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
-		HeadTime: commitTime(repo, head, log), HeadFile: headFile, BaseFile: baseFile, Overrides: opts.Overrides,
+		HeadTime: commitTime(repo, head, time.Now(), log), HeadFile: headFile, BaseFile: baseFile, Overrides: opts.Overrides,
 		Linguist: linguist, Prescan: prescan}
 	for _, g := range gs {
 		if g.Name() == (gates.SAST{}).Name() {
