@@ -142,6 +142,11 @@ type Input struct {
 	Base, Head *swarm.Artifacts
 	// Changes are the files changed from the merge base to head. Not nil.
 	Changes *changeset.ChangeSet
+	// ChangesErr, when not nil, says why Changes could not be built (more
+	// changed files than limits.max_changed_files): Changes is then empty,
+	// and every gate that reads it (not changeFree) is CouldNotEvaluate
+	// with this error, without running.
+	ChangesErr error
 	// HeadFile returns the content of a file at the head commit (a
 	// repository path, as in Changes), for swarm/placeholders, which lexes
 	// a changed file whole rather than only its added lines. ok is false
@@ -288,6 +293,9 @@ func runOne(ctx context.Context, in *Input, g Gate) (r Result) {
 			r = CouldNotEvaluate(g.Name(), fmt.Errorf("internal error in swarm-gate (please report it): %v\n%s", p, debug.Stack()))
 		}
 	}()
+	if _, free := g.(changeFree); in.ChangesErr != nil && !free {
+		return CouldNotEvaluate(g.Name(), in.ChangesErr) // an empty change set would pass
+	}
 	r = g.Evaluate(ctx, in)
 	if _, ok := g.(baseComparer); ok && !in.atMergeBase {
 		applyDelta(ctx, in, g, &r)

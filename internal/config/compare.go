@@ -117,6 +117,9 @@ func settings(c *gates.Config) []setting {
 		// A lower limit leaves more files unscanned (failing closed, or
 		// warned of): neither simply stricter nor looser.
 		setting{"limits.max_file_bytes", strconv.FormatInt(c.Limits.MaxFileBytes, 10), -1},
+		// A lower limit fails more pull requests closed, a higher one lets
+		// bigger ones be evaluated: neither simply stricter nor looser.
+		setting{"limits.max_changed_files", strconv.Itoa(c.Limits.MaxChangedFiles), -1},
 		setting{"comment", string(c.Comment), -1}, // where the verdict is shown, not what it is
 		setting{"limits.unscanned", word(c.Limits.WarnUnscanned, "warn", "fail"), inv(c.Limits.WarnUnscanned)},
 		setting{"limits.new_generated", word(c.Limits.ScanNewGenerated, "scan", "skip"), bi(c.Limits.ScanNewGenerated)},

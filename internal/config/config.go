@@ -221,6 +221,18 @@ func Parse(name string, data []byte) (*gates.Config, error) {
 					}
 					c.Limits.MaxFileBytes = b
 				},
+				"max_changed_files": func(n *yaml.Node) {
+					v, ok := p.scalar(n, "limits.max_changed_files", "!!int")
+					if !ok {
+						return
+					}
+					k, err := strconv.ParseInt(v, 0, 64)
+					if err != nil || k < gates.MinMaxChangedFiles || k > gates.MaxMaxChangedFiles {
+						p.fail(n, "limits.max_changed_files: %s is not a count from %d to %d files", v, gates.MinMaxChangedFiles, gates.MaxMaxChangedFiles)
+						return
+					}
+					c.Limits.MaxChangedFiles = int(k)
+				},
 				"unscanned": func(n *yaml.Node) {
 					if v, ok := p.enum(n, "limits.unscanned", "fail", "warn"); ok {
 						c.Limits.WarnUnscanned = v == "warn"

@@ -54,13 +54,15 @@ func TestParseLimits(t *testing.T) {
 		yaml string
 		want gates.LimitsConfig
 	}{
-		{"", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
-		{"limits:\n  unscanned: fail\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
-		{"limits:\n  unscanned: warn\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, WarnUnscanned: true}},
-		{"limits:\n  new_generated: scan\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, ScanNewGenerated: true}},
-		{"limits:\n  new_generated: skip\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes}},
-		{"limits:\n  max_file_bytes: 1048576\n", gates.LimitsConfig{MaxFileBytes: 1 << 20}},
-		{"limits:\n  max_file_bytes: 1073741824\n", gates.LimitsConfig{MaxFileBytes: 1 << 30}},
+		{"", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: gates.DefaultMaxChangedFiles}},
+		{"limits:\n  unscanned: fail\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: gates.DefaultMaxChangedFiles}},
+		{"limits:\n  unscanned: warn\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: gates.DefaultMaxChangedFiles, WarnUnscanned: true}},
+		{"limits:\n  new_generated: scan\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: gates.DefaultMaxChangedFiles, ScanNewGenerated: true}},
+		{"limits:\n  new_generated: skip\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: gates.DefaultMaxChangedFiles}},
+		{"limits:\n  max_file_bytes: 1048576\n", gates.LimitsConfig{MaxFileBytes: 1 << 20, MaxChangedFiles: gates.DefaultMaxChangedFiles}},
+		{"limits:\n  max_file_bytes: 1073741824\n", gates.LimitsConfig{MaxFileBytes: 1 << 30, MaxChangedFiles: gates.DefaultMaxChangedFiles}},
+		{"limits:\n  max_changed_files: 100\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: 100}},
+		{"limits:\n  max_changed_files: 1000000\n", gates.LimitsConfig{MaxFileBytes: gates.DefaultMaxFileBytes, MaxChangedFiles: 1_000_000}},
 	} {
 		c, err := Parse(Path, []byte(tt.yaml))
 		if err != nil {
@@ -87,6 +89,9 @@ func TestParseErrors(t *testing.T) {
 		{"max_file_bytes under 1 MiB", "limits:\n  max_file_bytes: 1048575\n", 2, "limits.max_file_bytes: 1048575 is not a size from 1048576 (1 MiB) to 1073741824 (1 GiB) bytes"},
 		{"max_file_bytes over 1 GiB", "limits:\n  max_file_bytes: 1073741825\n", 2, "limits.max_file_bytes: 1073741825 is not a size"},
 		{"max_file_bytes as a string", "limits:\n  max_file_bytes: 16MiB\n", 2, "limits.max_file_bytes must be an integer"},
+		{"max_changed_files under 100", "limits:\n  max_changed_files: 99\n", 2, "limits.max_changed_files: 99 is not a count from 100 to 1000000 files"},
+		{"max_changed_files over a million", "limits:\n  max_changed_files: 1000001\n", 2, "limits.max_changed_files: 1000001 is not a count"},
+		{"max_changed_files as a string", "limits:\n  max_changed_files: many\n", 2, "limits.max_changed_files must be an integer"},
 		{"bad unscanned", "limits:\n  unscanned: allow\n", 2, `limits.unscanned: "allow" is not one of fail, warn`},
 		{"bad new_generated", "limits:\n  new_generated: ignore\n", 2, `limits.new_generated: "ignore" is not one of skip, scan`},
 		{"version as string", "version: \"1\"\n", 1, "version must be an integer"},

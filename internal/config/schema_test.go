@@ -46,9 +46,10 @@ type policyFile struct {
 }
 
 type limitsFile struct {
-	MaxFileBytes int64  `json:"max_file_bytes,omitempty" jsonschema:"minimum=1048576,maximum=1073741824,default=16777216" jsonschema_description:"A changed file whose head blob is bigger is not read: too large to scan."`
-	Unscanned    string `json:"unscanned,omitempty" jsonschema:"enum=fail,enum=warn,default=fail" jsonschema_description:"A changed file not scanned (too large, over a gate's size limit) fails its gate closed, or only warns."`
-	NewGenerated string `json:"new_generated,omitempty" jsonschema:"enum=skip,enum=scan,default=skip" jsonschema_description:"A file the pull request adds that only its own header or path calls generated: skip (listed in the notice) or scan (only the base branch's .gitattributes exempt it)."`
+	MaxFileBytes    int64  `json:"max_file_bytes,omitempty" jsonschema:"minimum=1048576,maximum=1073741824,default=16777216" jsonschema_description:"A changed file whose head blob is bigger is not read: too large to scan."`
+	MaxChangedFiles int    `json:"max_changed_files,omitempty" jsonschema:"minimum=100,maximum=1000000,default=30000" jsonschema_description:"More changed paths (a rename counts two) and the gates that read the change set could not evaluate."`
+	Unscanned       string `json:"unscanned,omitempty" jsonschema:"enum=fail,enum=warn,default=fail" jsonschema_description:"A changed file not scanned (too large, over a gate's size limit) fails its gate closed, or only warns."`
+	NewGenerated    string `json:"new_generated,omitempty" jsonschema:"enum=skip,enum=scan,default=skip" jsonschema_description:"A file the pull request adds that only its own header or path calls generated: skip (listed in the notice) or scan (only the base branch's .gitattributes exempt it)."`
 }
 
 type planFreezeFile struct {

@@ -238,6 +238,10 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 
 	// The policy bounds what the diff reads into memory.
 	repo.MaxFileBytes = cfg.Limits.MaxFileBytes
+	repo.MaxChangedFiles = cfg.Limits.MaxChangedFiles
+	if repo.MaxChangedFiles <= 0 {
+		repo.MaxChangedFiles = gates.DefaultMaxChangedFiles
+	}
 	gs := opts.Gates
 	if gs == nil {
 		gs = gates.Default()
@@ -276,6 +280,7 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	// Only the gates that read the changed files get a diff: the
 	// others judge the .swarm/ artifacts alone.
 	changes := &changeset.ChangeSet{Files: []changeset.File{}}
+	var changesErr error
 	if gates.NeedsChanges(gs) {
 		// The streaming readers above are the only gates' work that reads
 		// added text (the others count lines at most): the source drops
@@ -304,6 +309,12 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 		changes, err = repo.ChangeSet(ctx, mb, head)
 		repo.OnFile, repo.FilesDone, repo.ReleaseAdded = nil, nil, false
 		filesDone() // the go-git engine does not call FilesDone
+		var tooMany *source.TooManyFilesError
+		if errors.As(err, &tooMany) {
+			// Judged by the gates that read the change set (could not
+			// evaluate); the others still run.
+			changes, changesErr, err = &changeset.ChangeSet{Files: []changeset.File{}}, tooManyFiles(tooMany, cfgPath), nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("computing the change set %s..%s: %w", mb.String()[:12], head.String()[:12], err)
 		}
@@ -324,16 +335,16 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	in := &gates.Input{Phase: phase, PhaseSource: src, Phases: changed, Base: baseArt, Head: headArt, Changes: changes, Config: cfg,
 		HeadTime: commitTime(repo, head, time.Now(), log), HeadFile: headFile, BaseFile: baseFile, Overrides: opts.Overrides,
-		Linguist: linguist, Prescan: prescan}
+		Linguist: linguist, Prescan: prescan, ChangesErr: changesErr}
 	for _, g := range gs {
-		if g.Name() == (gates.SAST{}).Name() {
+		if g.Name() == (gates.SAST{}).Name() && changesErr == nil {
 			reads := startSASTReads(ctx, repo, changes, head, mb, in.Linguist, in.Config.Limits, prefetchAtLeast, log)
 			in.SAST = scanSAST(phase, changes, headFS, baseFS, reads, secretsAhead, opts.SARIF, repo.Root(), in.Linguist, in.Config.Limits)
 			reads.close()
 			log.Debug("sast scan", "scanned", in.SAST.Scanned, "findings", len(in.SAST.Head), "merge_base_findings", len(in.SAST.MergeBase))
 		}
 	}
-	if len(opts.SARIF) > 0 && in.SAST == nil {
+	if len(opts.SARIF) > 0 && !hasGate(gs, gates.SAST{}.Name()) {
 		return nil, errors.New("--sarif is read by swarm/sast, which is not among the checks to run; add it to --gates (the Action's checks input) or drop --sarif (the Action's sarif input)")
 	}
 	if opts.OnInput != nil {
@@ -347,6 +358,13 @@ func Check(ctx context.Context, opts Options) (*report.Report, error) {
 	r.Settle()
 	r.Comment = cfg.Comment
 	return r, nil
+}
+
+// tooManyFiles is the could-not-evaluate error of the gates that read the
+// change set when the pull request changes more than
+// limits.max_changed_files paths (source.TooManyFilesError).
+func tooManyFiles(e *source.TooManyFilesError, cfgPath string) error {
+	return fmt.Errorf("the pull request changes at least %d files (paths: a rename counts two), over the policy's limits.max_changed_files (%d), so its change set was not built and no changed file was checked; split the pull request, or raise limits.max_changed_files in the base branch's policy (%s)", e.Seen, e.Limit, cfgPath)
 }
 
 // mergeBase is the given merge base, checked against the repository

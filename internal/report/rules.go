@@ -144,6 +144,7 @@ var ruleDocs = map[string]struct{ short, fix string }{
 	gates.RuleUntouchedCompleted:   {"A task was completed without changes to any of its files.", "make the task's changes, or set it back to in progress"},
 	gates.RuleWidenedByPR:          {"The pull request widened a task's scope itself.", "widen the scope through a plan change the critic approves on the base branch"},
 	gates.RuleSelfApprovedWidening: {"A task's scope was widened under a self-approval.", "have the critic approve the wider scope"},
+	gates.RuleScopeNotShown:        {"More changed files outside the scope than the limit of 1,000 findings a run: the rest are counted, not shown.", "move or scope the files shown and re-run to see the others"},
 	gates.RuleUncleanPath:          {"A changed path is not clean (absolute, with .. or a backslash) and cannot be placed in a scope.", "rename the file to a clean repository-relative path"},
 	gates.RuleInvalidEntry:         {"A scope entry is invalid and matches nothing.", "fix the entry in the task's files_touched"},
 	gates.RuleStaleBinding:         {"A scope binding names a file that no longer exists.", "update or remove the stale entry"},

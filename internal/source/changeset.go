@@ -70,6 +70,10 @@ const (
 // (the git engine looks the blob up in the head tree; nothing is read
 // twice): -1 for deleted files and submodules.
 //
+// More than MaxChangedFiles paths in the tree diff is a *TooManyFilesError
+// (wrapped): both engines count the paths before reading any blob and stop
+// there, so that memory is bounded by the limit, not by the pull request.
+//
 // Errors name the commits and the engine; ctx cancels the work.
 func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset.ChangeSet, error) {
 	what := fmt.Sprintf("diffing %s..%s", short(from), short(to))
@@ -93,6 +97,26 @@ func (g *Git) ChangeSet(ctx context.Context, from, to plumbing.Hash) (*changeset
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return cs, nil
+}
+
+// TooManyFilesError is ChangeSet's error when the tree diff lists more than
+// Git.MaxChangedFiles paths: Seen is how many it had counted when it
+// stopped (Limit+1: there may be more), Limit is MaxChangedFiles.
+type TooManyFilesError struct {
+	Seen, Limit int
+}
+
+func (e *TooManyFilesError) Error() string {
+	return fmt.Sprintf("the diff changes at least %d paths, over the limit of %d; stopped before reading any file", e.Seen, e.Limit)
+}
+
+// countPaths returns a *TooManyFilesError once n, the paths counted so
+// far, is over limit (0: no limit).
+func countPaths(n, limit int) error {
+	if limit > 0 && n > limit {
+		return &TooManyFilesError{Seen: n, Limit: limit}
+	}
+	return nil
 }
 
 // checkUniquePaths refuses a change set that lists one head path twice: a

@@ -45,6 +45,11 @@ type Git struct {
 	// ChangeSet reads; 0 means MaxDiffSize. A changed file over it is
 	// marked changeset.File.TooLarge (see ChangeSet).
 	MaxFileBytes int64
+	// MaxChangedFiles is the most paths ChangeSet lets the tree diff list
+	// (before rename detection, so a rename counts its two paths); past
+	// it ChangeSet stops and returns a *TooManyFilesError, having read no
+	// blob. 0 means no limit.
+	MaxChangedFiles int
 	// OnFile, when not nil, receives each changed file as the git CLI
 	// engine's diff produces it, so work on a file can start while git
 	// writes the next one. It is called from the goroutine running
@@ -182,7 +187,7 @@ func (g *Git) Close() error {
 // must not be used after g is closed. g and its handles together may be
 // used by one goroutine at a time.
 func (g *Git) Handle() *Git {
-	return &Git{Engine: g.Engine, Logger: g.Logger, MaxFileBytes: g.MaxFileBytes, dir: g.dir, gitDir: g.gitDir, repo: g.repo, trees: g.trees}
+	return &Git{Engine: g.Engine, Logger: g.Logger, MaxFileBytes: g.MaxFileBytes, MaxChangedFiles: g.MaxChangedFiles, dir: g.dir, gitDir: g.gitDir, repo: g.repo, trees: g.trees}
 }
 
 // cachedStorage is go-git's filesystem storage answering object reads

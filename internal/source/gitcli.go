@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -82,36 +83,78 @@ type rawEntry struct {
 }
 
 // rawDiff lists the files changed from..to, without rename detection (which
-// would read contents), as `git diff --raw -z --no-renames` prints them.
-func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, nice int) ([]rawEntry, error) {
+// would read contents), as `git diff --raw -z --no-renames` prints them. It
+// reads git's output as it comes and, once more than max entries (0: no
+// limit) have come, kills git and returns a *TooManyFilesError: memory
+// holds at most max+1 entries, whatever the pull request changes.
+func rawDiff(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, nice, max int) ([]rawEntry, error) {
 	args := []string{"--git-dir=" + shadow, "--work-tree=" + emptyDir,
 		"-c", "core.attributesFile=" + os.DevNull, "-c", "core.quotePath=false",
 		"diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-relative", "--ignore-submodules=none",
 		from.String(), to.String(), "--"}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, gitPath, args...)
 	cmd.Dir = emptyDir
 	cmd.Env = gitEnv(emptyDir, objects)
 	stderr := &limitedBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	out, err := outputNiced(cmd, nice)
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		return nil, &gitCLIError{args: args, err: err}
+	}
+	if err := startNiced(cmd, nice); err != nil {
+		return nil, &gitCLIError{args: args, err: err}
+	}
+	entries, parseErr := readRaw(bufio.NewReaderSize(stdout, 64<<10), max)
+	var tooMany *TooManyFilesError
+	if errors.As(parseErr, &tooMany) {
+		cancel() // kills git: what it would write next is not read
+		_ = cmd.Wait()
+		return nil, parseErr
+	}
+	if parseErr != nil {
+		_, _ = io.Copy(io.Discard, stdout) // let git finish writing, to learn how it exited
+	}
+	if err := cmd.Wait(); err != nil {
 		return nil, &gitCLIError{args: args, err: err, stderr: stderr.String()}
 	}
+	return entries, parseErr
+}
+
+// readRaw parses `git diff --raw -z` output: a NUL-terminated ":modes
+// blobs status" field and a NUL-terminated path per entry. More than max
+// entries (0: no limit) is a *TooManyFilesError, returned as soon as the
+// entry over the limit is read.
+func readRaw(r *bufio.Reader, max int) ([]rawEntry, error) {
 	var entries []rawEntry
-	fields := strings.Split(string(out), "\x00")
-	for i := 0; i+1 < len(fields); i += 2 {
-		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
-		if len(meta) != 5 || meta[4] == "" {
-			return nil, fmt.Errorf("git diff --raw: unexpected line %q", fields[i])
+	for {
+		meta, err := r.ReadString(0)
+		if err == io.EOF && meta == "" {
+			return entries, nil
 		}
-		om, err1 := strconv.ParseUint(meta[0], 8, 32)
-		nm, err2 := strconv.ParseUint(meta[1], 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("git diff --raw: reading its output: %w", err)
+		}
+		path, err := r.ReadString(0)
+		if err != nil {
+			return nil, fmt.Errorf("git diff --raw: no path after %q", strings.TrimSuffix(meta, "\x00"))
+		}
+		meta, path = strings.TrimSuffix(meta, "\x00"), strings.TrimSuffix(path, "\x00")
+		fields := strings.Fields(strings.TrimPrefix(meta, ":"))
+		if len(fields) != 5 || fields[4] == "" {
+			return nil, fmt.Errorf("git diff --raw: unexpected line %q", meta)
+		}
+		om, err1 := strconv.ParseUint(fields[0], 8, 32)
+		nm, err2 := strconv.ParseUint(fields[1], 8, 32)
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("git diff --raw: bad modes in %q", fields[i])
+			return nil, fmt.Errorf("git diff --raw: bad modes in %q", meta)
 		}
-		entries = append(entries, rawEntry{oldMode: uint32(om), newMode: uint32(nm), oldBlob: meta[2], newBlob: meta[3], status: meta[4][0], path: fields[i+1]})
+		entries = append(entries, rawEntry{oldMode: uint32(om), newMode: uint32(nm), oldBlob: fields[2], newBlob: fields[3], status: fields[4][0], path: path})
+		if err := countPaths(len(entries), max); err != nil {
+			return nil, err
+		}
 	}
-	return entries, nil
 }
 
 // isFileMode reports whether a git mode is a blob's (regular, executable,
@@ -125,7 +168,7 @@ func isFileMode(m uint32) bool {
 // (a type change gives the deletion too, as git diff lists it), and returns
 // every head blob's size by name, for fillSizesFrom.
 func (g *Git) tooLargeFiles(ctx context.Context, gitPath, shadow, objects, emptyDir string, from, to plumbing.Hash, limit int64) (big []changeset.File, sizes map[string]int64, err error) {
-	entries, err := rawDiff(ctx, gitPath, shadow, objects, emptyDir, from, to, g.childNice)
+	entries, err := rawDiff(ctx, gitPath, shadow, objects, emptyDir, from, to, g.childNice, g.MaxChangedFiles)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -60,7 +60,16 @@ func (g *Git) goGitChangeSet(ctx context.Context, what string, fromTree, toTree 
 	if err := checkDiffTrees(g.repo.Storer, fromTree, toTree); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	changes, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, &object.DiffTreeOptions{
+	// Without rename detection first (which reads blobs): the paths are
+	// counted against MaxChangedFiles before any blob is read.
+	changes, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := countPaths(len(changes), g.MaxChangedFiles); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	changes, err = object.DetectRenames(changes, &object.DiffTreeOptions{
 		DetectRenames: true,
 		RenameScore:   50,
 		RenameLimit:   1000, // git's default diff.renameLimit
