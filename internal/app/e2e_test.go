@@ -246,9 +246,20 @@ func TestPullRequestOverThreeThousandFiles(t *testing.T) {
 		t.Fatalf("delivery answered %d", code)
 	}
 	srv.drain(t)
+	// Every file is counted (n and the demo's own out-of-scope file), the
+	// first 1,000 shown and one finding counting the rest (swarm/scope's
+	// cap on its findings).
 	scope := h.storedRun("swarm/scope")
-	if scope.Status != "completed" || scope.Conclusion != "failure" || len(scope.Annotations) < n {
-		t.Fatalf("swarm/scope: %s/%s %q with %d annotations, want failure with at least %d", scope.Status, scope.Conclusion, scope.Title, len(scope.Annotations), n)
+	title := fmt.Sprintf("%d changed files outside the scope", n+1)
+	if scope.Status != "completed" || scope.Conclusion != "failure" || !strings.Contains(scope.Title, title) || len(scope.Annotations) != 1001 {
+		t.Fatalf("swarm/scope: %s/%s %q with %d annotations, want failure, %q and 1,001 annotations", scope.Status, scope.Conclusion, scope.Title, len(scope.Annotations), title)
+	}
+	var counted bool
+	for _, a := range scope.Annotations {
+		counted = counted || strings.Contains(a.Message, "2002 changed files more not shown")
+	}
+	if !counted {
+		t.Error("no annotation counts the 2,002 findings not shown")
 	}
 	for _, cr := range h.fake.CheckRuns(testRepo) {
 		if cr.HeadSHA != h.head || cr.Status != "completed" || strings.HasPrefix(cr.Title, "could not evaluate") {
