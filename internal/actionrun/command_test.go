@@ -180,6 +180,45 @@ func TestCommandEditedOrDeletedChangesNothing(t *testing.T) {
 	}
 }
 
+// An approval whose comment was deleted or edited between its delivery
+// and its handling is refused, and nothing is committed or marked: the
+// payload is a copy of the comment as posted (an adversarial probe: a
+// retracted approval was committed to the agent's branch).
+func TestCommandRetractedBeforeHandled(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		retract    func(h *harness, id int64) bool
+	}{
+		{"deleted", "was deleted before swarm-gate handled it", func(h *harness, id int64) bool { return h.fake.DeleteComment(h.repo, id) }},
+		{"edited", "was edited before swarm-gate handled it", func(h *harness, id int64) bool {
+			return h.fake.EditComment(h.repo, id, "never mind, do NOT approve")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := approvalSetup(t)
+			oldHead := h.head
+			c := h.commentEvent("created", "maint", "/swarm approve-plan-critic reviewed")
+			if !tc.retract(h, c.ID) {
+				t.Fatal("the fake did not have the comment")
+			}
+			h.run(context.Background(), nil)
+			if got := h.fake.Branch(h.repo, demo.HeadBranch); got != oldHead {
+				t.Errorf("the branch moved to %s: a retracted approval was committed", got)
+			}
+			var refused bool
+			for _, r := range h.replies() {
+				if strings.Contains(r.Body, "swarm-gate:override {") {
+					t.Errorf("an override marker was posted:\n%s", r.Body)
+				}
+				refused = refused || strings.Contains(r.Body, tc.want)
+			}
+			if !refused {
+				t.Errorf("no reply says %q:\n%s", tc.want, h.log.String())
+			}
+		})
+	}
+}
+
 // TestCommandReactions: the command comment gets 👀 when received, then 👍
 // when done or 😕 when refused (the comment is in the fake's store, so the
 // reaction calls are validated and stored).

@@ -556,6 +556,9 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t event.Targ
 		c.react(ctx, reactDone)
 		return report.ExitPassed, nil
 	}
+	if why := commandStands(list, c.commentID, ev.Comment.Body); why != "" {
+		return c.refuse(ctx, cmd.Text, why)
+	}
 	var durable string
 	var committed *commands.Committed
 	if cmd.Name == commands.ApprovePlanCritic {
@@ -582,6 +585,24 @@ func (c *cmdRun) record(ctx context.Context, cmd *commands.Command, t event.Targ
 		return th.check(ctx, th.newHead(t, committed))
 	}
 	return th.check(ctx, t)
+}
+
+// commandStands says why comment id, as the pull request's comments list
+// it while the command is handled, no longer says body, what the event
+// delivered ("" when it does): the event is a copy made when the comment
+// was posted, and a maintainer who deleted or edited the comment since
+// has retracted the command (its marker would be void at once, but the
+// plugin's record would already be on the agent's branch).
+func commandStands(list []commands.Comment, id int64, body string) string {
+	for _, c := range list {
+		if c.ID == id {
+			if c.Body != body {
+				return fmt.Sprintf("comment %d was edited before swarm-gate handled it, so the override is not recorded: a command runs only as it was posted; post a new comment with the command", id)
+			}
+			return ""
+		}
+	}
+	return fmt.Sprintf("comment %d was deleted before swarm-gate handled it, so the override is not recorded", id)
 }
 
 // seenBefore says why the command comment, posted at commented, cannot be
