@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/encoding/protojson"
-
+	"github.com/swarm-gate/swarm-gate/internal/nice"
 	"github.com/swarm-gate/swarm-gate/webhook"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Setup makes a child's Evaluator from Config.Init, and the Gatherer whose
@@ -46,7 +46,7 @@ func ServeChild(in io.Reader, out io.Writer, setup Setup) error {
 		return fmt.Errorf("evaluator process: line 1 (init): %w", err)
 	}
 	if im.Nice != nil {
-		reniceThreads(*im.Nice)
+		nice.SetThreads(*im.Nice)
 	}
 	ev, g, err := setup(im.Init)
 	if err != nil {

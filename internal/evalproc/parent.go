@@ -18,10 +18,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/swarm-gate/swarm-gate/internal/nice"
+	"github.com/swarm-gate/swarm-gate/webhook"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/swarm-gate/swarm-gate/webhook"
 )
 
 // Config configures an Evaluator. Command is required.
@@ -122,7 +122,7 @@ func Start(cfg Config) (*Evaluator, error) {
 			Help: "Exits of the evaluator child process (SWARM_GATE_EVALUATOR=process) other than at shutdown; each is restarted, and its jobs in flight fail."})}
 	im := initMsg{Init: init}
 	if cfg.Nice > 0 {
-		n := niceTarget(cfg.Nice)
+		n := nice.Target(cfg.Nice)
 		im.Nice = &n
 	}
 	if e.init, err = json.Marshal(im); err != nil {
@@ -175,7 +175,7 @@ func (e *Evaluator) spawn() (*child, error) {
 		return nil, fmt.Errorf("starting the evaluator process %s: %w", cmd.Path, err)
 	}
 	if e.cfg.Nice > 0 {
-		renice(cmd.Process.Pid, niceTarget(e.cfg.Nice))
+		nice.Set(cmd.Process.Pid, nice.Target(e.cfg.Nice))
 	}
 	c := &child{cmd: cmd, in: inW, dead: make(chan struct{}), start: time.Now(), pending: map[uint64]chan resultMsg{}}
 	go e.relayStderr(errR)

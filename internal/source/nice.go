@@ -3,6 +3,8 @@ package source
 import (
 	"bytes"
 	"os/exec"
+
+	"github.com/swarm-gate/swarm-gate/internal/nice"
 )
 
 // startNiced starts cmd and then raises its nice value by inc (see
@@ -13,7 +15,7 @@ func startNiced(cmd *exec.Cmd, inc int) error {
 		return err
 	}
 	if inc > 0 {
-		renice(cmd.Process.Pid, inc)
+		nice.Set(cmd.Process.Pid, nice.Target(inc))
 	}
 	return nil
 }

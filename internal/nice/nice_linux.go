@@ -1,4 +1,6 @@
-package evalproc
+//go:build linux
+
+package nice
 
 import (
 	"os"
@@ -6,8 +8,8 @@ import (
 	"syscall"
 )
 
-// niceTarget is the caller's nice value plus inc, at most 19.
-func niceTarget(inc int) int {
+// Target is the caller's nice value plus inc, at most 19.
+func Target(inc int) int {
 	// The system call gives 20 - nice (1 to 40), not the nice value.
 	raw, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
@@ -16,15 +18,15 @@ func niceTarget(inc int) int {
 	return min(20-raw+inc, 19)
 }
 
-// renice sets process pid's main thread to nice value nice; errors are
+// Set sets process pid's main thread to nice value nice; errors are
 // ignored (the priority is a scheduling hint).
-func renice(pid, nice int) { _ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, nice) }
+func Set(pid, nice int) { _ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, nice) }
 
-// reniceThreads sets every thread of this process to nice value nice (on
+// SetThreads sets every thread of this process to nice value nice (on
 // Linux, setpriority changes one thread; threads started later inherit
 // the value of the thread that starts them). The list is read again until
 // it has no thread not seen, as the runtime may start one meanwhile.
-func reniceThreads(nice int) {
+func SetThreads(nice int) {
 	done := map[int]bool{}
 	for pass := 0; pass < 10; pass++ {
 		tasks, err := os.ReadDir("/proc/self/task")
