@@ -47,7 +47,40 @@ func headPhase(in *Input) (*swarm.Plan, *swarm.Phase, error) {
 		}
 		return nil, nil, fmt.Errorf("phase %d (from %s) is not in %s, which has phases %s; %s", in.Phase, in.PhaseSource, swarm.PlanPath, strings.Join(ids, ", "), fix)
 	}
+	if err := duplicateIDs(plan, in.Phase); err != nil {
+		return nil, nil, err
+	}
 	return plan, ph, nil
+}
+
+// duplicateIDs is why the phase under check cannot be judged when the plan
+// holds its id, or the id of one of its tasks, more than once: every gate
+// looks phases and tasks up by id and would see only the first, so a
+// second "phase 1" could carry completed tasks no gate checks.
+func duplicateIDs(plan *swarm.Plan, phase int) error {
+	var phaseLines []string
+	taskLines := map[string][]string{}
+	inPhase := map[string]bool{}
+	for _, ph := range plan.Phases {
+		if ph.ID == phase {
+			phaseLines = append(phaseLines, strconv.Itoa(ph.Line))
+		}
+		for _, t := range ph.Tasks {
+			taskLines[t.ID] = append(taskLines[t.ID], strconv.Itoa(t.Line))
+			inPhase[t.ID] = inPhase[t.ID] || ph.ID == phase
+		}
+	}
+	if len(phaseLines) > 1 {
+		return fmt.Errorf("%s:%s: phase %d appears %d times (lines %s): the plugin and swarm-gate look a phase up by its id, so the tasks of all but the first would go unchecked; give each phase its own id", swarm.PlanPath, phaseLines[1], phase, len(phaseLines), strings.Join(phaseLines, ", "))
+	}
+	for _, ph := range plan.Phases {
+		for _, t := range ph.Tasks {
+			if l := taskLines[t.ID]; len(l) > 1 && inPhase[t.ID] {
+				return fmt.Errorf("%s:%s: task %s appears %d times (lines %s): the plugin and swarm-gate look a task up by its id, so all but the first would go unchecked; give each task its own id", swarm.PlanPath, l[1], t.ID, len(l), strings.Join(l, ", "))
+			}
+		}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {
