@@ -98,30 +98,37 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 		out = append(out, profileChanges(approved, head, a, b)...)
 	}
 
-	oldPhases := map[int]*Phase{}
+	// The first of a repeated id, as FindPhase and FindTask, and how often
+	// the approved plan repeats it.
+	oldPhases, approvedPhases := map[int]*Phase{}, map[int]int{}
+	oldTasks, approvedTasks := map[string]*Task{}, map[string]int{}
 	for i := range approved.Phases {
-		oldPhases[approved.Phases[i].ID] = &approved.Phases[i]
-	}
-	oldTasks := map[string]*Task{}
-	for i := range approved.Phases {
-		for j := range approved.Phases[i].Tasks {
-			t := &approved.Phases[i].Tasks[j]
-			oldTasks[t.ID] = t
+		ph := &approved.Phases[i]
+		if approvedPhases[ph.ID]++; oldPhases[ph.ID] == nil {
+			oldPhases[ph.ID] = ph
+		}
+		for j := range ph.Tasks {
+			t := &ph.Tasks[j]
+			if approvedTasks[t.ID]++; oldTasks[t.ID] == nil {
+				oldTasks[t.ID] = t
+			}
 		}
 	}
-	seen := map[string]bool{}
-	headPhases := map[int]bool{}
+	seen := map[string]int{}
+	headPhases := map[int]int{}
 	for i := range head.Phases {
 		ph := &head.Phases[i]
 		subject := fmt.Sprintf("phase %d", ph.ID)
 		op := oldPhases[ph.ID]
-		dup := headPhases[ph.ID]
-		headPhases[ph.ID] = true
-		if dup {
+		headPhases[ph.ID]++
+		if n := headPhases[ph.ID]; n > 1 {
 			// Compared with the approved phase of that id, a second one
 			// would read as its name or fields changing, hiding that the
-			// plan now holds two phases the plugin keys by one id.
-			add(ChangeMaterial, subject, "duplicated", "", "another phase with id "+phaseNum(ph.ID)+" "+quote(ph.Name), ph.Line)
+			// plan now holds two phases the plugin keys by one id (the
+			// structure hash tells any other change of an approved repeat).
+			if n > approvedPhases[ph.ID] {
+				add(ChangeMaterial, subject, "duplicated", "", "another phase with id "+phaseNum(ph.ID)+" "+quote(ph.Name), ph.Line)
+			}
 		} else if op == nil {
 			add(ChangeMaterial, subject, "added", "", quote(ph.Name), ph.Line)
 		} else {
@@ -137,11 +144,12 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 		}
 		for j := range ph.Tasks {
 			t := &ph.Tasks[j]
-			if seen[t.ID] {
-				add(ChangeMaterial, "task "+t.ID, "duplicated", "", "another task with id "+t.ID+" "+quote(t.Description), t.Line)
+			if seen[t.ID]++; seen[t.ID] > 1 {
+				if seen[t.ID] > approvedTasks[t.ID] {
+					add(ChangeMaterial, "task "+t.ID, "duplicated", "", "another task with id "+t.ID+" "+quote(t.Description), t.Line)
+				}
 				continue
 			}
-			seen[t.ID] = true
 			o := oldTasks[t.ID]
 			if o == nil {
 				add(ChangeMaterial, "task "+t.ID, "added", "", quote(t.Description), t.Line)
@@ -153,7 +161,7 @@ func ComparePlans(approved, head *Plan) []PlanChange {
 	for i := range approved.Phases {
 		op := &approved.Phases[i]
 		for _, t := range op.Tasks {
-			if !seen[t.ID] {
+			if seen[t.ID] == 0 {
 				add(ChangeMaterial, "task "+t.ID, "removed", quote(t.Description), "", 1)
 			}
 		}

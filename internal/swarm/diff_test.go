@@ -12,8 +12,13 @@ func TestComparePlansDuplicates(t *testing.T) {
 	approved := `{"schema_version":"1.0.0","title":"T","swarm":"default","current_phase":1,"phases":[
  {"id":1,"name":"Export","status":"pending","tasks":[
   {"id":"1.1","phase":1,"status":"pending","description":"a","depends":[],"files_touched":["a.go"]}]}]}`
+	dupPhase := `{"schema_version":"1.0.0","title":"T","swarm":"default","current_phase":1,"phases":[
+ {"id":1,"name":"Export","status":"pending","tasks":[
+  {"id":"1.1","phase":1,"status":"pending","description":"a","depends":[],"files_touched":["a.go"]}]},
+ {"id":1,"name":"Dup","status":"pending","tasks":[]}]}`
 	cases := []struct {
 		name, head string
+		approved   string   // "" for approved
 		want       []string // each Text() must be listed
 		not        []string // and none of these
 	}{
@@ -35,13 +40,26 @@ func TestComparePlansDuplicates(t *testing.T) {
 			want: []string{`task 1.1 duplicated: another task with id 1.1 "b"`},
 			not:  []string{"description changed", "files_touched"},
 		},
-	}
-	a, err := ParsePlan("approved.json", []byte(approved))
-	if err != nil {
-		t.Fatal(err)
+		{
+			// An approved plan with the repeat: no change, as the structure
+			// hashes agree (the first of each id is compared, as the gates
+			// look them up).
+			name:     "the approved plan repeats it too",
+			approved: dupPhase,
+			head:     dupPhase,
+			not:      []string{"duplicated", "name changed"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			from := approved
+			if tc.approved != "" {
+				from = tc.approved
+			}
+			a, err := ParsePlan("approved.json", []byte(from))
+			if err != nil {
+				t.Fatal(err)
+			}
 			h, err := ParsePlan("head.json", []byte(tc.head))
 			if err != nil {
 				t.Fatal(err)
